@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# utrace-rs top-level Makefile. The two commands a newcomer needs:
+#
+#   make check   install what is missing, build the test kernel (cached), the
+#                modules and the guest programs, boot QEMU and run the selftests
+#   make demo    the same set-up, then boot QEMU and show the engines working
+#
+# Other targets: modules (default), kernel, deps, guest, fmt, fmt-check,
+# clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
+# builds the modules against your own kernel instead of the cached one.
+
+LLVM ?= -19
+KDIR ?=
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+# The kernel tree to build against: $(KDIR), or the cached test kernel
+# (built on first use by scripts/kernel.sh).
+kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
+kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) LLVM=$(LLVM)
+
+.PHONY: all modules kernel deps guest check demo fmt fmt-check clippy rust-analyzer clean
+
+all: modules
+
+deps:
+	@scripts/install-deps.sh
+
+kernel: deps
+	@scripts/kernel.sh >/dev/null
+
+modules: kernel
+	@$(kdir) && $(kmake) modules
+
+guest:
+	@scripts/build-guest-programs.sh
+
+check: modules guest
+	@$(kdir) && KDIR="$$kdir" scripts/check.sh
+
+demo: modules guest
+	@$(kdir) && KDIR="$$kdir" scripts/demo.sh
+
+# The kernel's own rustfmt settings, applied to our files (the kernel's
+# rustfmt target only walks its own tree).
+rs_files = $$(find rust samples tools -name '*.rs')
+
+fmt: kernel
+	@$(kdir) && rustfmt --config-path "$$kdir/.rustfmt.toml" $(rs_files)
+
+fmt-check: kernel
+	@$(kdir) && rustfmt --check --config-path "$$kdir/.rustfmt.toml" $(rs_files)
+
+clippy: kernel
+	@$(kdir) && $(kmake) CLIPPY=1 W=1 modules
+
+rust-analyzer: kernel
+	@$(kdir) && $(kmake) rust-analyzer
+
+clean:
+	@if [ -n "$(KDIR)" ] || [ -x "$$(command -v rustc)" ]; then \
+		$(kdir) && $(kmake) clean; fi
+	rm -rf build

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the guest's test and demo programs (C, static, for the busybox guest)
+# into build/guest/bin. Sources: tools/testing/selftests/utrace/progs/*.c.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/tools/testing/selftests/utrace/progs
+out=$top/build/guest/bin
+mkdir -p "$out"
+for c in "$src"/*.c; do
+	[ -e "$c" ] || continue
+	bin=$out/$(basename "$c" .c)
+	if [ ! -e "$bin" ] || [ "$c" -nt "$bin" ] || [ "$src/progs.h" -nt "$bin" ]; then
+		gcc -static -O2 -g -Wall -Wextra -Werror -pthread -I"$src" -o "$bin" "$c"
+	fi
+done

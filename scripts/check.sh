@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: boot the test kernel in QEMU, run the selftests there, check
+# the boot from the host, then prove the runner itself can fail. Prints KTAP
+# and ends with "N passed, N failed" (", N skipped" when any). Exits non-zero
+# on any failure.
+#
+# Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
+# limit in seconds, default 1500), UTRACE_META=0 to skip the runner's
+# meta-tests.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${KDIR:?KDIR must point at the built test kernel (use make check)}"
+. "$top/scripts/lib/boot.sh"
+mkdir -p "$top/build"
+meta=$top/tools/testing/selftests/utrace/meta
+start=$(date +%s)
+
+echo "TAP version 13"
+echo "# utrace-rs selftests on $(basename "$KDIR")"
+
+INITRD=$top/build/check.cpio.gz
+"$top/scripts/mkinitramfs.sh" "$INITRD"
+boot_guest check "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check
+report_boot check
+
+if [ "${UTRACE_META:-1}" != 0 ]; then
+	echo "# meta-tests: the runner must catch a failing test, a splat and a hang"
+	extra=$(mktemp -d)
+	trap 'rm -rf "$extra"' EXIT
+	cp "$meta/must-fail.sh" "$meta/splat.sh" "$extra/"
+	INITRD=$top/build/meta.cpio.gz
+	"$top/scripts/mkinitramfs.sh" "$INITRD" "$extra:utrace/selftests/extra"
+	boot_guest meta-fail 300 utrace.mode=check UTRACE_ONLY=extra
+	ktap_counts
+	if [ "$G_FAIL" = 2 ] && [ "$G_PASS" = 0 ] &&
+		echo "$KTAP_TEXT" | grep -q '^not ok [0-9]* must-fail$' &&
+		echo "$KTAP_TEXT" | grep -q '^not ok [0-9]* splat$' &&
+		grep -q '^### END rc=1' "$BOOT_LOG"; then
+		host_result OK "meta: a failing test and a kernel warning are both reported as failed"
+	else
+		host_result FAIL "meta: a failing test and a kernel warning are both reported as failed" \
+			"guest counts: pass=$G_PASS fail=$G_FAIL; KTAP:
+$KTAP_TEXT"
+	fi
+
+	rm -f "$extra"/*.sh
+	cp "$meta/hang.sh" "$extra/"
+	"$top/scripts/mkinitramfs.sh" "$INITRD" "$extra:utrace/selftests/extra"
+	boot_guest meta-hang 20 utrace.mode=check UTRACE_ONLY=extra
+	if [ "$BOOT_RC" = 124 ] && ! grep -q '^### END' "$BOOT_LOG"; then
+		host_result OK "meta: a guest that hangs is stopped at its time limit and reported"
+	else
+		host_result FAIL "meta: a guest that hangs is stopped at its time limit and reported" \
+			"qemu exit $BOOT_RC (want 124)"
+	fi
+fi
+
+echo "# make check took $(( $(date +%s) - start )) s"
+summary="$PASS passed, $FAIL failed"
+[ "$SKIP" -gt 0 ] && summary="$summary, $SKIP skipped"
+echo "$summary"
+[ "$FAIL" = 0 ]

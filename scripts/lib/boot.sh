@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side helpers to boot the guest and read its results. Source it with
+# KDIR set. boot_guest runs one boot; report_boot prints the guest's KTAP and
+# the host's own checks of that boot, and adds to PASS/FAIL/SKIP.
+
+SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace:|Kernel panic|INFO: possible|possible recursive locking|inconsistent lock state|circular locking|KASAN|UBSAN|kmemleak|sleeping function called from invalid context|rcu_.*stall|blocked for more than'
+PASS=0 FAIL=0 SKIP=0
+HOST_N=0
+
+# boot_guest NAME TIMEOUT_S KERNEL_ARGS... ; uses $INITRD, writes build/NAME.log
+boot_guest() {
+	local name=$1 limit=$2
+	shift 2
+	BOOT_LOG=$top/build/$name.log
+	local start=$(date +%s.%N)
+	"$top/scripts/qemu-run.sh" "$KDIR/arch/x86/boot/bzImage" "$INITRD" "$BOOT_LOG" "$limit" "$@"
+	BOOT_RC=$?
+	BOOT_SECS=$(echo "$(date +%s.%N) - $start" | bc)
+	tr -d '\r' <"$BOOT_LOG" >"$BOOT_LOG.tmp" && mv "$BOOT_LOG.tmp" "$BOOT_LOG"
+}
+
+host_result() { # host_result OK|FAIL NAME [DETAIL]
+	HOST_N=$((HOST_N + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $HOST_N $2"
+		PASS=$((PASS + 1))
+	else
+		[ -n "${3:-}" ] && echo "$3" | sed 's/^/# /'
+		echo "not ok $HOST_N $2"
+		FAIL=$((FAIL + 1))
+	fi
+}
+
+# Counts from the guest's KTAP in $BOOT_LOG: sets G_PASS G_FAIL G_SKIP G_MISSING.
+ktap_counts() {
+	local ktap
+	ktap=$(sed -n '/^### KTAP-BEGIN/,/^### KTAP-END/p' "$BOOT_LOG" |
+		grep -E '^(TAP version|1\.\.[0-9]+|ok |not ok |#)')
+	KTAP_TEXT=$ktap
+	local plan=$(echo "$ktap" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -n 1)
+	G_SKIP=$(echo "$ktap" | grep -cE '^ok [0-9]+ .*# SKIP')
+	G_PASS=$(( $(echo "$ktap" | grep -cE '^ok [0-9]+ ') - G_SKIP ))
+	G_FAIL=$(echo "$ktap" | grep -cE '^not ok [0-9]+ ')
+	G_MISSING=$(( ${plan:-0} - G_PASS - G_FAIL - G_SKIP ))
+	[ -n "$plan" ] || G_MISSING=1
+}
+
+# report_boot NAME: print the guest's KTAP and check the boot as a whole.
+report_boot() {
+	local name=$1
+	ktap_counts
+	echo "$KTAP_TEXT" | grep -v '^TAP version'
+	PASS=$((PASS + G_PASS)) FAIL=$((FAIL + G_FAIL)) SKIP=$((SKIP + G_SKIP))
+	echo "# host checks of boot '$name' ($(printf '%.1f' "$BOOT_SECS") s, log build/$name.log)"
+	if [ "$G_MISSING" -gt 0 ]; then
+		host_result FAIL "$name: every planned guest test reported" \
+			"$G_MISSING planned test(s) never reported; last console lines:
+$(tail -n 15 "$BOOT_LOG")"
+	else
+		host_result OK "$name: every planned guest test reported"
+	fi
+	if [ "$BOOT_RC" = 124 ] || ! grep -q '^### END' "$BOOT_LOG"; then
+		host_result FAIL "$name: guest finished within its time limit" \
+			"qemu exit $BOOT_RC, no '### END' marker"
+	else
+		host_result OK "$name: guest finished within its time limit"
+	fi
+	local splat
+	splat=$(grep -E "$SPLAT_RE" "$BOOT_LOG" | grep -v '^#' | head -n 20)
+	if [ -n "$splat" ]; then
+		host_result FAIL "$name: kernel log free of warnings, oopses and lockdep reports" "$splat"
+	else
+		host_result OK "$name: kernel log free of warnings, oopses and lockdep reports"
+	fi
+}
