@@ -1,9 +1,146 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * utrace-rs: the C ABI of utrace_rs.ko.
+ *
+ * Engines attach to user tasks (or globally, to every user task) and get
+ * callbacks at safe points. The semantics follow utrace (Roland McGrath,
+ * UTRACE_API_VERSION 20091216) unless Documentation/utrace-rs/api.rst says
+ * otherwise; read it before writing an engine.
+ */
 #ifndef _UTRACE_RS_H
 #define _UTRACE_RS_H
 
+#include <linux/types.h>
+
+struct module;
+struct pid;
+struct task_struct;
+
 #define UTRACE_RS_API_VERSION 1
 
+/* Event bits, in utrace's order. Not every bit is reported yet: see the docs. */
+enum utrace_events {
+	_UTRACE_EVENT_QUIESCE,	/* not yet */
+	_UTRACE_EVENT_REAP,
+	_UTRACE_EVENT_CLONE,
+	_UTRACE_EVENT_EXEC,
+	_UTRACE_EVENT_EXIT,
+	_UTRACE_EVENT_DEATH,
+	_UTRACE_EVENT_SYSCALL_ENTRY,	/* not yet */
+	_UTRACE_EVENT_SYSCALL_EXIT,	/* not yet */
+	_UTRACE_EVENT_SIGNAL,	/* not yet */
+	_UTRACE_NEVENTS
+};
+#define UTRACE_EVENT(type) (1UL << _UTRACE_EVENT_##type)
+
+/* The events a global engine may ask for. */
+#define UTRACE_GLOBAL_EVENTS \
+	(UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH))
+
+/*
+ * Resume actions: what a callback returns (low bits) and what
+ * utrace_control() takes. When engines disagree the smallest value wins.
+ */
+enum utrace_resume_action {
+	UTRACE_STOP,		/* not yet */
+	UTRACE_INTERRUPT,	/* not yet */
+	UTRACE_REPORT,		/* not yet */
+	UTRACE_SINGLESTEP,	/* never: -EOPNOTSUPP */
+	UTRACE_BLOCKSTEP,	/* never: -EOPNOTSUPP */
+	UTRACE_RESUME,
+	UTRACE_DETACH,
+	UTRACE_RESUME_MAX
+};
+#define UTRACE_RESUME_MASK 0x0f
+
+/* utrace_attach_*() flags. */
+#define UTRACE_ATTACH_MATCH_OPS		0x0001	/* match engines with the same ops */
+#define UTRACE_ATTACH_MATCH_DATA	0x0002	/* match engines with the same data */
+#define UTRACE_ATTACH_MATCH_MASK	0x000f
+#define UTRACE_ATTACH_CREATE		0x0010	/* attach a new engine */
+#define UTRACE_ATTACH_EXCLUSIVE		0x0020	/* with CREATE: -EEXIST if one matches */
+#define UTRACE_ATTACH_GLOBAL		0x0100	/* task == NULL: every user task */
+
+/*
+ * An attached engine. Only @ops and @data are public; the rest belongs to
+ * utrace_rs.ko. The pointer stays valid while you hold a reference.
+ */
+struct utrace_engine {
+	const struct utrace_engine_ops *ops;
+	void *data;
+	/* private fields follow */
+};
+
+/*
+ * Callbacks. Every member may be NULL. @action is the resume action chosen by
+ * the engines called before this one for the same event (UTRACE_RESUME for the
+ * first); return the action this engine wants (UTRACE_RESUME, or
+ * UTRACE_DETACH to detach right after this callback).
+ *
+ * Context: report_clone, report_exec, report_exit and report_death run in the
+ * traced task's own context (current == the task; for report_clone, the
+ * parent; for a CLONE_VFORK clone, the child, see the docs), with no locks
+ * held: they may sleep and allocate with GFP_KERNEL, but must not wait for
+ * user space or for other tasks' progress. report_reap runs from a workqueue,
+ * after the task is gone: it must not block. release may run in any context,
+ * including softirq: it must not sleep.
+ */
+struct utrace_engine_ops {
+	/* Pins this module while one of its engines exists. */
+	struct module *owner;
+
+	u32 (*report_clone)(u32 action, struct utrace_engine *engine,
+			    unsigned long clone_flags, struct task_struct *child);
+	u32 (*report_exec)(u32 action, struct utrace_engine *engine,
+			   const char *filename, pid_t old_pid);
+	u32 (*report_exit)(u32 action, struct utrace_engine *engine,
+			   long orig_code, long *code);
+	u32 (*report_death)(struct utrace_engine *engine, bool group_dead,
+			    int signal);
+	void (*report_reap)(struct utrace_engine *engine,
+			    struct task_struct *task);
+	void (*release)(void *data);
+};
+
 unsigned int utrace_api_version(void);
+
+/*
+ * Returns a new reference (put it with utrace_engine_put()) or an ERR_PTR:
+ * -EINVAL (bad flags, NULL ops with CREATE, events a global engine cannot
+ * have), -ENOENT (no match without CREATE), -EEXIST (EXCLUSIVE and a match),
+ * -EPERM (kernel thread or io_uring/vhost worker), -ESRCH (task dead or
+ * exiting), -ENOMEM, -ENODEV (ops->owner is going away).
+ * Context: may sleep.
+ */
+struct utrace_engine *utrace_attach_task(struct task_struct *task, int flags,
+					 const struct utrace_engine_ops *ops,
+					 void *data);
+struct utrace_engine *utrace_attach_pid(struct pid *pid, int flags,
+					const struct utrace_engine_ops *ops,
+					void *data);
+
+void utrace_engine_get(struct utrace_engine *engine);
+void utrace_engine_put(struct utrace_engine *engine);
+
+/*
+ * @target is the task the engine is attached to, or NULL for a global
+ * engine. Return 0, -EINPROGRESS (the change took effect but a callback to
+ * this engine may be running or on its way: use utrace_barrier()),
+ * -EALREADY (DEATH reporting has begun: report_death and report_reap will
+ * still come), -ESRCH (detached, or REAP has begun), -EINVAL.
+ * Context: any (may be called from the engine's own callbacks).
+ */
+int utrace_set_events(struct task_struct *target, struct utrace_engine *engine,
+		      unsigned long events);
+int utrace_control(struct task_struct *target, struct utrace_engine *engine,
+		   enum utrace_resume_action action);
+
+/*
+ * Wait until no callback to @engine is in progress. 0, -ERESTARTSYS (a
+ * signal interrupted the wait), -ESRCH (the engine is fully detached: no
+ * callback is in progress or can come). Works on detached engines.
+ * Context: may sleep; not from a callback of the same engine.
+ */
+int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
 
 #endif /* _UTRACE_RS_H */

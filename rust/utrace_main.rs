@@ -1,8 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! utrace-rs: utrace-style task-tracing engines as a loadable module.
+//!
+//! Engine modules attach to user tasks through the C ABI of
+//! `include/utrace_rs.h` (Rust engines use the safe layer over it) and get
+//! callbacks at safe points of the tasks' lives. See
+//! `Documentation/utrace-rs/`.
+//!
+//! How the parts fit: the C shim's tracepoint probes call `hooks`, which
+//! record events on the task's `utask` state and queue its task_work; the
+//! work runs `report` passes over the task's and the global `engine_list`s;
+//! `control` implements the API that `abi` exports.
 
 use kernel::prelude::*;
+
+/// `pr_warn!`, but only the first ten times per call site: for conditions
+/// that could otherwise flood the log from a hot path.
+macro_rules! pr_warn_limited {
+    ($($arg:tt)*) => {{
+        static COUNT: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+        if COUNT.fetch_add(1, core::sync::atomic::Ordering::Relaxed) < 10 {
+            pr_warn!($($arg)*);
+        }
+    }};
+}
+
+mod abi;
+mod control;
+mod engine;
+mod engine_list;
+mod errno;
+mod events;
+mod hooks;
+mod report;
+mod shim;
+mod state;
+mod table;
+mod task;
+mod utask;
 
 module! {
     type: UtraceModule,
@@ -12,17 +47,54 @@ module! {
     license: "GPL",
 }
 
-struct UtraceModule;
+struct UtraceModule {
+    state: Pin<KBox<state::State>>,
+    hooks: Option<shim::Hooks>,
+}
 
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        pr_info!("loaded\n");
-        Ok(UtraceModule)
+        let state = KBox::pin_init(state::State::new(), GFP_KERNEL)?;
+        state.as_ref().publish();
+        let hooks = match shim::Hooks::register() {
+            Ok(hooks) => hooks,
+            Err(e) => {
+                state::State::unpublish();
+                pr_err!("cannot hook the kernel's tracepoints ({:?})\n", e);
+                return Err(e);
+            }
+        };
+        pr_info!("loaded (API version {})\n", abi::utrace_api_version());
+        Ok(UtraceModule {
+            state,
+            hooks: Some(hooks),
+        })
     }
 }
 
 impl Drop for UtraceModule {
     fn drop(&mut self) {
-        pr_info!("unloaded\n");
+        // Engine modules depend on our symbols, so they are gone and their
+        // engines with them; a leaked engine would still be linked here.
+        let leaked = self.state.attached_count();
+        if leaked != 0 {
+            pr_err!("unload: {} engine(s) still attached (leaked by an engine module)\n", leaked);
+        }
+        // 1. No probe runs after this.
+        drop(self.hooks.take());
+        // 2. Every queued task_work and reap work has run.
+        self.state.wait_idle();
+        state::State::unpublish();
+        // 3. Free the per-task state; RCU callbacks (engine retirement,
+        //    `UTask` frees) point into our text: wait for them.
+        let tasks = self.state.table.clear();
+        // SAFETY: Plain C calls from process context.
+        unsafe {
+            kernel::bindings::synchronize_rcu();
+            kernel::bindings::rcu_barrier();
+        }
+        // 4. No task is still executing the tail of one of our callbacks.
+        shim::synchronize_tasks();
+        pr_info!("unloaded (freed the state of {} task(s))\n", tasks);
     }
 }

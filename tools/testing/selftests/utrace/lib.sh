@@ -49,3 +49,59 @@ unload() {
 modinfo_field() {
 	tr '\0' '\n' <"$1" | grep -a -o "$2=.*" | head -n 1 | cut -d= -f2-
 }
+
+# --- utrace_test.ko helpers -------------------------------------------------
+# Event bits, attach flags and actions of include/utrace_rs.h.
+EV_REAP=0x2 EV_CLONE=0x4 EV_EXEC=0x8 EV_EXIT=0x10 EV_DEATH=0x20
+A_MATCH_OPS=0x1 A_MATCH_DATA=0x2 A_CREATE=0x10 A_EXCLUSIVE=0x20 A_GLOBAL=0x100
+ACT_STOP=0 ACT_REPORT=2 ACT_RESUME=5 ACT_DETACH=6
+EPERM=-1 ENOENT=-2 ESRCH=-3 ENODEV=-19 EEXIST=-17 EINVAL=-22 EOPNOTSUPP=-95
+EALREADY=-114 EINPROGRESS=-115
+UT=/sys/kernel/debug/utrace_test
+
+# setup_engine: load utrace_rs and utrace_test; unload both when the test ends.
+setup_engine() {
+	load utrace_rs
+	load utrace_test
+	trap teardown_engine EXIT
+}
+teardown_engine() {
+	[ -d $UT ] && utctl cleanup >/dev/null
+	[ -d $UT ] && utctl release >/dev/null
+	grep -q '^utrace_test ' /proc/modules && rmmod utrace_test
+	grep -q '^utrace_rs ' /proc/modules && rmmod utrace_rs
+}
+
+# expect_ut WHAT WANT WORD...: run the utrace_test command, compare its result.
+expect_ut() {
+	local what=$1 want=$2
+	shift 2
+	expect_eq "$what [$*]" "$(utctl "$@")" "$want"
+}
+
+utlog() { cat $UT/log; }
+stat_of() { sed -n "s/^$1 //p" $UT/stats | grep . || echo 0; }
+
+# wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+wait_until() {
+	local n=$(($1 * 10))
+	shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || fail "timed out waiting for: $*"
+		sleep 0.1
+	done
+}
+
+# log_events SLOT EVENT: the pids the slot logged for EVENT, one per line.
+log_events() { utlog | awk -v s="$1" -v e="$2" '$2 == s && $3 == e { print $4 }'; }
+
+# gated_sh NAME SCRIPT: start `sh -c SCRIPT` that first waits for a line on
+# the fifo /tmp/NAME.go; prints its pid. `go NAME` lets it continue.
+gated_sh() {
+	rm -f /tmp/$1.go
+	mkfifo /tmp/$1.go
+	sh -c "read x < /tmp/$1.go; $2" >/dev/null 2>&1 &
+	echo $!
+}
+go() { echo go > /tmp/$1.go; }

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The C ABI (`include/utrace_rs.h`), exported by `shim/exports.c`. Each
+//! function converts between C conventions (ERR_PTR, negative errno) and the
+//! Rust operations in `control.rs`.
+
+use crate::control;
+use crate::engine::{Engine, EngineOps};
+use crate::state::{self, State};
+use crate::task;
+use core::ffi::c_void;
+use kernel::bindings;
+use kernel::error::{Error, Result};
+use kernel::prelude::*;
+use kernel::task::Task;
+
+/// `UTRACE_RS_API_VERSION`.
+const API_VERSION: u32 = 1;
+
+fn state() -> Result<&'static State> {
+    state::get().ok_or(ENODEV)
+}
+
+fn to_errno(ret: Result) -> i32 {
+    match ret {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+fn err_ptr(e: Error) -> *mut Engine {
+    // ERR_PTR(): the negative errno as a pointer value.
+    e.to_errno() as isize as *mut Engine
+}
+
+/// # Safety
+///
+/// `task` is null or a valid task.
+unsafe fn task_opt<'a>(task: *mut bindings::task_struct) -> Option<&'a Task> {
+    // SAFETY: By the caller's promise.
+    (!task.is_null()).then(|| unsafe { task::from_raw(task) })
+}
+
+#[no_mangle]
+pub(crate) extern "C" fn utrace_api_version() -> u32 {
+    API_VERSION
+}
+
+/// # Safety
+///
+/// `task` is null (global) or a valid task; `ops` is null or a valid
+/// `struct utrace_engine_ops` of a loaded module.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_attach_task(
+    task: *mut bindings::task_struct,
+    flags: i32,
+    ops: *const EngineOps,
+    data: *mut c_void,
+) -> *mut Engine {
+    let ret = state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let task = unsafe { task_opt(task) };
+        control::attach(st, task, flags, ops, data)
+    });
+    match ret {
+        Ok(engine) => engine.as_ptr(),
+        Err(e) => err_ptr(e),
+    }
+}
+
+/// # Safety
+///
+/// `pid` is a valid `struct pid` the caller holds a reference on; `ops` as
+/// for `utrace_attach_task`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_attach_pid(
+    pid: *mut bindings::pid,
+    flags: i32,
+    ops: *const EngineOps,
+    data: *mut c_void,
+) -> *mut Engine {
+    // SAFETY: `pid` is valid; `get_pid_task` returns a referenced task or null.
+    let task = unsafe { bindings::get_pid_task(pid, bindings::pid_type_PIDTYPE_PID) };
+    if task.is_null() {
+        return err_ptr(ESRCH);
+    }
+    // SAFETY: `task` is valid; `ops` by the caller's promise.
+    let engine = unsafe { utrace_attach_task(task, flags, ops, data) };
+    // SAFETY: Drops the reference `get_pid_task` took.
+    unsafe { bindings::put_task_struct(task) };
+    engine
+}
+
+/// # Safety
+///
+/// The caller holds a reference on `engine`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_engine_get(engine: *mut Engine) {
+    // SAFETY: By the caller's promise.
+    unsafe { Engine::from_raw(engine) }.get();
+}
+
+/// # Safety
+///
+/// The caller holds a reference on `engine` and gives it up.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_engine_put(engine: *mut Engine) {
+    // SAFETY: By the caller's promise.
+    unsafe { Engine::put(engine) };
+}
+
+/// # Safety
+///
+/// `target` is null or a valid task; the caller holds a reference on `engine`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_set_events(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    events: u64,
+) -> i32 {
+    to_errno(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (task_opt(target), Engine::from_raw(engine)) };
+        control::set_events(st, task, engine, events)
+    }))
+}
+
+/// # Safety
+///
+/// As for `utrace_set_events`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_control(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    action: u32,
+) -> i32 {
+    to_errno(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (task_opt(target), Engine::from_raw(engine)) };
+        control::control(st, task, engine, action)
+    }))
+}
+
+/// # Safety
+///
+/// As for `utrace_set_events`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_barrier(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+) -> i32 {
+    to_errno(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (task_opt(target), Engine::from_raw(engine)) };
+        control::barrier(st, task, engine)
+    }))
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The engine-facing operations behind the C ABI: attach, set_events,
+//! control and barrier, with utrace's return codes.
+
+use crate::engine::{Engine, EngineOps};
+use crate::errno::{ealready, einprogress, eopnotsupp};
+use crate::engine_list::EngineList;
+use crate::events::{self, action, attach, Events};
+use crate::state::State;
+use crate::task;
+use crate::utask::{UTask, UTaskRef, DEATH_BEGUN, EXIT_SEEN, REAP_BEGUN};
+use core::ffi::c_void;
+use core::ptr::{self, NonNull};
+use kernel::prelude::*;
+use kernel::task::Task;
+
+/// What an engine is attached to.
+#[derive(Clone, Copy)]
+pub(crate) enum Target<'a> {
+    Task(&'a UTask),
+    Global,
+}
+
+impl Target<'_> {
+    /// The identity stored in [`Engine::owner`].
+    fn identity(self) -> *const c_void {
+        match self {
+            Target::Task(ut) => (ut as *const UTask).cast(),
+            Target::Global => ptr::null(),
+        }
+    }
+
+    /// Runs `f` on the target's engine list with its writer lock held, then
+    /// recomputes the target's event union.
+    pub(crate) fn locked<R>(self, st: &State, f: impl FnOnce(&EngineList) -> R) -> R {
+        match self {
+            Target::Task(ut) => {
+                let _guard = ut.inner.lock();
+                let ret = f(&ut.engines);
+                ut.update_events();
+                ret
+            }
+            Target::Global => {
+                let _guard = st.global_lock.lock();
+                let ret = f(&st.global);
+                st.update_global_events();
+                ret
+            }
+        }
+    }
+}
+
+/// Detaches `engine` from `target`: no new callback starts once this returns.
+/// `Ok(true)` if a callback may still be in flight (`-EINPROGRESS`).
+pub(crate) fn detach(st: &State, target: Target<'_>, engine: &Engine) -> Result<bool> {
+    let won = target.locked(st, |list| {
+        if !engine.mark_detached() {
+            return false;
+        }
+        // SAFETY: Writer lock held; it was linked there until now.
+        unsafe { list.unlink(engine.as_ptr()) };
+        true
+    });
+    if !won {
+        return Err(ESRCH);
+    }
+    finish_detach(st, engine);
+    Ok(engine.callback_in_flight())
+}
+
+/// Detaches the first engine of a task's list, if any (reap).
+pub(crate) fn detach_first(st: &State, ut: &UTask) -> bool {
+    let first = Target::Task(ut).locked(st, |list| {
+        // SAFETY: Writer lock held.
+        let engine = unsafe { list.iter() }.next()?;
+        engine.mark_detached();
+        // SAFETY: Writer lock held; `engine` is linked there.
+        unsafe { list.unlink(engine.as_ptr()) };
+        Some(engine.as_ptr())
+    });
+    match first {
+        Some(engine) => {
+            // SAFETY: Its attached reference stays until `retire`'s RCU
+            // callback, which `finish_detach` queues.
+            finish_detach(st, unsafe { Engine::from_raw(engine) });
+            true
+        }
+        None => false,
+    }
+}
+
+fn finish_detach(st: &State, engine: &Engine) {
+    st.engine_detached();
+    engine.retire();
+}
+
+/// Finds the engine `flags` asks for on `list` (writer lock held).
+fn find_match<'a>(
+    list: &'a EngineList,
+    flags: i32,
+    ops: *const EngineOps,
+    data: *mut c_void,
+) -> Option<&'a Engine> {
+    // SAFETY: The caller holds the writer lock.
+    unsafe { list.iter() }.find(|e| {
+        (flags & attach::MATCH_OPS == 0 || e.ops_ptr() == ops)
+            && (flags & attach::MATCH_DATA == 0 || e.data() == data)
+    })
+}
+
+/// `utrace_attach_task()`; `task` is `None` for a global engine.
+pub(crate) fn attach(
+    st: &State,
+    task: Option<&Task>,
+    flags: i32,
+    ops: *const EngineOps,
+    data: *mut c_void,
+) -> Result<NonNull<Engine>> {
+    if flags & !attach::ALL != 0 || (flags & attach::GLOBAL != 0) != task.is_none() {
+        return Err(EINVAL);
+    }
+    let create = flags & attach::CREATE != 0;
+    if create && ops.is_null() {
+        return Err(EINVAL);
+    }
+    let ut: Option<UTaskRef> = match task {
+        None => None,
+        Some(task) => {
+            if task::is_kernel_or_worker(task) {
+                return Err(EPERM);
+            }
+            if task::is_dead(task) || task::is_exiting(task) {
+                return Err(ESRCH);
+            }
+            Some(match st.table.get(task::raw(task)) {
+                Some(ut) => ut,
+                None if !create => return Err(ENOENT),
+                None => st.table.insert(UTask::new(task, GFP_KERNEL)?),
+            })
+        }
+    };
+    let target = match &ut {
+        Some(ut) => Target::Task(ut),
+        None => Target::Global,
+    };
+
+    // Without CREATE: look up only.
+    if !create {
+        return target.locked(st, |list| {
+            let engine = find_match(list, flags, ops, data).ok_or(ENOENT)?;
+            engine.get();
+            Ok(NonNull::from(engine))
+        });
+    }
+
+    // SAFETY: `ops` is not null and the caller promises it is a valid
+    // `struct utrace_engine_ops` of a loaded module.
+    let engine = unsafe { Engine::new(ops, data, target.identity()) }?;
+    // SAFETY: Fresh, exclusively ours.
+    let new = unsafe { engine.as_ref() };
+    let linked = target.locked(st, |list| {
+        if flags & attach::EXCLUSIVE != 0 && find_match(list, flags, ops, data).is_some() {
+            return Err(EEXIST);
+        }
+        if let Target::Task(ut) = target {
+            if ut.state() & (EXIT_SEEN | DEATH_BEGUN | REAP_BEGUN) != 0 {
+                return Err(ESRCH);
+            }
+        }
+        // INVARIANT: Sequence numbers are handed out under the writer lock,
+        // so the list stays sorted by them.
+        new.set_seq(st.next_seq());
+        // SAFETY: Writer lock held; the engine is on no list.
+        unsafe { list.push_back(engine.as_ptr()) };
+        st.engine_attached();
+        Ok(())
+    });
+    if let Err(e) = linked {
+        // SAFETY: Never linked nor handed out.
+        unsafe { Engine::discard(engine.as_ptr()) };
+        return Err(e);
+    }
+    Ok(engine)
+}
+
+/// Resolves the target an API call names and checks the engine is on it.
+/// `Err(ESRCH)` if the task has no state any more (reaped).
+fn resolve(st: &State, task: Option<&Task>, engine: &Engine) -> Result<Option<UTaskRef>> {
+    let ut = match task {
+        None => None,
+        Some(task) => Some(st.table.get(task::raw(task)).ok_or(ESRCH)?),
+    };
+    let identity = ut
+        .as_ref()
+        .map_or(ptr::null(), |ut| (&**ut as *const UTask).cast::<c_void>());
+    if engine.owner != identity {
+        // Detached engines keep their owner, so this is a wrong target.
+        return Err(EINVAL);
+    }
+    Ok(ut)
+}
+
+/// Whether `current` is inside a callback to `engine`.
+fn current_in_callback(st: &State, engine: &Engine) -> bool {
+    let rcu = crate::shim::RcuGuard::new();
+    st.table
+        .lookup(task::current(), &rcu)
+        .is_some_and(|ut| ut.reporting.load(core::sync::atomic::Ordering::SeqCst) == engine.as_ptr())
+}
+
+/// `utrace_set_events()`.
+pub(crate) fn set_events(
+    st: &State,
+    task: Option<&Task>,
+    engine: &Engine,
+    events: Events,
+) -> Result {
+    let allowed = if task.is_some() {
+        events::TASK_EVENTS
+    } else {
+        events::GLOBAL_EVENTS
+    };
+    if events & !allowed != 0 {
+        return Err(EINVAL);
+    }
+    let ut = resolve(st, task, engine)?;
+    let target = ut.as_deref().map_or(Target::Global, Target::Task);
+    let old = target.locked(st, |_| {
+        if engine.is_detached() {
+            return Err(ESRCH);
+        }
+        let old = engine.events();
+        if let Some(ut) = ut.as_deref() {
+            let state = ut.state();
+            let adds_exit = events & !old & events::EXIT_EVENTS != 0;
+            if state & REAP_BEGUN != 0 {
+                return Err(ESRCH);
+            }
+            // Past the exit hook, DEATH can no longer be queued; while it is
+            // being reported, it can no longer be taken back.
+            if adds_exit && state & EXIT_SEEN != 0
+                || state & DEATH_BEGUN != 0 && old & !events & events::DEATH != 0
+            {
+                return Err(ealready());
+            }
+        }
+        engine.set_events(events);
+        Ok(old)
+    })?;
+    if old & !events != 0 && engine.callback_in_flight() && !current_in_callback(st, engine) {
+        return Err(einprogress());
+    }
+    Ok(())
+}
+
+/// `utrace_control()`.
+pub(crate) fn control(st: &State, task: Option<&Task>, engine: &Engine, act: u32) -> Result {
+    let ut = resolve(st, task, engine)?;
+    match act {
+        action::DETACH => {
+            if engine.is_detached() {
+                return Err(ESRCH);
+            }
+            if let Some(ut) = ut.as_deref() {
+                if ut.state() & REAP_BEGUN != 0 {
+                    return Err(ESRCH);
+                }
+                if ut.state() & DEATH_BEGUN != 0 {
+                    return Err(ealready());
+                }
+            }
+            let target = ut.as_deref().map_or(Target::Global, Target::Task);
+            if detach(st, target, engine)? && !current_in_callback(st, engine) {
+                return Err(einprogress());
+            }
+            Ok(())
+        }
+        action::RESUME => {
+            if engine.is_detached() || ut.as_deref().is_some_and(|ut| task::is_dead(ut.task())) {
+                return Err(ESRCH);
+            }
+            Ok(())
+        }
+        action::SINGLESTEP | action::BLOCKSTEP => Err(eopnotsupp()),
+        action::STOP | action::INTERRUPT | action::REPORT => {
+            pr_err!("control: STOP, INTERRUPT and REPORT are not implemented yet\n");
+            Err(eopnotsupp())
+        }
+        _ => Err(EINVAL),
+    }
+}
+
+/// `utrace_barrier()`.
+pub(crate) fn barrier(st: &State, task: Option<&Task>, engine: &Engine) -> Result {
+    // A task cannot race itself: its own callback to the engine, if any, is
+    // the one calling us.
+    if current_in_callback(st, engine) || task.is_some_and(task::is_current) {
+        return Ok(());
+    }
+    // Works on detached engines too, even after the task was reaped.
+    match resolve(st, task, engine) {
+        Err(e) if e != ESRCH => Err(e),
+        _ => engine.barrier(),
+    }
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The engine object (`struct utrace_engine`): reference counting, its event
+//! mask, the callback-in-flight count that `utrace_barrier()` waits on, and
+//! the hand-over of the implicit "attached" reference at detach.
+//!
+//! Life of an engine:
+//! - attach: refcount 2 (the caller's and the implicit attached one), linked
+//!   on one [`EngineList`](crate::engine_list::EngineList).
+//! - report: [`Engine::enter`] pins it for one callback (no refcount touched),
+//!   [`Engine::leave`] unpins it.
+//! - detach: `DETACHED` is set and it is unlinked under the list's lock; after
+//!   an RCU grace period no reporter can find it any more (`UNLINKED`), and the
+//!   implicit reference is dropped as soon as no callback is in flight.
+//! - the last `put` calls `ops->release(data)`, drops the module reference
+//!   and frees it.
+
+use crate::events::Events;
+use core::ffi::c_void;
+use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{new_condvar, new_spinlock, CondVar, SpinLock};
+use kernel::types::Opaque;
+
+/// `struct utrace_engine_ops` of `include/utrace_rs.h`.
+#[repr(C)]
+pub(crate) struct EngineOps {
+    pub(crate) owner: *mut bindings::module,
+    pub(crate) report_clone: Option<
+        unsafe extern "C" fn(u32, *mut Engine, u64, *mut bindings::task_struct) -> u32,
+    >,
+    pub(crate) report_exec:
+        Option<unsafe extern "C" fn(u32, *mut Engine, *const u8, i32) -> u32>,
+    pub(crate) report_exit: Option<unsafe extern "C" fn(u32, *mut Engine, i64, *mut i64) -> u32>,
+    pub(crate) report_death: Option<unsafe extern "C" fn(*mut Engine, bool, i32) -> u32>,
+    pub(crate) report_reap: Option<unsafe extern "C" fn(*mut Engine, *mut bindings::task_struct)>,
+    pub(crate) release: Option<unsafe extern "C" fn(*mut c_void)>,
+}
+
+/// The engine has been detached: it gets no new callbacks.
+const DETACHED: u32 = 1 << 0;
+/// An RCU grace period has passed since it was unlinked: no reporter can
+/// still find it on a list.
+const UNLINKED: u32 = 1 << 1;
+/// The implicit attached reference has not been dropped yet.
+const ATTACHED_REF: u32 = 1 << 2;
+
+/// An attached engine. The first two fields are the public part of
+/// `struct utrace_engine`.
+///
+/// # Invariants
+///
+/// `refcount` counts the references handed out by `utrace_attach_*()` and
+/// `utrace_engine_get()`, plus one while `ATTACHED_REF` is set; the engine is
+/// freed when it reaches zero. `in_callback` counts callbacks in flight; it
+/// only grows while the engine is linked on a list and not `DETACHED`.
+#[repr(C)]
+#[pin_data]
+pub(crate) struct Engine {
+    ops: *const EngineOps,
+    data: *mut c_void,
+
+    refcount: Opaque<bindings::refcount_t>,
+    state: AtomicU32,
+    events: AtomicU64,
+    in_callback: AtomicU32,
+    barrier_waiters: AtomicU32,
+    /// Attach order, unique across all engines; lists are sorted by it. Set
+    /// once, before the engine is linked.
+    seq: AtomicU64,
+    /// Identity of what it is attached to (the `UTask`, or null for a global
+    /// engine); compared, never dereferenced.
+    pub(crate) owner: *const c_void,
+    /// Next engine on the list it is linked on (RCU-published).
+    pub(crate) next: AtomicPtr<Engine>,
+    rcu: Opaque<bindings::callback_head>,
+    #[pin]
+    idle_lock: SpinLock<()>,
+    #[pin]
+    idle: CondVar,
+}
+
+// SAFETY: Engines are shared between the traced tasks and the engine module's
+// threads; every mutable field is atomic or behind `idle_lock`, and `ops` and
+// `data` are the engine module's, which promises they are usable from any
+// context (include/utrace_rs.h).
+unsafe impl Send for Engine {}
+// SAFETY: See `Send`.
+unsafe impl Sync for Engine {}
+
+impl Engine {
+    /// Allocates an engine with two references (the caller's and the implicit
+    /// attached one) and takes a reference on `ops->owner`.
+    ///
+    /// # Safety
+    ///
+    /// `ops` must point to a `struct utrace_engine_ops` that stays valid while
+    /// the owner module is loaded.
+    pub(crate) unsafe fn new(
+        ops: *const EngineOps,
+        data: *mut c_void,
+        owner: *const c_void,
+    ) -> Result<NonNull<Engine>> {
+        // SAFETY: `ops` is valid by the caller's promise.
+        let module = unsafe { (*ops).owner };
+        // SAFETY: `module` is null or the module that owns `ops`, which is
+        // live since its code is calling us.
+        if !module.is_null() && !unsafe { bindings::try_module_get(module) } {
+            pr_err!("attach: the engine's module is being unloaded\n");
+            return Err(ENODEV);
+        }
+        let engine = KBox::pin_init(
+            pin_init!(Engine {
+                ops,
+                data,
+                // SAFETY: Builds a counter value; no memory is touched.
+                refcount: Opaque::new(unsafe { bindings::REFCOUNT_INIT(2) }),
+                state: AtomicU32::new(ATTACHED_REF),
+                events: AtomicU64::new(0),
+                in_callback: AtomicU32::new(0),
+                barrier_waiters: AtomicU32::new(0),
+                seq: AtomicU64::new(0),
+                owner,
+                next: AtomicPtr::new(ptr::null_mut()),
+                rcu: Opaque::uninit(),
+                idle_lock <- new_spinlock!(()),
+                idle <- new_condvar!(),
+            }),
+            GFP_KERNEL,
+        );
+        let engine = match engine {
+            Ok(engine) => engine,
+            Err(e) => {
+                if !module.is_null() {
+                    // SAFETY: Drops the reference taken above.
+                    unsafe { bindings::module_put(module) };
+                }
+                return Err(e);
+            }
+        };
+        // SAFETY: The engine is never moved out of its allocation: it is
+        // freed in place by `put`.
+        let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(engine) });
+        // SAFETY: `KBox::into_raw` never returns null.
+        Ok(unsafe { NonNull::new_unchecked(raw) })
+    }
+
+    /// Borrows an engine from a pointer handed to C.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be an engine on which the caller holds a reference (or is
+    /// otherwise kept alive) for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut Engine) -> &'a Engine {
+        // SAFETY: By the caller's promise.
+        unsafe { &*ptr }
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut Engine {
+        (self as *const Engine).cast_mut()
+    }
+
+    pub(crate) fn ops(&self) -> &EngineOps {
+        // SAFETY: `ops` is valid while the owner module is loaded, and the
+        // engine holds a reference on that module.
+        unsafe { &*self.ops }
+    }
+
+    pub(crate) fn ops_ptr(&self) -> *const EngineOps {
+        self.ops
+    }
+
+    pub(crate) fn data(&self) -> *mut c_void {
+        self.data
+    }
+
+    pub(crate) fn seq(&self) -> u64 {
+        self.seq.load(SeqCst)
+    }
+
+    /// Gives the engine its attach sequence number, just before linking it.
+    pub(crate) fn set_seq(&self, seq: u64) {
+        self.seq.store(seq, SeqCst);
+    }
+
+    pub(crate) fn get(&self) {
+        // SAFETY: The caller holds a reference, so the count is not zero.
+        unsafe { bindings::refcount_inc(self.refcount.get()) };
+    }
+
+    /// Drops a reference; the last one releases and frees the engine.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns one reference, which it gives up: `this` may be freed.
+    pub(crate) unsafe fn put(this: *mut Engine) {
+        // SAFETY: The caller owns a reference, so `this` is valid.
+        if !unsafe { bindings::refcount_dec_and_test((*this).refcount.get()) } {
+            return;
+        }
+        // SAFETY: That was the last reference: nobody else can reach `this`,
+        // which was allocated by `new` with `KBox`.
+        let engine = unsafe { KBox::from_raw(this) };
+        let ops = engine.ops();
+        let module = ops.owner;
+        if let Some(release) = ops.release {
+            // SAFETY: The engine module's release callback, called once, with
+            // the data it attached with; the module is still pinned.
+            unsafe { release(engine.data) };
+        }
+        drop(engine);
+        if !module.is_null() {
+            // SAFETY: Drops the reference `new` took.
+            unsafe { bindings::module_put(module) };
+        }
+    }
+
+    /// Frees an engine that never got attached: no `release` call, since
+    /// the caller still owns `data`.
+    ///
+    /// # Safety
+    ///
+    /// `this` came from [`Engine::new`], was never linked nor handed out.
+    pub(crate) unsafe fn discard(this: *mut Engine) {
+        // SAFETY: Exclusively owned, allocated with `KBox` by `new`.
+        let engine = unsafe { KBox::from_raw(this) };
+        let module = engine.ops().owner;
+        drop(engine);
+        if !module.is_null() {
+            // SAFETY: Drops the reference `new` took.
+            unsafe { bindings::module_put(module) };
+        }
+    }
+
+    pub(crate) fn events(&self) -> Events {
+        self.events.load(SeqCst)
+    }
+
+    pub(crate) fn set_events(&self, events: Events) {
+        self.events.store(events, SeqCst);
+    }
+
+    pub(crate) fn is_detached(&self) -> bool {
+        self.state.load(SeqCst) & DETACHED != 0
+    }
+
+    /// Marks the engine detached; false if it already was. The caller holds
+    /// the lock of the list it is on and unlinks it right after.
+    pub(crate) fn mark_detached(&self) -> bool {
+        self.state.fetch_or(DETACHED, SeqCst) & DETACHED == 0
+    }
+
+    pub(crate) fn callback_in_flight(&self) -> bool {
+        self.in_callback.load(SeqCst) != 0
+    }
+
+    /// Pins the engine for one callback. False (and nothing pinned) if it is
+    /// detached. Called with the engine found on a list under RCU.
+    pub(crate) fn enter(&self) -> bool {
+        self.in_callback.fetch_add(1, SeqCst);
+        if self.is_detached() {
+            // SAFETY: Undoes the pin just taken; the caller's RCU section
+            // keeps the engine alive.
+            unsafe { Engine::leave(self.as_ptr()) };
+            return false;
+        }
+        true
+    }
+
+    /// Ends a callback begun with [`Engine::enter`]: wakes `barrier` waiters
+    /// when it was the last one, and drops the attached reference if the
+    /// engine was detached meanwhile.
+    ///
+    /// # Safety
+    ///
+    /// `this` was pinned by `enter`; it may be freed when this returns.
+    pub(crate) unsafe fn leave(this: *mut Engine) {
+        // SAFETY: Pinned by `enter`: the attached reference is not dropped
+        // while `in_callback` is not zero, so `this` is valid.
+        let engine = unsafe { &*this };
+        if engine.in_callback.fetch_sub(1, SeqCst) != 1 {
+            return;
+        }
+        if engine.barrier_waiters.load(SeqCst) != 0 {
+            let _guard = engine.idle_lock.lock();
+            engine.idle.notify_all();
+        }
+        if engine.state.load(SeqCst) & UNLINKED != 0 {
+            // SAFETY: May free `this`; not touched afterwards.
+            unsafe { Engine::drop_attached_ref(this) };
+        }
+    }
+
+    /// Drops the implicit attached reference, once.
+    ///
+    /// # Safety
+    ///
+    /// `this` is valid (its attached reference, if not yet dropped, keeps it
+    /// so); it may be freed when this returns.
+    unsafe fn drop_attached_ref(this: *mut Engine) {
+        // SAFETY: By the function's safety requirements.
+        let old = unsafe { (*this).state.fetch_and(!ATTACHED_REF, SeqCst) };
+        if old & ATTACHED_REF != 0 {
+            // SAFETY: The attached reference is ours to give up.
+            unsafe { Engine::put(this) };
+        }
+    }
+
+    /// Called after the engine was marked detached and unlinked: once an RCU
+    /// grace period has passed, drops the attached reference as soon as no
+    /// callback is in flight.
+    pub(crate) fn retire(&self) {
+        // SAFETY: `rcu` belongs to this engine and is queued once: only the
+        // caller that won `mark_detached` calls `retire`. The attached
+        // reference keeps the engine alive until the callback has run.
+        unsafe { bindings::call_rcu(self.rcu.get(), Some(engine_unlinked_rcu)) };
+    }
+
+    /// `utrace_barrier()`: waits until no callback to this engine is in
+    /// flight. `ESRCH` if it is detached and none is (fully detached).
+    pub(crate) fn barrier(&self) -> Result {
+        if self.is_detached() && !self.callback_in_flight() {
+            return Err(ESRCH);
+        }
+        let mut guard = self.idle_lock.lock();
+        self.barrier_waiters.fetch_add(1, SeqCst);
+        let mut ret = Ok(());
+        while self.callback_in_flight() {
+            if self.idle.wait_interruptible(&mut guard) {
+                ret = Err(ERESTARTSYS);
+                break;
+            }
+        }
+        self.barrier_waiters.fetch_sub(1, SeqCst);
+        ret
+    }
+}
+
+/// RCU callback queued by [`Engine::retire`].
+///
+/// # Safety
+///
+/// `head` is the `rcu` field of an engine still holding its attached reference.
+unsafe extern "C" fn engine_unlinked_rcu(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `rcu` field of an `Engine`.
+    let this = unsafe { kernel::container_of!(head, Engine, rcu) }.cast_mut();
+    // SAFETY: The attached reference keeps `this` alive.
+    let engine = unsafe { &*this };
+    engine.state.fetch_or(UNLINKED, SeqCst);
+    if !engine.callback_in_flight() {
+        // SAFETY: May free `this`; not touched afterwards.
+        unsafe { Engine::drop_attached_ref(this) };
+    }
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Reporting passes: calling the engines that want an event, in attach order
+//! (the task's own engines, then the global ones), each seeing the resume
+//! action chosen by those before it.
+//!
+//! A pass takes no lock and touches no reference count: engines are found on
+//! their RCU list and pinned one at a time for the callback.
+
+use crate::control::{self, Target};
+use crate::engine::Engine;
+use crate::engine_list::EngineList;
+use crate::events::{self, action, Events};
+use crate::shim::RcuGuard;
+use crate::state::State;
+use crate::task;
+use crate::utask::{Pending, UTask, DEATH_BEGUN};
+use core::ptr;
+use core::sync::atomic::Ordering::SeqCst;
+use kernel::task::Task;
+
+/// Calls `call` for every engine on `list` attached at or before `seq` that
+/// wants `event`. `cur` is the `UTask` of the task running the callbacks
+/// (`None` for REAP, which runs in a workqueue).
+fn walk(
+    st: &State,
+    cur: Option<&UTask>,
+    target: Target<'_>,
+    list: &EngineList,
+    event: Events,
+    seq: u64,
+    mut act: u32,
+    call: &mut impl FnMut(&Engine, u32) -> u32,
+) -> u32 {
+    let mut prev: Option<*mut Engine> = None;
+    loop {
+        let next = {
+            let rcu = RcuGuard::new();
+            // SAFETY: `prev` is still pinned by `enter`.
+            let prev = prev.map(|p| unsafe { Engine::from_raw(p) });
+            list.next_to_report(prev, seq, event, &rcu)
+        };
+        if let Some(p) = prev.take() {
+            // SAFETY: Pinned by the previous round; not used afterwards.
+            unsafe { Engine::leave(p) };
+        }
+        let Some(e) = next else {
+            return act;
+        };
+        // SAFETY: Pinned by `next_to_report` until `leave`.
+        let engine = unsafe { Engine::from_raw(e) };
+        if let Some(cur) = cur {
+            cur.reporting.store(e, SeqCst);
+        }
+        let ret = call(engine, act) & action::MASK;
+        if let Some(cur) = cur {
+            cur.reporting.store(ptr::null_mut(), SeqCst);
+        }
+        if ret == action::DETACH {
+            // Already detached by a control() call is fine too.
+            let _ = control::detach(st, target, engine);
+        } else if ret < act {
+            act = ret;
+        }
+        prev = Some(e);
+    }
+}
+
+/// One event: the engines of `owner` (the task the event belongs to), then
+/// the global engines if the event is one they can have.
+fn report(
+    st: &State,
+    cur: Option<&UTask>,
+    owner: &UTask,
+    event: Events,
+    seq: u64,
+    mut call: impl FnMut(&Engine, u32) -> u32,
+) -> u32 {
+    let act = walk(
+        st,
+        cur,
+        Target::Task(owner),
+        &owner.engines,
+        event,
+        seq,
+        action::RESUME,
+        &mut call,
+    );
+    if event & events::GLOBAL_EVENTS == 0 {
+        return act;
+    }
+    walk(st, cur, Target::Global, &st.global, event, seq, act, &mut call)
+}
+
+fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
+    let child = task::raw(child);
+    report(st, Some(cur), parent, events::CLONE, seq, |e, act| {
+        match e.ops().report_clone {
+            // SAFETY: The engine module's callback, with the engine pinned and
+            // `child` a live task we hold a reference on.
+            Some(f) => unsafe { f(act, e.as_ptr(), flags, child) },
+            None => action::RESUME,
+        }
+    });
+}
+
+/// Reports what the task's work found pending, in the order it happened.
+pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
+    if let Some(proxy) = pending.proxy_clone {
+        // CLONE_VFORK: the parent is asleep until we exec or exit.
+        report_clone(st, ut, &proxy.parent_ut, proxy.flags, ut.task(), proxy.seq);
+    }
+    if let Some(clone) = pending.clone {
+        report_clone(st, ut, ut, clone.flags, &clone.child, clone.seq);
+        // Dropping `clone` opens the child's gate.
+    }
+    if let Some(exec) = pending.exec {
+        let filename = exec.filename.as_ref().map_or(ptr::null(), |f| f.as_ptr());
+        report(st, Some(ut), ut, events::EXEC, exec.seq, |e, act| {
+            match e.ops().report_exec {
+                // SAFETY: The engine's callback; `filename` is null or a
+                // NUL-terminated copy alive for the whole pass.
+                Some(f) => unsafe { f(act, e.as_ptr(), filename, exec.old_pid) },
+                None => action::RESUME,
+            }
+        });
+    }
+    if let Some(seq) = pending.exit {
+        report_exit(st, ut, seq);
+        report_death(st, ut, seq);
+    }
+}
+
+fn report_exit(st: &State, ut: &UTask, seq: u64) {
+    let orig = i64::from(task::exit_code(ut.task()));
+    let mut code = orig;
+    report(st, Some(ut), ut, events::EXIT, seq, |e, act| {
+        match e.ops().report_exit {
+            // SAFETY: The engine's callback; `code` outlives it.
+            Some(f) => unsafe { f(act, e.as_ptr(), orig, &mut code) },
+            None => action::RESUME,
+        }
+    });
+    if code != orig {
+        // The exit code is an int in the kernel; engines are told so.
+        task::set_exit_code(ut.task(), code as i32);
+    }
+}
+
+fn report_death(st: &State, ut: &UTask, seq: u64) {
+    ut.set_state(DEATH_BEGUN);
+    let group_dead = task::group_dead(ut.task());
+    let signal = task::exit_signal(ut.task());
+    report(st, Some(ut), ut, events::DEATH, seq, |e, _| {
+        match e.ops().report_death {
+            // SAFETY: The engine's callback.
+            Some(f) => unsafe { f(e.as_ptr(), group_dead, signal) },
+            None => action::RESUME,
+        }
+    });
+}
+
+/// REAP: the last callback to each of the task's engines, then they are all
+/// detached. Runs from a workqueue after the task is gone.
+pub(crate) fn reap(st: &State, ut: &UTask) {
+    let task = ut.task_ptr();
+    walk(
+        st,
+        None,
+        Target::Task(ut),
+        &ut.engines,
+        events::REAP,
+        u64::MAX,
+        action::RESUME,
+        &mut |e, _| {
+            if let Some(f) = e.ops().report_reap {
+                // SAFETY: The engine's callback; the `UTask` holds a reference
+                // on `task`.
+                unsafe { f(e.as_ptr(), task) };
+            }
+            action::RESUME
+        },
+    );
+    while control::detach_first(st, ut) {}
+}

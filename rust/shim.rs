@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Safe wrappers over the C shim (`shim/*.c`): the only place that declares
+//! its functions. See `shim/shim.h` for the C side.
+
+use core::marker::PhantomData;
+use kernel::bindings;
+use kernel::error::{to_result, Result};
+use kernel::ffi::c_int;
+
+mod ffi {
+    use super::*;
+
+    // `task_struct` embeds structs that are empty in some configurations
+    // (lockdep or schedstats off); only pointers cross here.
+    #[allow(improper_ctypes)]
+    extern "C" {
+        pub(super) fn utrace_shim_hooks_register() -> c_int;
+        pub(super) fn utrace_shim_hooks_unregister();
+        pub(super) fn utrace_shim_task_work_add(
+            task: *mut bindings::task_struct,
+            work: *mut bindings::callback_head,
+        ) -> c_int;
+        pub(super) fn utrace_shim_rcu_read_lock();
+        pub(super) fn utrace_shim_rcu_read_unlock();
+        pub(super) fn utrace_shim_synchronize_tasks();
+    }
+}
+
+/// The tracepoint probes of `shim/tracepoints.c`, registered while this
+/// value lives. Dropping it unregisters them and waits until no probe runs.
+pub(crate) struct Hooks(());
+
+impl Hooks {
+    /// Registers every probe; on failure none stays registered.
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: Plain C call; the probes it registers call into `hooks.rs`,
+        // whose entry points cope with being called at any time.
+        to_result(unsafe { ffi::utrace_shim_hooks_register() })?;
+        Ok(Hooks(()))
+    }
+}
+
+impl Drop for Hooks {
+    fn drop(&mut self) {
+        // SAFETY: The probes were registered by `register`.
+        unsafe { ffi::utrace_shim_hooks_unregister() };
+    }
+}
+
+/// An RCU read-side critical section, ended when dropped. Not `Send`: it must
+/// end on the CPU/task that began it. Nothing may sleep while one is held.
+pub(crate) struct RcuGuard(PhantomData<*mut ()>);
+
+impl RcuGuard {
+    pub(crate) fn new() -> Self {
+        // SAFETY: Begins a read-side section; `Drop` ends it.
+        unsafe { ffi::utrace_shim_rcu_read_lock() };
+        RcuGuard(PhantomData)
+    }
+}
+
+impl Drop for RcuGuard {
+    fn drop(&mut self) {
+        // SAFETY: Ends the section begun in `new`.
+        unsafe { ffi::utrace_shim_rcu_read_unlock() };
+    }
+}
+
+/// Queues `work` to run in `task`'s context before it next returns to user
+/// mode, or in `do_exit()`. Fails with `ESRCH` once the task is past
+/// `exit_task_work()`.
+///
+/// # Safety
+///
+/// `task` must be a valid task and `work` a `callback_head` whose `func` is
+/// set and that stays valid, and is not queued anywhere else, until the
+/// callback has run.
+pub(crate) unsafe fn task_work_add(
+    task: *mut bindings::task_struct,
+    work: *mut bindings::callback_head,
+) -> Result {
+    // SAFETY: By the function's safety requirements.
+    to_result(unsafe { ffi::utrace_shim_task_work_add(task, work) })
+}
+
+/// Waits until every task has passed a voluntary context switch, so none can
+/// still be executing this module's text. May sleep.
+pub(crate) fn synchronize_tasks() {
+    // SAFETY: Plain C call from process context (module exit).
+    unsafe { ffi::utrace_shim_synchronize_tasks() };
+}

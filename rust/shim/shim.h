@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interface between utrace_rs.ko's C shim and its Rust code. Rust
+ * declares the same functions in shim.rs; keep the two in step.
+ */
+#ifndef _UTRACE_SHIM_H
+#define _UTRACE_SHIM_H
+
+#include <linux/types.h>
+
+struct callback_head;
+struct task_struct;
+
+/* Tracepoints utrace-rs hooks; the index is the hook's id. */
+enum utrace_shim_hook {
+	UTRACE_HOOK_NEWTASK,	/* task_newtask: CLONE */
+	UTRACE_HOOK_EXEC,	/* sched_process_exec: EXEC */
+	UTRACE_HOOK_EXIT,	/* sched_process_exit: EXIT, DEATH */
+	UTRACE_HOOK_FREE,	/* sched_process_free: REAP */
+	UTRACE_NR_HOOKS
+};
+
+/* tracepoints.c: look every hook up by name and register its probe. */
+int utrace_shim_hooks_register(void);
+/* Unregister all and wait until no probe runs any more. */
+void utrace_shim_hooks_unregister(void);
+
+/* kernel.c */
+int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *work);
+void utrace_shim_rcu_read_lock(void);
+void utrace_shim_rcu_read_unlock(void);
+void utrace_shim_synchronize_tasks(void);
+
+/* Implemented in Rust (hooks.rs), called by the probes. */
+void utrace_rs_hook_newtask(struct task_struct *child, unsigned long clone_flags);
+void utrace_rs_hook_exec(struct task_struct *task, const char *filename, pid_t old_pid);
+void utrace_rs_hook_exit(struct task_struct *task);
+void utrace_rs_hook_free(struct task_struct *task);
+
+#endif /* _UTRACE_SHIM_H */

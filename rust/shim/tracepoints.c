@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tracepoints by name. The scheduler's tracepoints are not exported to
+ * modules, so, like LTTng and SystemTap, look them up with
+ * for_each_kernel_tracepoint() and register probes on the struct tracepoint.
+ * Each probe is type-checked against the tracepoint's TP_PROTO and hands
+ * plain arguments to Rust. Probes run with preemption disabled.
+ */
+#include <linux/binfmts.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+#include <trace/events/task.h>
+
+#include "shim.h"
+
+static void probe_newtask(void *data, struct task_struct *task, unsigned long clone_flags)
+{
+	utrace_rs_hook_newtask(task, clone_flags);
+}
+
+static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+		       struct linux_binprm *bprm)
+{
+	utrace_rs_hook_exec(p, bprm->filename, old_pid);
+}
+
+static void probe_exit(void *data, struct task_struct *p)
+{
+	utrace_rs_hook_exit(p);
+}
+
+static void probe_free(void *data, struct task_struct *p)
+{
+	utrace_rs_hook_free(p);
+}
+
+struct utrace_hook {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+static struct utrace_hook hooks[UTRACE_NR_HOOKS] = {
+	[UTRACE_HOOK_NEWTASK] = { "task_newtask", probe_newtask },
+	[UTRACE_HOOK_EXEC] = { "sched_process_exec", probe_exec },
+	[UTRACE_HOOK_EXIT] = { "sched_process_exit", probe_exit },
+	[UTRACE_HOOK_FREE] = { "sched_process_free", probe_free },
+};
+
+static void __maybe_unused check_probe_types(void)
+{
+	check_trace_callback_type_task_newtask(probe_newtask);
+	check_trace_callback_type_sched_process_exec(probe_exec);
+	check_trace_callback_type_sched_process_exit(probe_exit);
+	check_trace_callback_type_sched_process_free(probe_free);
+}
+
+static void find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < UTRACE_NR_HOOKS; i++)
+		if (!strcmp(tp->name, hooks[i].name))
+			hooks[i].tp = tp;
+}
+
+void utrace_shim_hooks_unregister(void)
+{
+	int i;
+
+	for (i = 0; i < UTRACE_NR_HOOKS; i++) {
+		if (!hooks[i].registered)
+			continue;
+		WARN_ON(tracepoint_probe_unregister(hooks[i].tp, hooks[i].probe, NULL));
+		hooks[i].registered = false;
+	}
+	/* No probe runs after this: they may be unloaded. */
+	tracepoint_synchronize_unregister();
+}
+
+int utrace_shim_hooks_register(void)
+{
+	int i, ret;
+
+	for_each_kernel_tracepoint(find_tracepoint, NULL);
+	for (i = 0; i < UTRACE_NR_HOOKS; i++) {
+		if (!hooks[i].tp) {
+			pr_err("utrace_rs: tracepoint %s not found in this kernel\n",
+			       hooks[i].name);
+			ret = -ENOENT;
+			goto fail;
+		}
+		ret = tracepoint_probe_register(hooks[i].tp, hooks[i].probe, NULL);
+		if (ret) {
+			pr_err("utrace_rs: cannot register a probe on %s: %d\n",
+			       hooks[i].name, ret);
+			goto fail;
+		}
+		hooks[i].registered = true;
+	}
+	return 0;
+fail:
+	utrace_shim_hooks_unregister();
+	return ret;
+}

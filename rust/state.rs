@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The module's global state: the task table, the global engines, the
+//! attach sequence, and the count of queued work that must run before the
+//! module's text may go away.
+
+use crate::engine::Engine;
+use crate::engine_list::EngineList;
+use crate::events::Events;
+use crate::table::TaskTable;
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{new_condvar, new_spinlock, CondVar, CondVarTimeoutResult, SpinLock};
+use kernel::types::Opaque;
+
+#[pin_data]
+pub(crate) struct State {
+    #[pin]
+    pub(crate) table: TaskTable,
+    /// Writer lock of `global` (never taken by reporters).
+    #[pin]
+    pub(crate) global_lock: SpinLock<()>,
+    /// Global engines, in attach order: every user task reports to them.
+    pub(crate) global: EngineList,
+    /// Union of the global engines' event masks.
+    global_events: AtomicU64,
+    /// Last attach sequence number handed out.
+    seq: AtomicU64,
+    /// Engines attached and not yet detached.
+    attached: AtomicUsize,
+    /// Task works and reap works queued and not yet finished.
+    pending: AtomicUsize,
+    #[pin]
+    idle_lock: SpinLock<()>,
+    #[pin]
+    idle: CondVar,
+}
+
+/// Set while the module is live (before the hooks are registered until after
+/// they are gone and all work has run).
+static STATE: AtomicPtr<State> = AtomicPtr::new(ptr::null_mut());
+
+/// The live state, or `None` outside the module's live window.
+pub(crate) fn get() -> Option<&'static State> {
+    let st = STATE.load(SeqCst);
+    // SAFETY: `STATE` points to the pinned `State` owned by the module while
+    // set; it is cleared before that is freed, and only after nothing that
+    // calls this can run any more (hooks unregistered, work drained, engine
+    // modules, which depend on this one, gone).
+    (!st.is_null()).then(|| unsafe { &*st })
+}
+
+/// Lockdep class of the `UTask` reap work items.
+pub(crate) fn reap_work_key() -> *mut bindings::lock_class_key {
+    struct Key(Opaque<bindings::lock_class_key>);
+    // SAFETY: Only lockdep touches the key, with its own locking.
+    unsafe impl Sync for Key {}
+    static KEY: Key = Key(Opaque::uninit());
+    KEY.0.get()
+}
+
+impl State {
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(State {
+            table <- TaskTable::new(),
+            global_lock <- new_spinlock!(()),
+            global: EngineList::new(),
+            global_events: AtomicU64::new(0),
+            seq: AtomicU64::new(0),
+            attached: AtomicUsize::new(0),
+            pending: AtomicUsize::new(0),
+            idle_lock <- new_spinlock!(()),
+            idle <- new_condvar!(),
+        })
+    }
+
+    /// Makes `self` the live state.
+    pub(crate) fn publish(self: Pin<&Self>) {
+        STATE.store((&*self as *const State).cast_mut(), SeqCst);
+    }
+
+    pub(crate) fn unpublish() {
+        STATE.store(ptr::null_mut(), SeqCst);
+    }
+
+    /// The sequence bound of an event happening now: engines attached later
+    /// do not get it.
+    pub(crate) fn seq_now(&self) -> u64 {
+        self.seq.load(SeqCst)
+    }
+
+    /// A new attach sequence number. Called under the writer lock of the
+    /// list the engine goes on, so lists stay sorted.
+    pub(crate) fn next_seq(&self) -> u64 {
+        self.seq.fetch_add(1, SeqCst) + 1
+    }
+
+    /// Whether any engine is attached at all: the hooks' first check.
+    pub(crate) fn any_attached(&self) -> bool {
+        self.attached.load(SeqCst) != 0
+    }
+
+    pub(crate) fn attached_count(&self) -> usize {
+        self.attached.load(SeqCst)
+    }
+
+    pub(crate) fn engine_attached(&self) {
+        self.attached.fetch_add(1, SeqCst);
+    }
+
+    pub(crate) fn engine_detached(&self) {
+        self.attached.fetch_sub(1, SeqCst);
+    }
+
+    pub(crate) fn global_events(&self) -> Events {
+        self.global_events.load(SeqCst)
+    }
+
+    /// Recomputes the global union. Called with `global_lock` held.
+    pub(crate) fn update_global_events(&self) {
+        // SAFETY: The caller holds the writer lock.
+        let union = unsafe { self.global.iter() }.fold(0, |acc, e: &Engine| acc | e.events());
+        self.global_events.store(union, SeqCst);
+    }
+
+    pub(crate) fn work_begin(&self) {
+        self.pending.fetch_add(1, SeqCst);
+    }
+
+    pub(crate) fn work_end(&self) {
+        if self.pending.fetch_sub(1, SeqCst) == 1 {
+            let _guard = self.idle_lock.lock();
+            self.idle.notify_all();
+        }
+    }
+
+    /// Waits until all queued work has run (module exit). Tasks that sit in
+    /// the kernel run theirs only when they return towards user mode, so say
+    /// what we are waiting for.
+    pub(crate) fn wait_idle(&self) {
+        let mut guard = self.idle_lock.lock();
+        let mut waited = 0;
+        while self.pending.load(SeqCst) != 0 {
+            let timeout = kernel::time::msecs_to_jiffies(1000);
+            match self.idle.wait_interruptible_timeout(&mut guard, timeout) {
+                CondVarTimeoutResult::Timeout => {
+                    waited += 1;
+                    pr_info!(
+                        "unload: waiting for {} queued task work item(s) ({} s)\n",
+                        self.pending.load(SeqCst),
+                        waited
+                    );
+                }
+                // Module exit cannot fail: keep waiting, without spinning.
+                CondVarTimeoutResult::Signal { .. } => {
+                    drop(guard);
+                    // SAFETY: Process context, no locks held.
+                    unsafe { bindings::msleep(10) };
+                    guard = self.idle_lock.lock();
+                }
+                CondVarTimeoutResult::Woken { .. } => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! task → [`UTask`] lookup: a fixed hash table of RCU-protected chains.
+//! Lookups (every hook) take no lock; inserts and removals (first attach or
+//! first event of a task, and reap) take the table's writer lock, which is
+//! only ever taken in process context.
+
+use crate::shim::RcuGuard;
+use crate::utask::{UTask, UTaskRef};
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, Ordering::Acquire, Ordering::Release};
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{new_spinlock, SpinLock};
+
+const BITS: u32 = 10;
+const SIZE: usize = 1 << BITS;
+
+#[pin_data]
+pub(crate) struct TaskTable {
+    buckets: [AtomicPtr<UTask>; SIZE],
+    #[pin]
+    lock: SpinLock<()>,
+}
+
+fn bucket_of(task: *mut bindings::task_struct) -> usize {
+    // Fibonacci hashing of the pointer (as hash_ptr() does); task_structs
+    // are cache-line aligned, so the low bits carry nothing.
+    let h = (task as usize as u64).wrapping_mul(0x61c8_8646_80b5_83eb);
+    (h >> (64 - BITS)) as usize
+}
+
+impl TaskTable {
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(TaskTable {
+            buckets: [const { AtomicPtr::new(ptr::null_mut()) }; SIZE],
+            lock <- new_spinlock!(()),
+        })
+    }
+
+    /// The `UTask` of `task`, valid for the RCU section `_rcu`.
+    pub(crate) fn lookup<'a>(
+        &self,
+        task: *mut bindings::task_struct,
+        _rcu: &'a RcuGuard,
+    ) -> Option<&'a UTask> {
+        let mut cur = self.buckets[bucket_of(task)].load(Acquire);
+        while !cur.is_null() {
+            // SAFETY: Chained `UTask`s are freed only after an RCU grace period
+            // that follows their removal, and `_rcu` is a read-side section.
+            let ut = unsafe { &*cur };
+            if ut.task_ptr() == task {
+                return Some(ut);
+            }
+            cur = ut.hnext.load(Acquire);
+        }
+        None
+    }
+
+    /// The `UTask` of `task` with a reference, if it has one and reaping has
+    /// not begun.
+    pub(crate) fn get(&self, task: *mut bindings::task_struct) -> Option<UTaskRef> {
+        let rcu = RcuGuard::new();
+        self.lookup(task, &rcu).and_then(UTask::try_get)
+    }
+
+    /// Inserts `ut` unless its task already has one; returns the one in the
+    /// table (a new reference either way).
+    pub(crate) fn insert(&self, ut: UTaskRef) -> UTaskRef {
+        let task = ut.task_ptr();
+        let _guard = self.lock.lock();
+        let rcu = RcuGuard::new();
+        if let Some(existing) = self.lookup(task, &rcu).and_then(UTask::try_get) {
+            return existing;
+        }
+        drop(rcu);
+        let head = &self.buckets[bucket_of(task)];
+        ut.hnext.store(head.load(Acquire), Release);
+        // INVARIANT: The table now holds the reference `ut` carried; `remove`
+        // gives it back.
+        head.store(UTaskRef::into_raw(ut.clone_ref()), Release);
+        ut
+    }
+
+    /// Unlinks `ut` and returns the table's reference on it. Readers may see
+    /// it until a grace period has passed; `UTask`s are freed after one.
+    pub(crate) fn remove(&self, ut: &UTask) -> Option<UTaskRef> {
+        let _guard = self.lock.lock();
+        let mut link = &self.buckets[bucket_of(ut.task_ptr())];
+        loop {
+            let cur = link.load(Acquire);
+            if cur.is_null() {
+                return None;
+            }
+            // SAFETY: Chained, so valid; the writer lock keeps the chain.
+            let cur_ut = unsafe { &*cur };
+            if ptr::eq(cur_ut, ut) {
+                link.store(cur_ut.hnext.load(Acquire), Release);
+                // SAFETY: The table's reference, taken over from `insert`.
+                return Some(unsafe { UTaskRef::from_raw(cur) });
+            }
+            link = &cur_ut.hnext;
+        }
+    }
+
+    /// Removes every `UTask` (module exit, after the hooks are gone and no
+    /// work is pending) and returns how many there were.
+    pub(crate) fn clear(&self) -> usize {
+        let mut n = 0;
+        for bucket in &self.buckets {
+            loop {
+                let first = bucket.load(Acquire);
+                if first.is_null() {
+                    break;
+                }
+                // SAFETY: Chained, so valid.
+                let ut = unsafe { &*first };
+                drop(self.remove(ut));
+                n += 1;
+            }
+        }
+        n
+    }
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What utrace-rs reads of a `task_struct`, behind safe accessors on the
+//! kernel crate's [`Task`].
+
+use kernel::bindings;
+use kernel::task::Task;
+use kernel::types::ARef;
+
+/// The raw pointer behind a [`Task`].
+pub(crate) fn raw(task: &Task) -> *mut bindings::task_struct {
+    (task as *const Task).cast_mut().cast()
+}
+
+/// Borrows a raw task pointer as a [`Task`].
+///
+/// # Safety
+///
+/// `ptr` must be a valid task that stays valid for `'a`.
+pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::task_struct) -> &'a Task {
+    // SAFETY: `Task` is a transparent wrapper of `task_struct`; validity is
+    // the caller's promise.
+    unsafe { &*ptr.cast::<Task>() }
+}
+
+/// Takes a new reference on a raw task pointer.
+///
+/// # Safety
+///
+/// `ptr` must be a valid task.
+pub(crate) unsafe fn get(ptr: *mut bindings::task_struct) -> ARef<Task> {
+    // SAFETY: By the caller's promise; `ARef::from` increments the count.
+    ARef::from(unsafe { from_raw(ptr) })
+}
+
+pub(crate) fn current() -> *mut bindings::task_struct {
+    // SAFETY: Always valid in task context.
+    unsafe { bindings::get_current() }
+}
+
+pub(crate) fn is_current(task: &Task) -> bool {
+    raw(task) == current()
+}
+
+pub(crate) fn flags(task: &Task) -> u32 {
+    // SAFETY: `task` is valid; `flags` is a plain word read racily, as the
+    // kernel itself does for other tasks.
+    unsafe { core::ptr::read_volatile(&(*raw(task)).flags) }
+}
+
+/// Kernel threads and io_uring/vhost workers never run user code.
+pub(crate) fn is_kernel_or_worker(task: &Task) -> bool {
+    flags(task) & (bindings::PF_KTHREAD | bindings::PF_USER_WORKER) != 0
+}
+
+pub(crate) fn is_exiting(task: &Task) -> bool {
+    flags(task) & bindings::PF_EXITING != 0
+}
+
+/// The task has passed `exit_notify()` (zombie or dead).
+pub(crate) fn is_dead(task: &Task) -> bool {
+    // SAFETY: `task` is valid; `exit_state` is read racily like `flags`.
+    unsafe { core::ptr::read_volatile(&(*raw(task)).exit_state) != 0 }
+}
+
+/// Thread id in the initial pid namespace.
+pub(crate) fn pid(task: &Task) -> i32 {
+    // SAFETY: `task` is valid; `pid` never changes after fork.
+    unsafe { (*raw(task)).pid }
+}
+
+/// The exit code as `do_exit()` recorded it (valid once the task exits).
+pub(crate) fn exit_code(task: &Task) -> i32 {
+    // SAFETY: `task` is valid; `exit_code` is a plain int.
+    unsafe { core::ptr::read_volatile(&(*raw(task)).exit_code) }
+}
+
+/// Stores a new exit code (EXIT callbacks may rewrite it).
+pub(crate) fn set_exit_code(task: &Task, code: i32) {
+    // SAFETY: Only called on `current` during its own exit report, the one
+    // place `do_exit()` expects the code may change before `exit_notify()`.
+    unsafe { core::ptr::write_volatile(&mut (*raw(task)).exit_code, code) };
+}
+
+/// The signal sent to the parent at death (`exit_signal`), -1 for none.
+pub(crate) fn exit_signal(task: &Task) -> i32 {
+    // SAFETY: `task` is valid; a plain int.
+    unsafe { core::ptr::read_volatile(&(*raw(task)).exit_signal) }
+}
+
+/// Whether every thread of the task's group has exited (`signal->live` is 0).
+pub(crate) fn group_dead(task: &Task) -> bool {
+    // SAFETY: `task` is valid and, while it runs its own exit, so is its
+    // `signal_struct` (freed only after the last thread is released).
+    unsafe {
+        let signal = (*raw(task)).signal;
+        !signal.is_null() && (*signal).live.counter == 0
+    }
+}

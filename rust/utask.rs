@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Per-task state (utrace's `struct utrace`): the task's engines, the union of
+//! their event masks for the hooks' fast check, and the events waiting to be
+//! reported from the task's own context.
+//!
+//! A `UTask` is created on a task's first attach, or by a hook when a global
+//! engine (or a parent's CLONE engine) needs one, and lives until the task is
+//! reaped. It holds a reference on its task. The hash table holds one
+//! reference on it; hooks use it under RCU without one; API calls take one.
+
+use crate::engine::Engine;
+use crate::engine_list::EngineList;
+use crate::events::Events;
+use crate::shim;
+use crate::state::State;
+use crate::task;
+use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use kernel::alloc::Flags;
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{new_condvar, new_spinlock, CondVar, SpinLock};
+use kernel::task::Task;
+use kernel::types::{ARef, Opaque};
+
+/// `do_exit()` has passed the exit hook for this task.
+pub(crate) const EXIT_SEEN: u32 = 1 << 0;
+/// DEATH reporting has begun.
+pub(crate) const DEATH_BEGUN: u32 = 1 << 1;
+/// The task is being reaped: its engines are being detached.
+pub(crate) const REAP_BEGUN: u32 = 1 << 2;
+
+/// A CLONE event waiting for the parent's report.
+pub(crate) struct CloneReport {
+    pub(crate) child: ARef<Task>,
+    /// The child's `UTask`, gated until this report is done.
+    pub(crate) child_ut: Option<UTaskRef>,
+    pub(crate) flags: u64,
+    pub(crate) seq: u64,
+}
+
+impl Drop for CloneReport {
+    /// The child may go on once its parent's CLONE report is done, or will
+    /// never be (the report was lost): either way, this is the moment.
+    fn drop(&mut self) {
+        if let Some(child_ut) = &self.child_ut {
+            child_ut.open_gate();
+        }
+    }
+}
+
+/// A CLONE_VFORK clone: the parent sleeps until the child execs or exits,
+/// so the child reports the parent's CLONE event on its behalf.
+pub(crate) struct ProxyClone {
+    pub(crate) parent_ut: UTaskRef,
+    pub(crate) flags: u64,
+    pub(crate) seq: u64,
+}
+
+pub(crate) struct ExecReport {
+    /// The path given to execve(), if it could be copied in the hook.
+    pub(crate) filename: Option<KVec<u8>>,
+    pub(crate) old_pid: i32,
+    pub(crate) seq: u64,
+}
+
+/// Events waiting to be reported by the task's work.
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub(crate) clone: Option<CloneReport>,
+    pub(crate) proxy_clone: Option<ProxyClone>,
+    pub(crate) exec: Option<ExecReport>,
+    /// Sequence bound of a pending EXIT+DEATH report.
+    pub(crate) exit: Option<u64>,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.clone.is_none()
+            && self.proxy_clone.is_none()
+            && self.exec.is_none()
+            && self.exit.is_none()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) pending: Pending,
+    work_queued: bool,
+    /// The child waits here until its parent's CLONE report is done.
+    gated: bool,
+}
+
+/// # Invariants
+///
+/// `task` is the task this state belongs to; the table maps it to at most
+/// one `UTask`. `refcount` counts [`UTaskRef`]s; at zero the `UTask` is off
+/// the table and freed after an RCU grace period.
+#[pin_data]
+pub(crate) struct UTask {
+    task: ARef<Task>,
+    /// Next `UTask` on the hash chain.
+    pub(crate) hnext: AtomicPtr<UTask>,
+    refcount: AtomicUsize,
+    /// Per-task engines, in attach order. Writers hold `inner`'s lock.
+    pub(crate) engines: EngineList,
+    /// Union of the engines' event masks.
+    events: AtomicU64,
+    state: AtomicU32,
+    /// The engine whose callback this task is running, if any.
+    pub(crate) reporting: AtomicPtr<Engine>,
+    work: Opaque<bindings::callback_head>,
+    reap_work: Opaque<bindings::work_struct>,
+    rcu: Opaque<bindings::callback_head>,
+    #[pin]
+    pub(crate) inner: SpinLock<Inner>,
+    #[pin]
+    gate: CondVar,
+}
+
+// SAFETY: Shared between the task and whoever attaches to it; mutable state
+// is atomic or behind `inner`.
+unsafe impl Send for UTask {}
+// SAFETY: See `Send`.
+unsafe impl Sync for UTask {}
+
+/// A counted reference to a [`UTask`].
+pub(crate) struct UTaskRef(NonNull<UTask>);
+
+// SAFETY: `UTask` is `Send + Sync` and the count is atomic.
+unsafe impl Send for UTaskRef {}
+// SAFETY: See `Send`.
+unsafe impl Sync for UTaskRef {}
+
+impl core::ops::Deref for UTaskRef {
+    type Target = UTask;
+
+    fn deref(&self) -> &UTask {
+        // SAFETY: The reference keeps the `UTask` alive.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+impl UTaskRef {
+    pub(crate) fn clone_ref(&self) -> UTaskRef {
+        self.refcount.fetch_add(1, SeqCst);
+        UTaskRef(self.0)
+    }
+
+    pub(crate) fn into_raw(this: UTaskRef) -> *mut UTask {
+        let ptr = this.0.as_ptr();
+        core::mem::forget(this);
+        ptr
+    }
+
+    /// # Safety
+    ///
+    /// `ptr` came from [`UTaskRef::into_raw`], whose reference this takes over.
+    pub(crate) unsafe fn from_raw(ptr: *mut UTask) -> UTaskRef {
+        // SAFETY: Not null: it came from a `UTaskRef`.
+        UTaskRef(unsafe { NonNull::new_unchecked(ptr) })
+    }
+}
+
+impl Drop for UTaskRef {
+    fn drop(&mut self) {
+        let old = self.refcount.fetch_sub(1, SeqCst);
+        if old == 0 {
+            pr_err!("UTask reference count underflow\n");
+        }
+        if old == 1 {
+            // SAFETY: The last reference is gone; readers that found it on the
+            // table under RCU may still look, so free after a grace period.
+            unsafe { bindings::call_rcu(self.rcu.get(), Some(utask_free_rcu)) };
+        }
+    }
+}
+
+/// Frees a `UTask` whose last reference is gone.
+unsafe extern "C" fn utask_free_rcu(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `rcu` field of a `UTask` allocated by `UTask::new`.
+    let ut = unsafe { kernel::container_of!(head, UTask, rcu) }.cast_mut();
+    // SAFETY: Nobody can reach it any more; allocated with `KBox`.
+    drop(unsafe { KBox::from_raw(ut) });
+}
+
+impl UTask {
+    /// A new `UTask` for `task`, with one reference, not yet on the table.
+    pub(crate) fn new(task: &Task, gfp: Flags) -> Result<UTaskRef> {
+        let ut = KBox::pin_init(
+            pin_init!(UTask {
+                task: ARef::from(task),
+                hnext: AtomicPtr::new(ptr::null_mut()),
+                refcount: AtomicUsize::new(1),
+                engines: EngineList::new(),
+                events: AtomicU64::new(0),
+                state: AtomicU32::new(0),
+                reporting: AtomicPtr::new(ptr::null_mut()),
+                work: Opaque::uninit(),
+                reap_work: Opaque::uninit(),
+                rcu: Opaque::uninit(),
+                inner <- new_spinlock!(Inner {
+                    pending: Pending::default(),
+                    work_queued: false,
+                    gated: false,
+                }),
+                gate <- new_condvar!(),
+            }),
+            gfp,
+        )?;
+        // SAFETY: Never moved out of its allocation; freed by `utask_free_rcu`.
+        let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(ut) });
+        // SAFETY: `raw` is a fresh, exclusively owned `UTask`.
+        unsafe {
+            (*(*raw).work.get()).func = Some(utask_work);
+            bindings::init_work_with_key(
+                (*raw).reap_work.get(),
+                Some(utask_reap_work),
+                false,
+                kernel::c_str!("utrace_rs_reap").as_char_ptr(),
+                crate::state::reap_work_key(),
+            );
+        }
+        // SAFETY: Not null: from `KBox::into_raw`.
+        Ok(UTaskRef(unsafe { NonNull::new_unchecked(raw) }))
+    }
+
+    /// A new reference, unless the count already dropped to zero (the
+    /// `UTask` is on its way out) or reaping began.
+    pub(crate) fn try_get(&self) -> Option<UTaskRef> {
+        if self.state() & REAP_BEGUN != 0 {
+            return None;
+        }
+        let mut count = self.refcount.load(SeqCst);
+        loop {
+            if count == 0 {
+                return None;
+            }
+            match self
+                .refcount
+                .compare_exchange(count, count + 1, SeqCst, SeqCst)
+            {
+                Ok(_) => return Some(UTaskRef(NonNull::from(self))),
+                Err(now) => count = now,
+            }
+        }
+    }
+
+    pub(crate) fn task(&self) -> &Task {
+        &self.task
+    }
+
+    pub(crate) fn task_ptr(&self) -> *mut bindings::task_struct {
+        task::raw(&self.task)
+    }
+
+    pub(crate) fn events(&self) -> Events {
+        self.events.load(SeqCst)
+    }
+
+    pub(crate) fn state(&self) -> u32 {
+        self.state.load(SeqCst)
+    }
+
+    /// Sets a state bit; returns whether it was already set.
+    pub(crate) fn set_state(&self, bit: u32) -> bool {
+        self.state.fetch_or(bit, SeqCst) & bit != 0
+    }
+
+    /// Recomputes the union of the engines' masks. Called with `inner` held
+    /// after any change to the list or a mask.
+    pub(crate) fn update_events(&self) {
+        // SAFETY: The caller holds the writer lock.
+        let union = unsafe { self.engines.iter() }.fold(0, |acc, e| acc | e.events());
+        self.events.store(union, SeqCst);
+    }
+
+    /// Records events for the task's work and queues it if needed. Called
+    /// from the hooks (atomic context) and the CLONE path. Whatever `fill`
+    /// returns is dropped after the lock is released (it may hold another
+    /// `UTask`'s gate).
+    pub(crate) fn queue<R>(&self, st: &State, fill: impl FnOnce(&mut Inner) -> R) -> R {
+        let mut inner = self.inner.lock();
+        let ret = fill(&mut inner);
+        if inner.work_queued || inner.pending.is_empty() && !inner.gated {
+            return ret;
+        }
+        st.work_begin();
+        // SAFETY: `work` is this `UTask`'s and not queued (`work_queued` is
+        // false under the lock); the `UTask` outlives the work because the
+        // table's reference is only dropped at reap, after the task ran its
+        // last task_work.
+        match unsafe { shim::task_work_add(self.task_ptr(), self.work.get()) } {
+            Ok(()) => inner.work_queued = true,
+            Err(_) => {
+                // Past exit_task_work(): nothing runs in its context any more,
+                // so what was pending cannot be reported.
+                let lost = core::mem::take(&mut inner.pending);
+                inner.gated = false;
+                drop(inner);
+                drop(lost);
+                st.work_end();
+            }
+        }
+        ret
+    }
+
+    /// Holds the (new) task at its first return to user mode until
+    /// [`UTask::open_gate`].
+    pub(crate) fn close_gate(&self, st: &State) {
+        self.queue(st, |inner| inner.gated = true);
+    }
+
+    /// Queues the parent's CLONE report; hands `report` back if one is
+    /// already pending (one clone per return to user mode is the most a
+    /// task can do).
+    pub(crate) fn queue_clone(&self, st: &State, report: CloneReport) -> Option<CloneReport> {
+        self.queue(st, |inner| {
+            if inner.pending.clone.is_some() {
+                return Some(report);
+            }
+            inner.pending.clone = Some(report);
+            None
+        })
+    }
+
+    pub(crate) fn open_gate(&self) {
+        let mut inner = self.inner.lock();
+        inner.gated = false;
+        self.gate.notify_all();
+        drop(inner);
+    }
+
+    fn wait_gate(&self) {
+        let mut inner = self.inner.lock();
+        while inner.gated {
+            // The parent reports CLONE on its way back to user mode and
+            // callbacks may not wait for other tasks, so this ends soon.
+            self.gate.wait(&mut inner);
+        }
+    }
+
+    /// Queues the reap of this task's engines (from `sched_process_free`,
+    /// softirq context): reporting happens in process context.
+    pub(crate) fn queue_reap(&self, st: &State) {
+        if self.set_state(REAP_BEGUN) {
+            return;
+        }
+        st.work_begin();
+        // SAFETY: `reap_work` was initialised in `new` and is queued once
+        // (`REAP_BEGUN`); the table's reference keeps the `UTask` alive until
+        // the work has run.
+        unsafe {
+            bindings::queue_work_on(
+                bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
+                bindings::system_wq,
+                self.reap_work.get(),
+            )
+        };
+    }
+}
+
+/// The task's own work: reports pending events in its context.
+unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `work` field of a live `UTask` (see `queue`).
+    let ut = unsafe { &*kernel::container_of!(head, UTask, work) };
+    let Some(st) = crate::state::get() else {
+        return;
+    };
+    loop {
+        let pending = {
+            let mut inner = ut.inner.lock();
+            inner.work_queued = false;
+            core::mem::take(&mut inner.pending)
+        };
+        ut.wait_gate();
+        if pending.is_empty() {
+            break;
+        }
+        crate::report::run_pending(st, ut, pending);
+    }
+    st.work_end();
+}
+
+/// Reaps a task's engines (queued by [`UTask::queue_reap`]).
+unsafe extern "C" fn utask_reap_work(work: *mut bindings::work_struct) {
+    // SAFETY: `work` is the `reap_work` field of a `UTask` that the table
+    // still references.
+    let ut = unsafe { &*kernel::container_of!(work, UTask, reap_work) };
+    let Some(st) = crate::state::get() else {
+        return;
+    };
+    crate::report::reap(st, ut);
+    drop(st.table.remove(ut));
+    st.work_end();
+}

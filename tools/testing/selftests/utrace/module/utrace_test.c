@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utrace_test.ko: a test engine that user space drives through debugfs, so
+ * the selftests can exercise every call of the C ABI and check exact
+ * outcomes. Not a sample: it does odd things on purpose (holds callbacks,
+ * attaches from callbacks, keeps references after detach).
+ *
+ * /sys/kernel/debug/utrace_test/
+ *   ctl    write one command; write() returns its result: the length on
+ *          success, or the negative errno the framework returned
+ *   log    every callback, in order: "<n> <slot> <EVENT> <pid> <detail>"
+ *   stats  counters, one "name value" per line
+ *
+ * Commands (numbers are decimal or 0x-hex; SLOT is 0..NSLOTS-1):
+ *   attach SLOT PID FLAGS [OPS [DATA]]  PID 0 = global (task NULL);
+ *                         OPS: a (default), b (other ops), none (NULL ops)
+ *   events SLOT MASK      utrace_set_events()
+ *   control SLOT ACTION   utrace_control()
+ *   barrier SLOT          utrace_barrier()
+ *   get SLOT / put SLOT   take / drop a reference (put of the slot's own
+ *                         reference forgets the pointer)
+ *   hold MASK             callbacks for these events block until "release"
+ *   release               let held callbacks go on (and stop holding)
+ *   follow SLOT MASK      SLOT's CLONE callback attaches a follower engine
+ *                         with events MASK to the child
+ *   attach_on SLOT EVENT NEWSLOT MASK
+ *                         SLOT's next EVENT callback attaches NEWSLOT to the
+ *                         current task with events MASK
+ *   filter TGID           count global events only for TGID and its children
+ *   ret SLOT ACTION       SLOT's callbacks return ACTION
+ *   reset                 clear the log and counters
+ *   cleanup               detach, barrier and put everything held
+ */
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <utrace_rs.h>
+
+#define NSLOTS 16
+#define LOG_LINES 4096
+#define LOG_LINE 96
+#define MAX_FOLLOWERS 1024
+
+struct slot {
+	struct utrace_engine *engine;
+	struct task_struct *task;	/* reference held; NULL for global */
+	u32 ret;			/* what callbacks return */
+	unsigned long follow;		/* events for CLONE followers, 0 = off */
+	unsigned long attach_on;	/* event whose callback attaches ... */
+	int attach_slot;		/* ... this slot ... */
+	unsigned long attach_mask;	/* ... with these events */
+	atomic_t count[_UTRACE_NEVENTS];
+};
+
+static struct slot slots[NSLOTS];
+static DEFINE_MUTEX(ctl_lock);
+
+static struct {
+	struct utrace_engine *engine;
+	struct task_struct *task;	/* reference held */
+} followers[MAX_FOLLOWERS];
+static int nfollowers;
+static DEFINE_SPINLOCK(followers_lock);
+
+static char (*log_buf)[LOG_LINE];
+static unsigned long log_n;	/* lines ever written */
+static DEFINE_SPINLOCK(log_lock);
+
+static unsigned long hold_mask;
+static atomic_t held = ATOMIC_INIT(0);
+static atomic_t releases = ATOMIC_INIT(0);
+static atomic_t follow_errors = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(hold_wq);
+static pid_t filter_tgid;
+
+static const struct utrace_engine_ops ops_a, ops_b;
+
+static const char *const event_names[] = {
+	"QUIESCE", "REAP", "CLONE", "EXEC", "EXIT", "DEATH",
+	"SYSCALL_ENTRY", "SYSCALL_EXIT", "SIGNAL",
+};
+
+static void log_line(const char *fmt, ...)
+{
+	unsigned long flags;
+	va_list args;
+	char *line;
+
+	spin_lock_irqsave(&log_lock, flags);
+	line = log_buf[log_n % LOG_LINES];
+	va_start(args, fmt);
+	vsnprintf(line, LOG_LINE, fmt, args);
+	va_end(args);
+	log_n++;
+	spin_unlock_irqrestore(&log_lock, flags);
+}
+
+/* The slot index is the engine's data; followers carry NSLOTS. */
+static int slot_of(struct utrace_engine *engine)
+{
+	return (int)(long)engine->data;
+}
+
+static bool counted(struct task_struct *task)
+{
+	struct task_struct *parent;
+	bool ret;
+
+	if (!filter_tgid)
+		return true;
+	if (task->tgid == filter_tgid)
+		return true;
+	rcu_read_lock();
+	parent = rcu_dereference(task->real_parent);
+	ret = parent && parent->tgid == filter_tgid;
+	rcu_read_unlock();
+	return ret;
+}
+
+/* Log, count, maybe hold; returns the slot's chosen action. */
+static u32 report(struct utrace_engine *engine, int event, struct task_struct *task,
+		  const char *detail)
+{
+	int n = slot_of(engine);
+	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
+
+	if (counted(task)) {
+		log_line("%d %s %d %s", n, event_names[event], task_pid_nr(task), detail);
+		if (s)
+			atomic_inc(&s->count[event]);
+	}
+	if (READ_ONCE(hold_mask) & (1UL << event)) {
+		atomic_inc(&held);
+		log_line("%d HELD %d", n, task_pid_nr(task));
+		wake_up_all(&hold_wq);
+		wait_event_timeout(hold_wq, !(READ_ONCE(hold_mask) & (1UL << event)), 30 * HZ);
+		log_line("%d UNHELD %d", n, task_pid_nr(task));
+		atomic_dec(&held);
+	}
+	if (s && s->attach_on == (1UL << event)) {
+		struct slot *t = &slots[s->attach_slot];
+		struct utrace_engine *e;
+
+		s->attach_on = 0;
+		e = utrace_attach_task(current, UTRACE_ATTACH_CREATE, &ops_a,
+				       (void *)(long)s->attach_slot);
+		if (IS_ERR(e)) {
+			log_line("%d ATTACH_FAILED %ld", s->attach_slot, PTR_ERR(e));
+		} else {
+			get_task_struct(current);
+			t->task = current;
+			t->engine = e;
+			utrace_set_events(current, e, s->attach_mask);
+			log_line("%d ATTACHED_IN_CALLBACK %d", s->attach_slot, task_pid_nr(current));
+		}
+	}
+	return s ? s->ret : UTRACE_RESUME;
+}
+
+static u32 cb_clone(u32 action, struct utrace_engine *engine, unsigned long clone_flags,
+		    struct task_struct *child)
+{
+	int n = slot_of(engine);
+	char detail[32];
+
+	snprintf(detail, sizeof(detail), "child=%d%s", task_pid_nr(child),
+		 clone_flags & CLONE_VFORK ? " vfork" : "");
+	if (n < NSLOTS && slots[n].follow) {
+		struct utrace_engine *e;
+		int err = 0;
+
+		e = utrace_attach_task(child, UTRACE_ATTACH_CREATE, engine->ops,
+				       (void *)(long)NSLOTS);
+		if (IS_ERR(e)) {
+			err = PTR_ERR(e);
+		} else {
+			err = utrace_set_events(child, e, slots[n].follow);
+			spin_lock(&followers_lock);
+			if (nfollowers < MAX_FOLLOWERS) {
+				get_task_struct(child);
+				followers[nfollowers].engine = e;
+				followers[nfollowers++].task = child;
+				e = NULL;
+			}
+			spin_unlock(&followers_lock);
+			if (e)
+				utrace_engine_put(e);	/* stays attached until reaped */
+		}
+		if (err) {
+			atomic_inc(&follow_errors);
+			log_line("%d FOLLOW_FAILED %d", n, err);
+		}
+	}
+	return report(engine, _UTRACE_EVENT_CLONE, current, detail);
+}
+
+static u32 cb_exec(u32 action, struct utrace_engine *engine, const char *filename,
+		   pid_t old_pid)
+{
+	return report(engine, _UTRACE_EVENT_EXEC, current, filename ? filename : "(null)");
+}
+
+static u32 cb_exit(u32 action, struct utrace_engine *engine, long orig_code, long *code)
+{
+	char detail[24];
+
+	snprintf(detail, sizeof(detail), "code=0x%lx", orig_code);
+	return report(engine, _UTRACE_EVENT_EXIT, current, detail);
+}
+
+static u32 cb_death(struct utrace_engine *engine, bool group_dead, int signal)
+{
+	char detail[40];
+
+	snprintf(detail, sizeof(detail), "group_dead=%d signal=%d code=0x%x",
+		 group_dead, signal, current->exit_code);
+	return report(engine, _UTRACE_EVENT_DEATH, current, detail);
+}
+
+static void cb_reap(struct utrace_engine *engine, struct task_struct *task)
+{
+	report(engine, _UTRACE_EVENT_REAP, task, "");
+}
+
+static void cb_release(void *data)
+{
+	atomic_inc(&releases);
+	log_line("%d RELEASE", (int)(long)data);
+}
+
+static const struct utrace_engine_ops ops_a = {
+	.owner = THIS_MODULE,
+	.report_clone = cb_clone,
+	.report_exec = cb_exec,
+	.report_exit = cb_exit,
+	.report_death = cb_death,
+	.report_reap = cb_reap,
+	.release = cb_release,
+};
+
+/* Same callbacks, other identity: for UTRACE_ATTACH_MATCH_OPS. */
+static const struct utrace_engine_ops ops_b = {
+	.owner = THIS_MODULE,
+	.report_clone = cb_clone,
+	.report_exec = cb_exec,
+	.report_exit = cb_exit,
+	.report_death = cb_death,
+	.report_reap = cb_reap,
+	.release = cb_release,
+};
+
+static int cmd_attach(int n, long pid, long flags, const char *opsname, long data)
+{
+	const struct utrace_engine_ops *ops = &ops_a;
+	struct task_struct *task = NULL;
+	struct utrace_engine *e;
+
+	if (!strcmp(opsname, "b"))
+		ops = &ops_b;
+	else if (!strcmp(opsname, "none"))
+		ops = NULL;
+	else if (strcmp(opsname, "a"))
+		return -EINVAL;
+	if (pid) {
+		task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+		if (!task)
+			return -ESRCH;
+	}
+	e = utrace_attach_task(task, flags, ops, (void *)data);
+	if (IS_ERR(e)) {
+		if (task)
+			put_task_struct(task);
+		return PTR_ERR(e);
+	}
+	if (slots[n].engine) {
+		/* The slot is busy: keep nothing, report success. */
+		utrace_engine_put(e);
+		if (task)
+			put_task_struct(task);
+		return 0;
+	}
+	slots[n].engine = e;
+	slots[n].task = task;
+	return 0;
+}
+
+static void slot_forget(struct slot *s)
+{
+	if (s->task)
+		put_task_struct(s->task);
+	s->engine = NULL;
+	s->task = NULL;
+}
+
+static int cmd_cleanup(void)
+{
+	int i, ret;
+
+	for (i = 0; i < NSLOTS; i++) {
+		struct slot *s = &slots[i];
+
+		if (!s->engine)
+			continue;
+		ret = utrace_control(s->task, s->engine, UTRACE_DETACH);
+		if (ret == -EINPROGRESS)
+			ret = utrace_barrier(s->task, s->engine);
+		if (ret == -ERESTARTSYS)
+			return ret;
+		utrace_engine_put(s->engine);
+		slot_forget(s);
+	}
+	spin_lock(&followers_lock);
+	while (nfollowers) {
+		struct utrace_engine *e = followers[--nfollowers].engine;
+		struct task_struct *task = followers[nfollowers].task;
+
+		spin_unlock(&followers_lock);
+		/* The follower's task may be reaped already: -ESRCH is fine. */
+		utrace_control(task, e, UTRACE_DETACH);
+		utrace_barrier(task, e);
+		utrace_engine_put(e);
+		put_task_struct(task);
+		spin_lock(&followers_lock);
+	}
+	spin_unlock(&followers_lock);
+	return 0;
+}
+
+static void reset_stats(void)
+{
+	int i, j;
+
+	spin_lock_irq(&log_lock);
+	log_n = 0;
+	spin_unlock_irq(&log_lock);
+	for (i = 0; i < NSLOTS; i++)
+		for (j = 0; j < _UTRACE_NEVENTS; j++)
+			atomic_set(&slots[i].count[j], 0);
+	atomic_set(&releases, 0);
+	atomic_set(&follow_errors, 0);
+}
+
+static int run_cmd(char *buf)
+{
+	char *argv[6] = { "", "", "", "", "", "" };
+	long a1 = 0, a2 = 0, a3 = 0, a4 = 0;
+	char *p = strim(buf);
+	int argc = 0, n;
+	struct slot *s;
+
+	while (p && *p && argc < 6)
+		argv[argc++] = strsep(&p, " ");
+	if (argc > 1 && kstrtol(argv[1], 0, &a1))
+		return -EINVAL;
+	if (argc > 2 && kstrtol(argv[2], 0, &a2) && strcmp(argv[0], "attach"))
+		return -EINVAL;
+	n = a1;
+	s = (n >= 0 && n < NSLOTS) ? &slots[n] : NULL;
+
+	if (!strcmp(argv[0], "attach") && s && argc >= 4) {
+		if (kstrtol(argv[3], 0, &a3))
+			return -EINVAL;
+		if (argc > 5 && kstrtol(argv[5], 0, &a4))
+			return -EINVAL;
+		return cmd_attach(n, a2, a3, argc > 4 ? argv[4] : "a", argc > 5 ? a4 : n);
+	}
+	if (!strcmp(argv[0], "events") && s && s->engine && argc == 3)
+		return utrace_set_events(s->task, s->engine, a2);
+	if (!strcmp(argv[0], "control") && s && s->engine && argc == 3)
+		return utrace_control(s->task, s->engine, a2);
+	if (!strcmp(argv[0], "barrier") && s && s->engine && argc == 2) {
+		int ret = utrace_barrier(s->task, s->engine);
+
+		log_line("%d BARRIER_RETURNED %d", n, ret);
+		return ret;
+	}
+	if (!strcmp(argv[0], "get") && s && s->engine && argc == 2) {
+		utrace_engine_get(s->engine);
+		return 0;
+	}
+	if (!strcmp(argv[0], "put") && s && s->engine && argc == 2) {
+		utrace_engine_put(s->engine);
+		slot_forget(s);
+		return 0;
+	}
+	if (!strcmp(argv[0], "put_extra") && s && s->engine && argc == 2) {
+		utrace_engine_put(s->engine);
+		return 0;
+	}
+	if (!strcmp(argv[0], "ret") && s && argc == 3) {
+		s->ret = a2;
+		return 0;
+	}
+	if (!strcmp(argv[0], "follow") && s && argc == 3) {
+		s->follow = a2;
+		return 0;
+	}
+	if (!strcmp(argv[0], "attach_on") && s && argc == 5) {
+		if (kstrtol(argv[3], 0, &a3) || kstrtol(argv[4], 0, &a4) ||
+		    a3 < 0 || a3 >= NSLOTS || a2 < 0 || a2 >= _UTRACE_NEVENTS)
+			return -EINVAL;
+		s->attach_slot = a3;
+		s->attach_mask = a4;
+		s->attach_on = 1UL << a2;
+		return 0;
+	}
+	if (!strcmp(argv[0], "hold") && argc == 2) {
+		WRITE_ONCE(hold_mask, a1);
+		return 0;
+	}
+	if (!strcmp(argv[0], "release") && argc == 1) {
+		WRITE_ONCE(hold_mask, 0);
+		wake_up_all(&hold_wq);
+		return 0;
+	}
+	if (!strcmp(argv[0], "filter") && argc == 2) {
+		filter_tgid = a1;
+		return 0;
+	}
+	if (!strcmp(argv[0], "reset") && argc == 1) {
+		reset_stats();
+		return 0;
+	}
+	if (!strcmp(argv[0], "cleanup") && argc == 1)
+		return cmd_cleanup();
+	return -EINVAL;
+}
+
+static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[128];
+	int ret;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	/* barrier and held callbacks may block: do not serialise them. */
+	if (!strncmp(buf, "barrier", 7) || !strncmp(buf, "release", 7)) {
+		ret = run_cmd(buf);
+	} else {
+		mutex_lock(&ctl_lock);
+		ret = run_cmd(buf);
+		mutex_unlock(&ctl_lock);
+	}
+	return ret < 0 ? ret : len;
+}
+
+static int log_show(struct seq_file *m, void *v)
+{
+	unsigned long i, first, n;
+	char line[LOG_LINE];
+
+	spin_lock_irq(&log_lock);
+	n = log_n;
+	spin_unlock_irq(&log_lock);
+	first = n > LOG_LINES ? n - LOG_LINES : 0;
+	if (first)
+		seq_printf(m, "# %lu lines overwritten\n", first);
+	for (i = first; i < n; i++) {
+		spin_lock_irq(&log_lock);
+		memcpy(line, log_buf[i % LOG_LINES], LOG_LINE);
+		spin_unlock_irq(&log_lock);
+		seq_printf(m, "%lu %s\n", i, line);
+	}
+	return 0;
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	int i, j;
+
+	seq_printf(m, "held %d\n", atomic_read(&held));
+	seq_printf(m, "releases %d\n", atomic_read(&releases));
+	seq_printf(m, "follow_errors %d\n", atomic_read(&follow_errors));
+	seq_printf(m, "followers %d\n", nfollowers);
+	for (i = 0; i < NSLOTS; i++)
+		for (j = 0; j < _UTRACE_NEVENTS; j++)
+			if (atomic_read(&slots[i].count[j]))
+				seq_printf(m, "slot%d.%s %d\n", i, event_names[j],
+					   atomic_read(&slots[i].count[j]));
+	return 0;
+}
+
+static int log_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, log_show, NULL);
+}
+
+static int stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, stats_show, NULL);
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = ctl_write,
+};
+
+static const struct file_operations log_fops = {
+	.owner = THIS_MODULE,
+	.open = log_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static const struct file_operations stats_fops = {
+	.owner = THIS_MODULE,
+	.open = stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static struct dentry *dir;
+
+static int __init utrace_test_init(void)
+{
+	if (utrace_api_version() != UTRACE_RS_API_VERSION) {
+		pr_err("utrace_test: API version %u, built for %u\n",
+		       utrace_api_version(), UTRACE_RS_API_VERSION);
+		return -EINVAL;
+	}
+	log_buf = kcalloc(LOG_LINES, LOG_LINE, GFP_KERNEL);
+	if (!log_buf)
+		return -ENOMEM;
+	dir = debugfs_create_dir("utrace_test", NULL);
+	debugfs_create_file("ctl", 0200, dir, NULL, &ctl_fops);
+	debugfs_create_file("log", 0400, dir, NULL, &log_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	return 0;
+}
+
+static void __exit utrace_test_exit(void)
+{
+	/* Engines pin this module, so none is left by now. */
+	debugfs_remove_recursive(dir);
+	kfree(log_buf);
+}
+
+module_init(utrace_test_init);
+module_exit(utrace_test_exit);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("utrace-rs developers");
+MODULE_DESCRIPTION("utrace-rs selftest engine driven through debugfs");

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by the selftests' guest programs. */
+#ifndef _UTRACE_PROGS_H
+#define _UTRACE_PROGS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define UTRACE_TEST_CTL "/sys/kernel/debug/utrace_test/ctl"
+
+static inline void die(const char *what)
+{
+	fprintf(stderr, "%s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* Sends one command to utrace_test.ko; returns 0 or the negative errno. */
+static inline int ctl(const char *cmd)
+{
+	int fd = open(UTRACE_TEST_CTL, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		die(UTRACE_TEST_CTL);
+	n = write(fd, cmd, strlen(cmd));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* Waits for one byte on standard input (the test's "go"). */
+static inline void wait_go(void)
+{
+	char c;
+
+	if (read(0, &c, 1) < 0)
+		die("read go");
+}
+
+#endif
