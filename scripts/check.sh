@@ -8,7 +8,8 @@
 #
 # Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
 # limit in seconds, default 1500), UTRACE_META=0 to skip the runner's
-# meta-tests.
+# meta-tests, UTRACE_ONLY=WORD to run only the guest tests whose name
+# contains WORD.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +24,8 @@ echo "# utrace-rs selftests on $(basename "$KDIR")"
 
 INITRD=$top/build/check.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD"
-boot_guest check "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check
+boot_guest check "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check \
+	${UTRACE_ONLY:+UTRACE_ONLY=$UTRACE_ONLY}
 report_boot check
 
 if [ "${UTRACE_META:-1}" != 0 ]; then

@@ -82,11 +82,12 @@ expect_ut() {
 utlog() { cat $UT/log; }
 stat_of() { sed -n "s/^$1 //p" $UT/stats | grep . || echo 0; }
 
-# wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+# wait_until SECONDS CMD...: poll CMD (evaluated in this shell, so it may
+# use these helpers and pipes) every 0.1 s until it succeeds.
 wait_until() {
 	local n=$(($1 * 10))
 	shift
-	while ! "$@" 2>/dev/null; do
+	while ! eval "$*" 2>/dev/null; do
 		n=$((n - 1))
 		[ $n -gt 0 ] || fail "timed out waiting for: $*"
 		sleep 0.1
@@ -105,3 +106,12 @@ gated_sh() {
 	echo $!
 }
 go() { echo go > /tmp/$1.go; }
+
+# expect_releases N: release() has run exactly N times. The attached
+# reference goes an RCU grace period after a detach, so allow it time to
+# arrive, then make sure no extra one follows.
+expect_releases() {
+	wait_until 5 '[ "$(stat_of releases)" -ge '"$1"' ]'
+	sleep 0.2
+	expect_eq "release() calls" "$(stat_of releases)" "$1"
+}

@@ -3,7 +3,8 @@
 #
 # Guest-side selftest runner: runs every tests/*.sh in name order (plus any
 # extra directory named in $UTRACE_EXTRA_TESTS) and prints KTAP between
-# markers. A test passes with exit 0, skips with exit 4 (its last line is the
+# markers (UTRACE_ONLY=WORD on the kernel command line runs only the tests
+# whose name contains WORD). A test passes with exit 0, skips with exit 4 (its last line is the
 # reason) and fails otherwise. A kernel splat (WARNING, BUG, lockdep, KASAN,
 # sleeping in atomic context, ...) that appears while a test runs fails that
 # test, whatever its exit status.
@@ -13,6 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 if [ "${UTRACE_ONLY:-}" = extra ]; then
 	tests=$(ls "$here"/extra/*.sh 2>/dev/null)
+elif [ -n "${UTRACE_ONLY:-}" ]; then
+	tests=$(ls "$here"/tests/*${UTRACE_ONLY}*.sh 2>/dev/null)
 else
 	tests=$(ls "$here"/tests/*.sh "$here"/extra/*.sh 2>/dev/null)
 fi

@@ -47,7 +47,7 @@ expect_eq "release() before the last put" "$(stat_of releases)" 0
 expect_ut "put one handle" 0 put 2
 expect_eq "release() while a handle remains" "$(stat_of releases)" 0
 expect_ut "put the last handle" 0 put 1
-expect_eq "release() after the last put" "$(stat_of releases)" 1
+expect_releases 1
 
 # Global engines.
 expect_ut "global CREATE" 0 attach 5 0 $((A_CREATE | A_GLOBAL))
@@ -58,5 +58,5 @@ expect_ut "detach global" 0 control 5 $ACT_DETACH
 expect_ut "second handle sees it" $ESRCH control 6 $ACT_DETACH
 
 utctl cleanup >/dev/null
-expect_eq "every engine released once" "$(stat_of releases)" 3
+expect_releases 3
 kill $victim $zp

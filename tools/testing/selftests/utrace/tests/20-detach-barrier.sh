@@ -9,7 +9,7 @@ expect_ut "attach" 0 attach 0 $pid $A_CREATE
 expect_ut "events EXEC|DEATH" 0 events 0 $((EV_EXEC | EV_DEATH))
 expect_ut "hold EXEC callbacks" 0 hold $EV_EXEC
 go t20
-wait_until 10 test "$(stat_of held)" = 1
+wait_until 10 '[ "$(stat_of held)" = 1 ]'
 echo "the EXEC callback is in flight"
 
 expect_ut "set_events clearing a bit while in flight" $EINPROGRESS events 0 $EV_EXEC
@@ -30,4 +30,4 @@ echo "ok: barrier returned after the callback ended"
 expect_ut "barrier once fully detached" $ESRCH barrier 0
 expect_eq "no DEATH after detach" "$(log_events 0 DEATH)" ""
 expect_ut "put" 0 put 0
-expect_eq "released" "$(stat_of releases)" 1
+expect_releases 1

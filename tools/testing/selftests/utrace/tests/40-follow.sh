@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+# Following children: an engine attached to the child from the parent's
+# CLONE callback sees the child's events from its first instruction on, so
+# an exec right after fork or vfork is not missed. Every task reports DEATH
+# and then REAP, once each.
+. /utrace/selftests/lib.sh
+setup_engine
+
+all=$((EV_CLONE | EV_EXEC | EV_EXIT | EV_DEATH | EV_REAP))
+for mode in fork vfork; do
+	utctl reset >/dev/null
+	rm -f /tmp/t40.go
+	mkfifo /tmp/t40.go
+	spawn $mode 20 /bin/true </tmp/t40.go &
+	pid=$!
+	expect_ut "$mode: attach to the spawner" 0 attach 0 $pid $A_CREATE
+	expect_ut "$mode: events" 0 events 0 $all
+	expect_ut "$mode: follow children" 0 follow 0 $all
+	echo go >/tmp/t40.go
+	wait $pid || fail "$mode: spawn failed"
+	children=$(log_events 0 CLONE | sort -u | wc -l)
+	expect_eq "$mode: CLONE reports in the parent" "$(log_events 0 CLONE | wc -l)" 20
+	utlog | awk '$2 == 0 && $3 == "CLONE"' | sed 's/.*child=\([0-9]*\).*/\1/' | sort >/tmp/t40.kids
+	expect_eq "$mode: distinct children" "$(sort -u /tmp/t40.kids | wc -l)" 20
+	log_events 16 EXEC | sort >/tmp/t40.exec
+	expect_eq "$mode: children without an EXEC report" \
+		"$(grep -cvxFf /tmp/t40.exec /tmp/t40.kids)" 0
+	expect_eq "$mode: EXEC reports from others" \
+		"$(grep -cvxFf /tmp/t40.kids /tmp/t40.exec)" 0
+	if [ $mode = vfork ]; then
+		expect_eq "vfork flagged" "$(utlog | grep -c 'CLONE.*vfork')" 20
+	fi
+	# The children are reaped by the spawner's waitpid(): DEATH then REAP,
+	# once each, for every child.
+	wait_until 10 '[ "$(log_events 16 REAP | wc -l)" -ge 20 ]'
+	for kid in $(cat /tmp/t40.kids); do
+		d=$(utlog | awk -v p=$kid '$2 == 16 && $3 == "DEATH" && $4 == p { print $1 }')
+		r=$(utlog | awk -v p=$kid '$2 == 16 && $3 == "REAP" && $4 == p { print $1 }')
+		[ $(echo "$d" | grep -c .) = 1 ] || fail "$mode: child $kid DEATH reported '$d'"
+		[ $(echo "$r" | grep -c .) = 1 ] || fail "$mode: child $kid REAP reported '$r'"
+		[ "$r" -gt "$d" ] || fail "$mode: child $kid REAP before DEATH"
+	done
+	echo "ok: $mode: 20 children, each DEATH then REAP exactly once"
+	expect_eq "$mode: follow errors" "$(stat_of follow_errors)" 0
+	expect_ut "$mode: cleanup" 0 cleanup
+done
+
+# Threads are clones too, and their followers see their deaths.
+utctl reset >/dev/null
+rm -f /tmp/t40.go
+mkfifo /tmp/t40.go
+spawn thread 5 /bin/true </tmp/t40.go &
+pid=$!
+expect_ut "thread: attach" 0 attach 0 $pid $A_CREATE
+expect_ut "thread: events" 0 events 0 $all
+expect_ut "thread: follow" 0 follow 0 $all
+echo go >/tmp/t40.go
+wait $pid || fail "thread spawner failed"
+expect_eq "thread: CLONE reports" "$(log_events 0 CLONE | wc -l)" 5
+wait_until 10 '[ "$(log_events 16 DEATH | wc -l)" = 5 ]'
+echo "ok: 5 threads followed to their DEATH"
