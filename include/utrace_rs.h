@@ -86,7 +86,11 @@ struct utrace_engine {
  * including softirq: it must not sleep.
  */
 struct utrace_engine_ops {
-	/* Pins this module while one of its engines exists. */
+	/*
+	 * Pins this module while one of its engines exists (so it cannot be
+	 * unloaded before they are detached and put). NULL: the module detaches
+	 * and waits for its engines itself, see utrace_barrier().
+	 */
 	struct module *owner;
 
 	u32 (*report_clone)(u32 action, struct utrace_engine *engine,
@@ -136,10 +140,19 @@ int utrace_control(struct task_struct *target, struct utrace_engine *engine,
 		   enum utrace_resume_action action);
 
 /*
- * Wait until no callback to @engine is in progress. 0, -ERESTARTSYS (a
- * signal interrupted the wait), -ESRCH (the engine is fully detached: no
- * callback is in progress or can come). Works on detached engines.
- * Context: may sleep; not from a callback of the same engine.
+ * Wait until no callback to @engine is in progress. On a detached engine it
+ * also waits until utrace_rs.ko has dropped its implicit reference, so that
+ * afterwards the caller's references are the only ones: its last
+ * utrace_engine_put() calls ->release() right there. Returns 0,
+ * -ERESTARTSYS (a signal interrupted the wait) or -ESRCH (the engine was
+ * already detached with no callback in progress when called). Works on
+ * detached engines. Context: may sleep; returns 0 at once when called from a
+ * callback of @engine (or with @target == current).
+ *
+ * An engine module whose ops have no owner (ops->owner == NULL) is not
+ * pinned by its engines and must, before it unloads, for every engine:
+ * utrace_control(DETACH), then utrace_barrier() (even after 0 or -ESRCH from
+ * the detach), then utrace_engine_put() of all its references.
  */
 int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
 

@@ -16,12 +16,12 @@
 //!   and frees it.
 
 use crate::events::Events;
+use crate::wait;
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
-use kernel::sync::{new_condvar, new_spinlock, CondVar, SpinLock};
 use kernel::types::Opaque;
 
 /// `struct utrace_engine_ops` of `include/utrace_rs.h`.
@@ -76,14 +76,10 @@ pub(crate) struct Engine {
     /// Next engine on the list it is linked on (RCU-published).
     pub(crate) next: AtomicPtr<Engine>,
     rcu: Opaque<bindings::callback_head>,
-    #[pin]
-    idle_lock: SpinLock<()>,
-    #[pin]
-    idle: CondVar,
 }
 
 // SAFETY: Engines are shared between the traced tasks and the engine module's
-// threads; every mutable field is atomic or behind `idle_lock`, and `ops` and
+// threads; every mutable field is atomic, and `ops` and
 // `data` are the engine module's, which promises they are usable from any
 // context (include/utrace_rs.h).
 unsafe impl Send for Engine {}
@@ -125,8 +121,6 @@ impl Engine {
                 owner,
                 next: AtomicPtr::new(ptr::null_mut()),
                 rcu: Opaque::uninit(),
-                idle_lock <- new_spinlock!(()),
-                idle <- new_condvar!(),
             }),
             GFP_KERNEL,
         );
@@ -283,10 +277,7 @@ impl Engine {
         if engine.in_callback.fetch_sub(1, SeqCst) != 1 {
             return;
         }
-        if engine.barrier_waiters.load(SeqCst) != 0 {
-            let _guard = engine.idle_lock.lock();
-            engine.idle.notify_all();
-        }
+        engine.wake_barrier();
         if engine.state.load(SeqCst) & UNLINKED != 0 {
             // SAFETY: May free `this`; not touched afterwards.
             unsafe { Engine::drop_attached_ref(this) };
@@ -303,6 +294,8 @@ impl Engine {
         // SAFETY: By the function's safety requirements.
         let old = unsafe { (*this).state.fetch_and(!ATTACHED_REF, SeqCst) };
         if old & ATTACHED_REF != 0 {
+            // SAFETY: Not freed before the `put` below.
+            unsafe { (*this).wake_barrier() };
             // SAFETY: The attached reference is ours to give up.
             unsafe { Engine::put(this) };
         }
@@ -318,23 +311,41 @@ impl Engine {
         unsafe { bindings::call_rcu(self.rcu.get(), Some(engine_unlinked_rcu)) };
     }
 
+    /// Wakes `barrier` waiters, if any.
+    fn wake_barrier(&self) {
+        if self.barrier_waiters.load(SeqCst) != 0 {
+            wait::wake(self.as_ptr().cast());
+        }
+    }
+
+    /// Fully detached: no callback can come and the attached reference is
+    /// gone, so the callers' references are the only ones left.
+    fn fully_detached(&self) -> bool {
+        self.state.load(SeqCst) & (DETACHED | ATTACHED_REF) == DETACHED
+            && !self.callback_in_flight()
+    }
+
     /// `utrace_barrier()`: waits until no callback to this engine is in
-    /// flight. `ESRCH` if it is detached and none is (fully detached).
+    /// flight and, for a detached engine, until the attached reference is
+    /// gone too (so a `put` by the caller that drops the last reference calls
+    /// `release` there and then). `ESRCH` if it was detached with no callback
+    /// in flight when called.
     pub(crate) fn barrier(&self) -> Result {
-        if self.is_detached() && !self.callback_in_flight() {
+        let idle = self.is_detached() && !self.callback_in_flight();
+        self.barrier_waiters.fetch_add(1, SeqCst);
+        let ret = wait::wait_interruptible(self.as_ptr().cast(), || {
+            if self.is_detached() {
+                self.fully_detached()
+            } else {
+                !self.callback_in_flight()
+            }
+        });
+        self.barrier_waiters.fetch_sub(1, SeqCst);
+        ret?;
+        if idle {
             return Err(ESRCH);
         }
-        let mut guard = self.idle_lock.lock();
-        self.barrier_waiters.fetch_add(1, SeqCst);
-        let mut ret = Ok(());
-        while self.callback_in_flight() {
-            if self.idle.wait_interruptible(&mut guard) {
-                ret = Err(ERESTARTSYS);
-                break;
-            }
-        }
-        self.barrier_waiters.fetch_sub(1, SeqCst);
-        ret
+        Ok(())
     }
 }
 

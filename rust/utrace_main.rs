@@ -38,6 +38,7 @@ mod state;
 mod table;
 mod task;
 mod utask;
+mod wait;
 
 module! {
     type: UtraceModule,

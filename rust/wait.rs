@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Waiting for a condition on a variable, woken through the kernel's hashed
+//! "var" wait queues (`wait_var_event()` / `wake_up_var()`), which the 6.12
+//! kernel crate does not wrap. Wakers may run in any context, softirq
+//! included, and need no lock of ours.
+
+use core::ffi::c_void;
+use core::sync::atomic::{fence, Ordering::SeqCst};
+use kernel::bindings;
+use kernel::prelude::*;
+
+/// Sleeps (interruptibly) until `cond()` holds. `ERESTARTSYS` if a signal
+/// arrives first. `var` is the address wakers pass to [`wake`].
+pub(crate) fn wait_interruptible(var: *const c_void, cond: impl Fn() -> bool) -> Result {
+    let var = var.cast_mut();
+    // SAFETY: Any address works as a key; the queue is the kernel's.
+    let wq = unsafe { bindings::__var_waitqueue(var) };
+    let mut entry = bindings::wait_bit_queue_entry::default();
+    // SAFETY: `entry` lives on this stack frame, is not moved, and is taken
+    // off the queue by `finish_wait` before the frame ends.
+    unsafe { bindings::init_wait_var_entry(&mut entry, var, 0) };
+    let mut ret = Ok(());
+    loop {
+        // SAFETY: As above; queues the entry and sets the task state before
+        // the condition is checked, so a wake in between is not lost.
+        let pending = unsafe {
+            bindings::prepare_to_wait_event(
+                wq,
+                &mut entry.wq_entry,
+                bindings::TASK_INTERRUPTIBLE as i32,
+            )
+        };
+        if cond() {
+            break;
+        }
+        if pending != 0 {
+            ret = Err(ERESTARTSYS);
+            break;
+        }
+        // SAFETY: Process context, no locks held (callers' contract).
+        unsafe { bindings::schedule() };
+    }
+    // SAFETY: Takes `entry` off the queue and restores the task state.
+    unsafe { bindings::finish_wait(wq, &mut entry.wq_entry) };
+    ret
+}
+
+/// Wakes waiters on `var` after the condition they wait for became true.
+pub(crate) fn wake(var: *const c_void) {
+    // Order the condition's stores before the waiters' queue is checked.
+    fence(SeqCst);
+    // SAFETY: Any address works as a key.
+    unsafe { bindings::wake_up_var(var.cast_mut()) };
+}
