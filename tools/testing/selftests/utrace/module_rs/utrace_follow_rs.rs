@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A Rust engine on the safe API, for the selftests: a global engine that
+//! follows every child of tasks named `spawn` with a per-task engine, and
+//! counts what those followers see. At unload it detaches everything (while
+//! its engines are still attached) and prints the counts.
+
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use kernel::prelude::*;
+use kernel::str::CStr;
+use kernel::task::Task;
+
+#[path = "../../../../../rust/api/utrace.rs"]
+mod utrace;
+
+use utrace::{Action, Context, Events, TaskInfo, Tracer};
+
+module! {
+    type: FollowModule,
+    name: "utrace_follow_rs",
+    author: "utrace-rs developers",
+    description: "utrace-rs selftest engine written with the safe Rust API",
+    license: "GPL",
+}
+
+#[derive(Default)]
+struct Follow {
+    clones: AtomicU32,
+    execs: AtomicU32,
+    exits: AtomicU32,
+    deaths: AtomicU32,
+    reaps: AtomicU32,
+    follow_errors: AtomicU32,
+}
+
+const FOLLOWED: &[u8] = b"spawn";
+
+fn is_followed_parent(task: &Task) -> bool {
+    let comm = task.comm();
+    comm.starts_with(FOLLOWED) && comm[FOLLOWED.len()] == 0
+}
+
+impl utrace::Engine for Follow {
+    fn clone(&self, cx: &Context<'_, Self>, child: &Task, _flags: u64) -> Action {
+        if !cx.is_global() || !is_followed_parent(cx.task()) {
+            return Action::Resume;
+        }
+        self.clones.fetch_add(1, Relaxed);
+        let events = Events::EXEC | Events::EXIT | Events::DEATH | Events::REAP;
+        if cx.attach(child, events).is_err() {
+            self.follow_errors.fetch_add(1, Relaxed);
+        }
+        Action::Resume
+    }
+
+    fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>) -> Action {
+        if !cx.is_global() && filename.is_some() {
+            self.execs.fetch_add(1, Relaxed);
+        }
+        Action::Resume
+    }
+
+    fn exit(&self, cx: &Context<'_, Self>, _code: &mut i64) -> Action {
+        if !cx.is_global() {
+            self.exits.fetch_add(1, Relaxed);
+        }
+        Action::Resume
+    }
+
+    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+        if !cx.is_global() {
+            self.deaths.fetch_add(1, Relaxed);
+        }
+        Action::Resume
+    }
+
+    fn reap(&self, _task: &Task) {
+        // Only followers ask for REAP.
+        self.reaps.fetch_add(1, Relaxed);
+    }
+}
+
+struct FollowModule {
+    tracer: Tracer<Follow>,
+}
+
+impl kernel::Module for FollowModule {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let tracer = Tracer::new(Follow::default())?;
+        tracer.attach_global(Events::CLONE)?;
+        pr_info!("following the children of `spawn`\n");
+        Ok(FollowModule { tracer })
+    }
+}
+
+impl Drop for FollowModule {
+    fn drop(&mut self) {
+        // The global engine plus followers whose task was not reaped yet.
+        let attached = self.tracer.attached();
+        self.tracer.detach_all();
+        let f = self.tracer.engine();
+        pr_info!(
+            "attached={} clones={} execs={} exits={} deaths={} reaps={} follow_errors={}\n",
+            attached,
+            f.clones.load(Relaxed),
+            f.execs.load(Relaxed),
+            f.exits.load(Relaxed),
+            f.deaths.load(Relaxed),
+            f.reaps.load(Relaxed),
+            f.follow_errors.load(Relaxed)
+        );
+    }
+}

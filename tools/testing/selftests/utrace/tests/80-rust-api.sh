@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# An engine written with the safe Rust API (utrace_follow_rs.ko): a global
+# engine whose CLONE callback attaches followers to the children of `spawn`.
+# Counts are exact, and the module unloads while engines are still attached
+# (one follower sits on a sleeping child): nothing is called afterwards.
+. /utrace/selftests/lib.sh
+load utrace_rs
+mark
+load utrace_follow_rs
+
+rm -f /tmp/t80.go
+mkfifo /tmp/t80.go
+spawn fork 30 /bin/true </tmp/t80.go &
+pid=$!
+echo go >/tmp/t80.go
+wait $pid || fail "spawn failed"
+
+# One more child that stays alive across the unload.
+rm -f /tmp/t80.go
+mkfifo /tmp/t80.go
+spawn fork 1 /bin/sleep 3 </tmp/t80.go &
+pid=$!
+echo go >/tmp/t80.go
+wait_until 5 "pidof sleep >/dev/null"
+unload utrace_follow_rs
+line=$(dmesg_since_mark | grep 'utrace_follow_rs: attached=' | tail -n 1)
+echo "$line"
+set -- $(echo "$line" | sed 's/.*attached=//; s/[a-z_]*=//g')
+attached=$1 clones=$2 execs=$3 exits=$4 deaths=$5 reaps=$6 errors=$7
+expect_eq "CLONE callbacks (children of spawn)" "$clones" 31
+expect_eq "EXEC seen by followers" "$execs" 31
+expect_eq "EXIT seen by followers" "$exits" 30
+expect_eq "DEATH seen by followers" "$deaths" 30
+# Every follower was either reaped or still attached at unload (plus the
+# global engine).
+expect_eq "reaped + attached followers" "$((reaps + attached - 1))" 31
+expect_eq "follow errors" "$errors" 0
+wait $pid || fail "the sleeping child's spawner failed"
+unload utrace_rs
+echo "ok: the traced child outlived the engine module"
