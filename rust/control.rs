@@ -4,8 +4,8 @@
 //! control and barrier, with utrace's return codes.
 
 use crate::engine::{Engine, EngineOps};
-use crate::errno::{ealready, einprogress, eopnotsupp};
 use crate::engine_list::EngineList;
+use crate::errno::{ealready, einprogress, eopnotsupp};
 use crate::events::{self, action, attach, Events};
 use crate::state::State;
 use crate::task;
@@ -136,7 +136,7 @@ pub(crate) fn attach(
             Some(match st.table.get(task::raw(task)) {
                 Some(ut) => ut,
                 None if !create => return Err(ENOENT),
-                None => st.table.insert(UTask::new(task, GFP_KERNEL)?),
+                None => st.table.insert(UTask::create(task, GFP_KERNEL)?),
             })
         }
     };
@@ -204,9 +204,9 @@ fn resolve(st: &State, task: Option<&Task>, engine: &Engine) -> Result<Option<UT
 /// Whether `current` is inside a callback to `engine`.
 fn current_in_callback(st: &State, engine: &Engine) -> bool {
     let rcu = crate::shim::RcuGuard::new();
-    st.table
-        .lookup(task::current(), &rcu)
-        .is_some_and(|ut| ut.reporting.load(core::sync::atomic::Ordering::SeqCst) == engine.as_ptr())
+    st.table.lookup(task::current(), &rcu).is_some_and(|ut| {
+        ut.reporting.load(core::sync::atomic::Ordering::SeqCst) == engine.as_ptr()
+    })
 }
 
 /// `utrace_set_events()`.

@@ -28,11 +28,9 @@ use kernel::types::Opaque;
 #[repr(C)]
 pub(crate) struct EngineOps {
     pub(crate) owner: *mut bindings::module,
-    pub(crate) report_clone: Option<
-        unsafe extern "C" fn(u32, *mut Engine, u64, *mut bindings::task_struct) -> u32,
-    >,
-    pub(crate) report_exec:
-        Option<unsafe extern "C" fn(u32, *mut Engine, *const u8, i32) -> u32>,
+    pub(crate) report_clone:
+        Option<unsafe extern "C" fn(u32, *mut Engine, u64, *mut bindings::task_struct) -> u32>,
+    pub(crate) report_exec: Option<unsafe extern "C" fn(u32, *mut Engine, *const u8, i32) -> u32>,
     pub(crate) report_exit: Option<unsafe extern "C" fn(u32, *mut Engine, i64, *mut i64) -> u32>,
     pub(crate) report_death: Option<unsafe extern "C" fn(*mut Engine, bool, i32) -> u32>,
     pub(crate) report_reap: Option<unsafe extern "C" fn(*mut Engine, *mut bindings::task_struct)>,

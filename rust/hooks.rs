@@ -31,7 +31,7 @@ fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Optio
     }
     // SAFETY: The hooks are called with a live task.
     let task = unsafe { task::from_raw(task) };
-    match UTask::new(task, GFP_ATOMIC) {
+    match UTask::create(task, GFP_ATOMIC) {
         Ok(ut) => Some(st.table.insert(ut)),
         Err(_) => {
             pr_warn_limited!(
@@ -45,7 +45,10 @@ fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Optio
 
 /// `task_newtask`: `child` was just created by `current` and has not run.
 #[no_mangle]
-pub(crate) extern "C" fn utrace_rs_hook_newtask(child: *mut bindings::task_struct, clone_flags: u64) {
+pub(crate) extern "C" fn utrace_rs_hook_newtask(
+    child: *mut bindings::task_struct,
+    clone_flags: u64,
+) {
     let Some(st) = state::get() else { return };
     if !st.any_attached() {
         return;
@@ -63,7 +66,7 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(child: *mut bindings::task_struc
     };
     // The child gets state now, so engines can attach to it from the CLONE
     // callbacks before it runs a single instruction of its own.
-    let child_ut = match UTask::new(child, GFP_ATOMIC) {
+    let child_ut = match UTask::create(child, GFP_ATOMIC) {
         Ok(ut) => Some(st.table.insert(ut)),
         Err(_) => {
             pr_warn_limited!(
@@ -98,7 +101,10 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(child: *mut bindings::task_struc
         seq,
     };
     if let Some(lost) = parent_ut.queue_clone(st, report) {
-        pr_warn_limited!("pid {}: two CLONE events pending, one lost\n", task::pid(parent));
+        pr_warn_limited!(
+            "pid {}: two CLONE events pending, one lost\n",
+            task::pid(parent)
+        );
         drop(lost);
     }
 }
@@ -152,7 +158,10 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct) {
     let seq = st.seq_now();
     // Mark the exit seen under the lock whenever there is state, so that
     // set_events() knows whether a later DEATH request can still be met.
-    let ut = st.table.get(task).or_else(|| wanted(st, task, events::EXIT_EVENTS));
+    let ut = st
+        .table
+        .get(task)
+        .or_else(|| wanted(st, task, events::EXIT_EVENTS));
     let Some(ut) = ut else { return };
     ut.queue(st, |inner| {
         ut.set_state(crate::utask::EXIT_SEEN);

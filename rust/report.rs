@@ -19,19 +19,33 @@ use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
 use kernel::task::Task;
 
-/// Calls `call` for every engine on `list` attached at or before `seq` that
-/// wants `event`. `cur` is the `UTask` of the task running the callbacks
-/// (`None` for REAP, which runs in a workqueue).
+/// One event being reported.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    st: &'a State,
+    /// The `UTask` of the task running the callbacks (`None` for REAP, which
+    /// runs in a workqueue).
+    cur: Option<&'a UTask>,
+    event: Events,
+    /// Engines attached after this sequence number do not get the event.
+    seq: u64,
+}
+
+/// Calls `call` for every engine on `target`'s `list` that `pass` reaches,
+/// starting with resume action `act`; returns the action that won.
 fn walk(
-    st: &State,
-    cur: Option<&UTask>,
+    pass: Pass<'_>,
     target: Target<'_>,
     list: &EngineList,
-    event: Events,
-    seq: u64,
     mut act: u32,
     call: &mut impl FnMut(&Engine, u32) -> u32,
 ) -> u32 {
+    let Pass {
+        st,
+        cur,
+        event,
+        seq,
+    } = pass;
     let mut prev: Option<*mut Engine> = None;
     loop {
         let next = {
@@ -76,20 +90,23 @@ fn report(
     seq: u64,
     mut call: impl FnMut(&Engine, u32) -> u32,
 ) -> u32 {
-    let act = walk(
+    let pass = Pass {
         st,
         cur,
-        Target::Task(owner),
-        &owner.engines,
         event,
         seq,
+    };
+    let act = walk(
+        pass,
+        Target::Task(owner),
+        &owner.engines,
         action::RESUME,
         &mut call,
     );
     if event & events::GLOBAL_EVENTS == 0 {
         return act;
     }
-    walk(st, cur, Target::Global, &st.global, event, seq, act, &mut call)
+    walk(pass, Target::Global, &st.global, act, &mut call)
 }
 
 fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
@@ -164,13 +181,16 @@ fn report_death(st: &State, ut: &UTask, seq: u64) {
 /// detached. Runs from a workqueue after the task is gone.
 pub(crate) fn reap(st: &State, ut: &UTask) {
     let task = ut.task_ptr();
-    walk(
+    let pass = Pass {
         st,
-        None,
+        cur: None,
+        event: events::REAP,
+        seq: u64::MAX,
+    };
+    walk(
+        pass,
         Target::Task(ut),
         &ut.engines,
-        events::REAP,
-        u64::MAX,
         action::RESUME,
         &mut |e, _| {
             if let Some(f) = e.ops().report_reap {

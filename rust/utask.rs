@@ -177,8 +177,13 @@ impl Drop for UTaskRef {
 }
 
 /// Frees a `UTask` whose last reference is gone.
+///
+/// # Safety
+///
+/// Called by RCU with the `rcu` field of a `UTask` whose last reference was
+/// dropped.
 unsafe extern "C" fn utask_free_rcu(head: *mut bindings::callback_head) {
-    // SAFETY: `head` is the `rcu` field of a `UTask` allocated by `UTask::new`.
+    // SAFETY: `head` is the `rcu` field of a `UTask` allocated by `UTask::create`.
     let ut = unsafe { kernel::container_of!(head, UTask, rcu) }.cast_mut();
     // SAFETY: Nobody can reach it any more; allocated with `KBox`.
     drop(unsafe { KBox::from_raw(ut) });
@@ -186,7 +191,7 @@ unsafe extern "C" fn utask_free_rcu(head: *mut bindings::callback_head) {
 
 impl UTask {
     /// A new `UTask` for `task`, with one reference, not yet on the table.
-    pub(crate) fn new(task: &Task, gfp: Flags) -> Result<UTaskRef> {
+    pub(crate) fn create(task: &Task, gfp: Flags) -> Result<UTaskRef> {
         let ut = KBox::pin_init(
             pin_init!(UTask {
                 task: ARef::from(task),
@@ -361,6 +366,10 @@ impl UTask {
 }
 
 /// The task's own work: reports pending events in its context.
+///
+/// # Safety
+///
+/// Called by `task_work_run()` with the `work` field of a live `UTask`.
 unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `work` field of a live `UTask` (see `queue`).
     let ut = unsafe { &*kernel::container_of!(head, UTask, work) };
@@ -383,6 +392,11 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
 }
 
 /// Reaps a task's engines (queued by [`UTask::queue_reap`]).
+///
+/// # Safety
+///
+/// Called by the workqueue with the `reap_work` field of a `UTask` that the
+/// table still references.
 unsafe extern "C" fn utask_reap_work(work: *mut bindings::work_struct) {
     // SAFETY: `work` is the `reap_work` field of a `UTask` that the table
     // still references.

@@ -79,7 +79,10 @@ impl Drop for UtraceModule {
         // engines with them; a leaked engine would still be linked here.
         let leaked = self.state.attached_count();
         if leaked != 0 {
-            pr_err!("unload: {} engine(s) still attached (leaked by an engine module)\n", leaked);
+            pr_err!(
+                "unload: {} engine(s) still attached (leaked by an engine module)\n",
+                leaked
+            );
         }
         // 1. No probe runs after this.
         drop(self.hooks.take());

@@ -333,7 +333,9 @@ impl<E: Engine> Shared<E> {
         let task_raw = task.map_or(ptr::null_mut(), task_ptr);
         // SAFETY: `ops` is a static table of this module; `data` is an `Arc`
         // reference that `release` takes back.
-        let engine = unsafe { raw::utrace_attach_task(task_raw, flags, Self::ops(task.is_none()), data.cast_mut()) };
+        let engine = unsafe {
+            raw::utrace_attach_task(task_raw, flags, Self::ops(task.is_none()), data.cast_mut())
+        };
         let errno = engine as isize;
         if (-4095..0).contains(&errno) {
             // SAFETY: Not attached: the reference is still ours.
@@ -347,7 +349,9 @@ impl<E: Engine> Shared<E> {
             task: task.map(ARef::from),
         };
         // SAFETY: We hold a reference on the engine (and the task).
-        let ret = to_result(unsafe { raw::utrace_set_events(handle.task_ptr(), engine.as_ptr(), events.bits()) });
+        let ret = to_result(unsafe {
+            raw::utrace_set_events(handle.task_ptr(), engine.as_ptr(), events.bits())
+        });
         if let Err(e) = ret {
             drop(handles);
             handle.retire();
@@ -402,6 +406,10 @@ unsafe fn shared<'a, E: Engine>(engine: *mut raw::utrace_engine) -> ArcBorrow<'a
     unsafe { <Arc<Shared<E>> as ForeignOwnable>::borrow((*engine).data) }
 }
 
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
 unsafe extern "C" fn clone_cb<E: Engine, const GLOBAL: bool>(
     _action: u32,
     engine: *mut raw::utrace_engine,
@@ -418,6 +426,10 @@ unsafe extern "C" fn clone_cb<E: Engine, const GLOBAL: bool>(
     shared.engine.clone(&cx, child, flags).raw()
 }
 
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
 unsafe extern "C" fn exec_cb<E: Engine, const GLOBAL: bool>(
     _action: u32,
     engine: *mut raw::utrace_engine,
@@ -435,6 +447,10 @@ unsafe extern "C" fn exec_cb<E: Engine, const GLOBAL: bool>(
     shared.engine.exec(&cx, filename).raw()
 }
 
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
 unsafe extern "C" fn exit_cb<E: Engine, const GLOBAL: bool>(
     _action: u32,
     engine: *mut raw::utrace_engine,
@@ -450,6 +466,10 @@ unsafe extern "C" fn exit_cb<E: Engine, const GLOBAL: bool>(
     shared.engine.exit(&cx, code).raw()
 }
 
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
 unsafe extern "C" fn death_cb<E: Engine, const GLOBAL: bool>(
     engine: *mut raw::utrace_engine,
     group_dead: bool,
@@ -464,6 +484,10 @@ unsafe extern "C" fn death_cb<E: Engine, const GLOBAL: bool>(
     shared.engine.death(&cx, group_dead, signal).raw()
 }
 
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
 unsafe extern "C" fn reap_cb<E: Engine>(
     engine: *mut raw::utrace_engine,
     task: *mut bindings::task_struct,
@@ -474,7 +498,11 @@ unsafe extern "C" fn reap_cb<E: Engine>(
     // The engine is detached after this: move our handle aside so that a
     // later attach or the tracer's drop retires it.
     let mut handles = shared.handles.lock();
-    if let Some(i) = handles.live.iter().position(|h| h.engine.as_ptr() == engine) {
+    if let Some(i) = handles
+        .live
+        .iter()
+        .position(|h| h.engine.as_ptr() == engine)
+    {
         let handle = swap_remove(&mut handles.live, i);
         if handles.reaped.push(handle, GFP_KERNEL).is_err() {
             // Out of memory: it stays referenced by nothing of ours but its
@@ -495,6 +523,10 @@ fn swap_remove<T>(v: &mut KVec<T>, i: usize) -> T {
     }
 }
 
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
 unsafe extern "C" fn release_cb<E: Engine>(data: *mut c_void) {
     // SAFETY: `data` is the `Arc` reference `attach` handed over.
     drop(unsafe { Arc::<Shared<E>>::from_foreign(data) });
