@@ -22,6 +22,19 @@ start=$(date +%s)
 echo "TAP version 13"
 echo "# utrace-rs selftests on $(basename "$KDIR")"
 
+# Source checks on the host: formatting and lints are part of the suite.
+if out=$(make -s -C "$top" fmt-check 2>&1) && ! echo "$out" | grep -q '^Diff in'; then
+	host_result OK "rustfmt (kernel .rustfmt.toml) finds nothing to change"
+else
+	host_result FAIL "rustfmt (kernel .rustfmt.toml) finds nothing to change" "$out"
+fi
+out=$(make -s -C "$top" clippy 2>&1)
+if [ $? = 0 ] && ! echo "$out" | grep -qE '^(warning|error)'; then
+	host_result OK "CLIPPY=1 build has no warnings"
+else
+	host_result FAIL "CLIPPY=1 build has no warnings" "$(echo "$out" | grep -E -A8 '^(warning|error)' | head -n 40)"
+fi
+
 INITRD=$top/build/check.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD"
 boot_guest check "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check \
