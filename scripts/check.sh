@@ -36,7 +36,7 @@ else
 fi
 
 INITRD=$top/build/check.cpio.gz
-"$top/scripts/mkinitramfs.sh" "$INITRD"
+"$top/scripts/mkinitramfs.sh" "$INITRD" || { echo "check: cannot build the initramfs" >&2; exit 1; }
 boot_guest check "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check \
 	${UTRACE_ONLY:+UTRACE_ONLY=$UTRACE_ONLY}
 report_boot check
@@ -47,7 +47,7 @@ if [ "${UTRACE_META:-1}" != 0 ]; then
 	trap 'rm -rf "$extra"' EXIT
 	cp "$meta/must-fail.sh" "$meta/splat.sh" "$extra/"
 	INITRD=$top/build/meta.cpio.gz
-	"$top/scripts/mkinitramfs.sh" "$INITRD" "$extra:utrace/selftests/extra"
+	"$top/scripts/mkinitramfs.sh" "$INITRD" "$extra:utrace/selftests/extra" || exit 1
 	boot_guest meta-fail 300 utrace.mode=check UTRACE_ONLY=extra
 	ktap_counts
 	if [ "$G_FAIL" = 2 ] && [ "$G_PASS" = 0 ] &&
@@ -63,7 +63,7 @@ $KTAP_TEXT"
 
 	rm -f "$extra"/*.sh
 	cp "$meta/hang.sh" "$extra/"
-	"$top/scripts/mkinitramfs.sh" "$INITRD" "$extra:utrace/selftests/extra"
+	"$top/scripts/mkinitramfs.sh" "$INITRD" "$extra:utrace/selftests/extra" || exit 1
 	boot_guest meta-hang 20 utrace.mode=check UTRACE_ONLY=extra
 	if [ "$BOOT_RC" = 124 ] && ! grep -q '^### END' "$BOOT_LOG"; then
 		host_result OK "meta: a guest that hangs is stopped at its time limit and reported"

@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/boot.sh"
 mkdir -p "$top/build"
 INITRD=$top/build/demo.cpio.gz
-"$top/scripts/mkinitramfs.sh" "$INITRD"
+"$top/scripts/mkinitramfs.sh" "$INITRD" || exit 1
 boot_guest demo "${UTRACE_DEMO_TIMEOUT:-600}" utrace.mode=demo
 sed -n '/^### BOOTED/,/^### DMESG-BEGIN/p' "$BOOT_LOG" | grep -v '^### DMESG-BEGIN'
 if ! grep -q '^### END rc=0' "$BOOT_LOG"; then

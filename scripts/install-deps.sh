@@ -33,6 +33,24 @@ else
 	log "Debian packages present"
 fi
 
+# The guest's debugger: gdb-minimal (no Python, so no stdlib to ship) is
+# unpacked into the cache rather than installed, since it conflicts with the
+# host's full gdb.
+cache=${UTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/utrace-rs}
+guestgdb=$cache/guest-tools/usr/bin/gdb
+if [ ! -x "$guestgdb" ]; then
+	log "unpacking gdb-minimal for the guest"
+	mkdir -p "$cache/guest-tools"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp" # apt's download user must be able to write there
+	(cd "$tmp" && apt-get download -qq gdb-minimal >/dev/null) ||
+		{ apt-get update -qq && (cd "$tmp" && apt-get download -qq gdb-minimal >/dev/null); }
+	dpkg-deb -x "$tmp"/gdb-minimal_*.deb "$cache/guest-tools"
+	rm -rf "$tmp"
+else
+	log "guest gdb present"
+fi
+
 if ! command -v rustup >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/rustup" ]; then
 	export PATH="$HOME/.cargo/bin:$PATH"
 fi

@@ -23,11 +23,30 @@ echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
 # Every module the build produced, flat in /utrace/modules.
-find "$top/rust" "$top/samples" "$top/tools" -name '*.ko' -exec cp {} "$stage/utrace/modules/" \;
+for dir in rust samples tools; do
+	[ -d "$top/$dir" ] && find "$top/$dir" -name '*.ko' -exec cp {} "$stage/utrace/modules/" \;
+done
 cp -r "$top/tools/testing/selftests/utrace" "$stage/utrace/selftests"
 rm -rf "$stage/utrace/selftests/module"
 [ -d "$top/scripts/demo" ] && cp -r "$top/scripts/demo" "$stage/utrace/demo"
 [ -d "$top/build/guest/bin" ] && cp -r "$top/build/guest/bin/." "$stage/utrace/bin/"
+
+# add_elf FILE DEST: copy an ELF program and the shared libraries it needs.
+add_elf() {
+	install -D -m 0755 "$1" "$stage/$2"
+	ldd "$1" | grep -o '/[^ ]*' | while read -r lib; do
+		[ -e "$stage$lib" ] || install -D -m 0755 "$lib" "$stage$lib"
+	done
+}
+
+# gdb (gdb-minimal, unpacked by install-deps.sh): the guest's debugger.
+cache=${UTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/utrace-rs}
+if [ -x "$cache/guest-tools/usr/bin/gdb" ]; then
+	add_elf "$cache/guest-tools/usr/bin/gdb" usr/bin/gdb
+else
+	echo "mkinitramfs: no guest gdb (run scripts/install-deps.sh)" >&2
+	exit 1
+fi
 
 for pair in "$@"; do
 	mkdir -p "$stage/${pair#*:}"
