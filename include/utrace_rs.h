@@ -156,4 +156,22 @@ int utrace_control(struct task_struct *target, struct utrace_engine *engine,
  */
 int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
 
+/*
+ * Tracer handoff: replace @from (attached to @target, or global when @target
+ * is NULL) by a new engine with @ops, @data and @events (0: @from's events),
+ * atomically. Every event of the task is reported to exactly one of the two:
+ * the new engine's first event is the one right after the last event @from
+ * saw, and a CLONE child is followed by whichever engine reported its CLONE.
+ * @from is detached; one callback to it may still be running when this
+ * returns: utrace_barrier(@target, @from) waits for it.
+ *
+ * Returns a reference to the new engine, or ERR_PTR: -ESRCH (@from detached,
+ * or the task reaped), -EINVAL (NULL ops, events this kind cannot have,
+ * wrong target), -ENOMEM, -ENODEV. Context: may sleep.
+ */
+struct utrace_engine *utrace_handoff(struct task_struct *target,
+				     struct utrace_engine *from,
+				     const struct utrace_engine_ops *ops,
+				     void *data, unsigned long events);
+
 #endif /* _UTRACE_RS_H */

@@ -93,6 +93,29 @@ pub(crate) unsafe extern "C" fn utrace_attach_pid(
 
 /// # Safety
 ///
+/// `target` is null or a valid task; the caller holds a reference on `from`;
+/// `ops` as for `utrace_attach_task`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_handoff(
+    target: *mut bindings::task_struct,
+    from: *mut Engine,
+    ops: *const EngineOps,
+    data: *mut c_void,
+    events: u64,
+) -> *mut Engine {
+    let ret = state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, from) = unsafe { (task_opt(target), Engine::from_raw(from)) };
+        control::handoff(st, task, from, ops, data, events)
+    });
+    match ret {
+        Ok(engine) => engine.as_ptr(),
+        Err(e) => err_ptr(e),
+    }
+}
+
+/// # Safety
+///
 /// The caller holds a reference on `engine`.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn utrace_engine_get(engine: *mut Engine) {

@@ -184,6 +184,58 @@ pub(crate) fn attach(
     Ok(engine)
 }
 
+/// `utrace_handoff()`: replaces `from` by a new engine with `ops`/`data`
+/// and `events` (0: `from`'s), atomically for every event: each one is
+/// reported to exactly one of them, and the new engine's first event is the
+/// one right after the old engine's last. `from` is detached; a callback to
+/// it may still be in flight when this returns (wait with barrier).
+pub(crate) fn handoff(
+    st: &State,
+    task: Option<&Task>,
+    from: &Engine,
+    ops: *const EngineOps,
+    data: *mut c_void,
+    events: Events,
+) -> Result<NonNull<Engine>> {
+    let allowed = if task.is_some() {
+        events::TASK_EVENTS
+    } else {
+        events::GLOBAL_EVENTS
+    };
+    if ops.is_null() || events & !allowed != 0 {
+        return Err(EINVAL);
+    }
+    let ut = resolve(st, task, from)?;
+    let target = ut.as_deref().map_or(Target::Global, Target::Task);
+    // SAFETY: `ops` is not null and the caller promises it is valid.
+    let engine = unsafe { Engine::new(ops, data, target.identity()) }?;
+    // SAFETY: Fresh, exclusively ours.
+    let new = unsafe { engine.as_ref() };
+    let swapped = target.locked(st, |list| {
+        if from.is_detached() || ut.as_deref().is_some_and(|ut| ut.state() & REAP_BEGUN != 0) {
+            return Err(ESRCH);
+        }
+        // INVARIANT: The new engine takes the old one's place and sequence:
+        // a report pass that already called (or skipped past) `from` skips
+        // it, one that had not reaches it instead of `from`.
+        new.set_seq(from.seq());
+        new.set_events(if events == 0 { from.events() } else { events });
+        // SAFETY: Writer lock held; `from` is linked (not detached), `new`
+        // is on no list.
+        unsafe { list.replace(from.as_ptr(), engine.as_ptr()) };
+        from.mark_detached();
+        st.engine_attached();
+        Ok(())
+    });
+    if let Err(e) = swapped {
+        // SAFETY: Never linked nor handed out.
+        unsafe { Engine::discard(engine.as_ptr()) };
+        return Err(e);
+    }
+    finish_detach(st, from);
+    Ok(engine)
+}
+
 /// Resolves the target an API call names and checks the engine is on it.
 /// `Err(ESRCH)` if the task has no state any more (reaped).
 fn resolve(st: &State, task: Option<&Task>, engine: &Engine) -> Result<Option<UTaskRef>> {

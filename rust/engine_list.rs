@@ -68,6 +68,31 @@ impl EngineList {
         }
     }
 
+    /// Puts `new` in `old`'s place in one store: a reporter walking the list
+    /// finds one or the other, never both and never neither.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the owner's writer lock, `old` is on this list and
+    /// `new` is valid and on no list.
+    pub(crate) unsafe fn replace(&self, old: *mut Engine, new: *mut Engine) {
+        let mut link = &self.head;
+        loop {
+            let cur = link.load(Acquire);
+            if cur.is_null() {
+                return;
+            }
+            if cur == old {
+                // SAFETY: Both valid by the function's safety requirements.
+                unsafe { (*new).next.store((*old).next.load(Acquire), Release) };
+                link.store(new, Release);
+                return;
+            }
+            // SAFETY: As in `push_back`.
+            link = unsafe { &(*cur).next };
+        }
+    }
+
     /// Iterates over the linked engines.
     ///
     /// # Safety
@@ -114,9 +139,17 @@ impl EngineList {
             if seq > upto {
                 return None;
             }
-            if engine.events() & events != 0 && engine.enter() {
+            if engine.events() & events == 0 {
+                continue;
+            }
+            if engine.enter() {
                 return Some(engine.as_ptr());
             }
+            // Detached meanwhile (detach or handoff): a replacement with the
+            // same sequence may sit before `next`, so look again from the
+            // head. The writer unlinks a detached engine right after marking
+            // it, under its lock, so this ends.
+            next = self.head.load(Acquire);
         }
         None
     }

@@ -16,3 +16,4 @@ EXPORT_SYMBOL_GPL(utrace_engine_put);
 EXPORT_SYMBOL_GPL(utrace_set_events);
 EXPORT_SYMBOL_GPL(utrace_control);
 EXPORT_SYMBOL_GPL(utrace_barrier);
+EXPORT_SYMBOL_GPL(utrace_handoff);

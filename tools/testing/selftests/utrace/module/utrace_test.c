@@ -27,6 +27,11 @@
  *                         SLOT's next EVENT callback attaches NEWSLOT to the
  *                         current task with events MASK
  *   filter TGID           count global events only for TGID and its children
+ *   handoff SLOT          utrace_handoff() SLOT's engine to a new one with the
+ *                         other ops (a <-> b)
+ *   hs P K                handoff-stress accounting: count EXECs of
+ *                         "/tmp/hs/<p>.<i>" and DEATHs of comm "<p>.<i>",
+ *                         p < P, i < K, per ops
  *   ret SLOT ACTION       SLOT's callbacks return ACTION
  *   reset                 clear the log and counters
  *   cleanup               detach, barrier and put everything held
@@ -84,6 +89,28 @@ static atomic_t releases = ATOMIC_INIT(0);
 static atomic_t follow_errors = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(hold_wq);
 static pid_t filter_tgid;
+static atomic_t switches = ATOMIC_INIT(0);
+
+/* Handoff stress: what each of P processes reported, step by step. */
+#define HS_P 64
+#define HS_K 256
+static int hs_p, hs_k;
+static atomic_t hs_exec[HS_P][HS_K];
+static atomic_t hs_clone[HS_P][HS_K];
+static atomic_t hs_cdeath[HS_P][HS_K];	/* the children "c<p>.<i>" */
+static atomic_t hs_death[HS_P];
+static atomic_t hs_by_ops[2];
+
+/* Parses "<p>.<i>" at the end of @name; false if it is not one. */
+static bool hs_parse(const char *name, int *p, int *i)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	if (sscanf(base, "%d.%d", p, i) != 2)
+		return false;
+	return *p >= 0 && *p < hs_p && *i >= 0 && *i < hs_k;
+}
 
 static const struct utrace_engine_ops ops_a, ops_b;
 
@@ -137,7 +164,8 @@ static u32 report(struct utrace_engine *engine, int event, struct task_struct *t
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 
 	if (counted(task)) {
-		log_line("%d %s %d %s", n, event_names[event], task_pid_nr(task), detail);
+		log_line("%d %s %d %s ops=%c", n, event_names[event], task_pid_nr(task), detail,
+			 engine->ops == &ops_b ? 'b' : 'a');
 		if (s)
 			atomic_inc(&s->count[event]);
 	}
@@ -177,6 +205,15 @@ static u32 cb_clone(u32 action, struct utrace_engine *engine, unsigned long clon
 
 	snprintf(detail, sizeof(detail), "child=%d%s", task_pid_nr(child),
 		 clone_flags & CLONE_VFORK ? " vfork" : "");
+	if (READ_ONCE(hs_k) && !(clone_flags & CLONE_THREAD)) {
+		int p, i;
+
+		if (hs_parse(current->comm, &p, &i)) {
+			atomic_inc(&hs_clone[p][i]);
+			atomic_inc(&hs_by_ops[engine->ops == &ops_b]);
+			return UTRACE_RESUME;
+		}
+	}
 	if (n < NSLOTS && slots[n].follow) {
 		struct utrace_engine *e;
 		int err = 0;
@@ -209,6 +246,13 @@ static u32 cb_clone(u32 action, struct utrace_engine *engine, unsigned long clon
 static u32 cb_exec(u32 action, struct utrace_engine *engine, const char *filename,
 		   pid_t old_pid)
 {
+	int p, i;
+
+	if (READ_ONCE(hs_k) && filename && hs_parse(filename, &p, &i)) {
+		atomic_inc(&hs_exec[p][i]);
+		atomic_inc(&hs_by_ops[engine->ops == &ops_b]);
+		return UTRACE_RESUME;
+	}
 	return report(engine, _UTRACE_EVENT_EXEC, current, filename ? filename : "(null)");
 }
 
@@ -223,6 +267,18 @@ static u32 cb_exit(u32 action, struct utrace_engine *engine, long orig_code, lon
 static u32 cb_death(struct utrace_engine *engine, bool group_dead, int signal)
 {
 	char detail[40];
+	int p, i;
+
+	if (READ_ONCE(hs_k) && current->comm[0] == 'c' && hs_parse(current->comm + 1, &p, &i)) {
+		atomic_inc(&hs_cdeath[p][i]);
+		atomic_inc(&hs_by_ops[engine->ops == &ops_b]);
+		return UTRACE_RESUME;
+	}
+	if (READ_ONCE(hs_k) && hs_parse(current->comm, &p, &i)) {
+		atomic_inc(&hs_death[p]);
+		atomic_inc(&hs_by_ops[engine->ops == &ops_b]);
+		return UTRACE_RESUME;
+	}
 
 	snprintf(detail, sizeof(detail), "group_dead=%d signal=%d code=0x%x",
 		 group_dead, signal, current->exit_code);
@@ -294,6 +350,41 @@ static int cmd_attach(int n, long pid, long flags, const char *opsname, long dat
 	slots[n].engine = e;
 	slots[n].task = task;
 	return 0;
+}
+
+static int cmd_handoff(struct slot *s)
+{
+	const struct utrace_engine_ops *other = s->engine->ops == &ops_a ? &ops_b : &ops_a;
+	struct utrace_engine *e;
+
+	e = utrace_handoff(s->task, s->engine, other, s->engine->data, 0);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	/* The old engine may still be in a callback: the framework keeps it. */
+	utrace_engine_put(s->engine);
+	s->engine = e;
+	atomic_inc(&switches);
+	return 0;
+}
+
+static void hs_setup(int p, int k)
+{
+	int i, j;
+
+	WRITE_ONCE(hs_k, 0);
+	for (i = 0; i < HS_P; i++) {
+		atomic_set(&hs_death[i], 0);
+		for (j = 0; j < HS_K; j++) {
+			atomic_set(&hs_exec[i][j], 0);
+			atomic_set(&hs_clone[i][j], 0);
+			atomic_set(&hs_cdeath[i][j], 0);
+		}
+	}
+	atomic_set(&hs_by_ops[0], 0);
+	atomic_set(&hs_by_ops[1], 0);
+	atomic_set(&switches, 0);
+	hs_p = p;
+	WRITE_ONCE(hs_k, k);
 }
 
 static void slot_forget(struct slot *s)
@@ -399,6 +490,14 @@ static int run_cmd(char *buf)
 		utrace_engine_put(s->engine);
 		return 0;
 	}
+	if (!strcmp(argv[0], "handoff") && s && s->engine && argc == 2)
+		return cmd_handoff(s);
+	if (!strcmp(argv[0], "hs") && argc == 3) {
+		if (a1 < 0 || a1 > HS_P || a2 < 0 || a2 > HS_K)
+			return -EINVAL;
+		hs_setup(a1, a2);
+		return 0;
+	}
 	if (!strcmp(argv[0], "ret") && s && argc == 3) {
 		s->ret = a2;
 		return 0;
@@ -479,6 +578,22 @@ static int log_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* Totals, duplicates and misses of a [hs_p][stride] counter array. */
+static void hs_show(struct seq_file *m, const char *what, atomic_t *counts, int stride, int k)
+{
+	int p, i, n, total = 0, dups = 0, missing = 0;
+
+	for (p = 0; p < hs_p; p++)
+		for (i = 0; i < k; i++) {
+			n = atomic_read(&counts[p * stride + i]);
+			total += n;
+			dups += n > 1 ? n - 1 : 0;
+			missing += !n;
+		}
+	seq_printf(m, "hs.%s %d\nhs.%s_dups %d\nhs.%s_missing %d\n",
+		   what, total, what, dups, what, missing);
+}
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	int i, j;
@@ -487,6 +602,15 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "releases %d\n", atomic_read(&releases));
 	seq_printf(m, "follow_errors %d\n", atomic_read(&follow_errors));
 	seq_printf(m, "followers %d\n", nfollowers);
+	seq_printf(m, "switches %d\n", atomic_read(&switches));
+	if (hs_k) {
+		hs_show(m, "exec", &hs_exec[0][0], HS_K, hs_k);
+		hs_show(m, "clone", &hs_clone[0][0], HS_K, hs_k);
+		hs_show(m, "child_death", &hs_cdeath[0][0], HS_K, hs_k);
+		hs_show(m, "death", hs_death, 1, 1);
+		seq_printf(m, "hs.by_a %d\nhs.by_b %d\n", atomic_read(&hs_by_ops[0]),
+			   atomic_read(&hs_by_ops[1]));
+	}
 	for (i = 0; i < NSLOTS; i++)
 		for (j = 0; j < _UTRACE_NEVENTS; j++)
 			if (atomic_read(&slots[i].count[j]))
