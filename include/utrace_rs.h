@@ -174,4 +174,35 @@ struct utrace_engine *utrace_handoff(struct task_struct *target,
 				     const struct utrace_engine_ops *ops,
 				     void *data, unsigned long events);
 
+/* What a trace record wants to know about a task. */
+struct utrace_task_info {
+	pid_t pid;		/* thread id (init namespace) */
+	pid_t tgid;		/* thread-group id */
+	pid_t ppid;		/* thread-group id of the real parent */
+	int exit_code;		/* as do_exit() recorded it (wait status) */
+	char comm[16];
+};
+
+/* Fill @info for @task (valid task). Context: process, may not sleep inside. */
+void utrace_task_info(struct task_struct *task, struct utrace_task_info *info);
+
+/*
+ * Event streams: /sys/kernel/debug/utrace/<name>, root-only (0400), one text
+ * line per record: "<seq> <ns> <text>". Reads consume and block until data
+ * arrives (-EAGAIN with O_NONBLOCK), poll() works, and when the ring is full
+ * records are dropped but never silently: the reader then gets
+ * "<seq> <ns> DROPPED <n>" at the place of the loss. See
+ * Documentation/utrace-rs/streams.rst.
+ */
+struct utrace_stream;
+
+/* @records: ring size (16 to 65536 records of up to 256 bytes). ERR_PTR on error. */
+struct utrace_stream *utrace_stream_create(const char *name, unsigned int records);
+/* 0, -ENOSPC (dropped: ring full) or -ESHUTDOWN. Any context but hardirq. */
+int utrace_stream_emit(struct utrace_stream *stream, const char *text, size_t len);
+/* Records dropped so far. */
+u64 utrace_stream_dropped(struct utrace_stream *stream);
+/* Remove the file; readers blocked in read() get end of file. May sleep. */
+void utrace_stream_destroy(struct utrace_stream *stream);
+
 #endif /* _UTRACE_RS_H */

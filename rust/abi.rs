@@ -7,12 +7,16 @@
 use crate::control;
 use crate::engine::{Engine, EngineOps};
 use crate::state::{self, State};
+use crate::stream::Stream;
 use crate::task;
 use core::ffi::c_void;
 use kernel::bindings;
 use kernel::error::{Error, Result};
 use kernel::prelude::*;
+use kernel::str::BStr;
+use kernel::sync::Arc;
 use kernel::task::Task;
+use kernel::types::ForeignOwnable;
 
 /// `UTRACE_RS_API_VERSION`.
 const API_VERSION: u32 = 1;
@@ -177,4 +181,67 @@ pub(crate) unsafe extern "C" fn utrace_barrier(
         let (task, engine) = unsafe { (task_opt(target), Engine::from_raw(engine)) };
         control::barrier(st, task, engine)
     }))
+}
+
+/// # Safety
+///
+/// `task` is a valid task and `info` points to a `struct utrace_task_info`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_task_info(
+    task: *mut bindings::task_struct,
+    info: *mut task::Info,
+) {
+    // SAFETY: By the caller's promise.
+    unsafe { info.write(task::info(task::from_raw(task))) };
+}
+
+/// # Safety
+///
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_stream_create(name: *const u8, records: u32) -> *mut c_void {
+    // SAFETY: By the caller's promise.
+    let name = unsafe { kernel::str::CStr::from_char_ptr(name) };
+    match Stream::create(name, records as usize) {
+        Ok(stream) => stream.into_foreign().cast_mut(),
+        Err(e) => e.to_errno() as isize as *mut c_void,
+    }
+}
+
+/// # Safety
+///
+/// `stream` came from `utrace_stream_create` and is not destroyed; `text`
+/// points to `len` bytes.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_stream_emit(
+    stream: *mut c_void,
+    text: *const u8,
+    len: usize,
+) -> i32 {
+    // SAFETY: By the caller's promise.
+    let (stream, text) = unsafe {
+        (
+            Arc::<Stream>::borrow(stream),
+            core::slice::from_raw_parts(text, len),
+        )
+    };
+    to_errno(stream.emit(format_args!("{}", BStr::from_bytes(text))))
+}
+
+/// # Safety
+///
+/// As for `utrace_stream_emit`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_stream_dropped(stream: *mut c_void) -> u64 {
+    // SAFETY: By the caller's promise.
+    unsafe { Arc::<Stream>::borrow(stream) }.dropped_total()
+}
+
+/// # Safety
+///
+/// `stream` came from `utrace_stream_create`; it is not used afterwards.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_stream_destroy(stream: *mut c_void) {
+    // SAFETY: By the caller's promise: the creator's reference.
+    Stream::destroy(unsafe { Arc::<Stream>::from_foreign(stream) });
 }

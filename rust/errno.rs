@@ -24,3 +24,8 @@ pub(crate) fn ealready() -> Error {
 pub(crate) fn eopnotsupp() -> Error {
     errno(bindings::EOPNOTSUPP)
 }
+
+/// The stream is being destroyed.
+pub(crate) fn eshutdown() -> Error {
+    errno(bindings::ESHUTDOWN)
+}

@@ -6,7 +6,7 @@
 use core::marker::PhantomData;
 use kernel::bindings;
 use kernel::error::{to_result, Result};
-use kernel::ffi::c_int;
+use kernel::ffi::{c_int, c_void};
 
 mod ffi {
     use super::*;
@@ -24,6 +24,20 @@ mod ffi {
         pub(super) fn utrace_shim_rcu_read_lock();
         pub(super) fn utrace_shim_rcu_read_unlock();
         pub(super) fn utrace_shim_synchronize_tasks();
+        pub(super) fn utrace_shim_debugfs_init() -> c_int;
+        pub(super) fn utrace_shim_debugfs_exit();
+        pub(super) fn utrace_shim_debugfs_file(
+            name: *const u8,
+            data: *mut c_void,
+            fops: *const bindings::file_operations,
+        ) -> *mut bindings::dentry;
+        pub(super) fn utrace_shim_debugfs_remove(d: *mut bindings::dentry);
+        pub(super) fn utrace_shim_poll(
+            file: *mut bindings::file,
+            wq: *mut bindings::wait_queue_head,
+            pt: *mut bindings::poll_table_struct,
+            readable: bool,
+        ) -> bindings::__poll_t;
     }
 }
 
@@ -89,4 +103,65 @@ pub(crate) unsafe fn task_work_add(
 pub(crate) fn synchronize_tasks() {
     // SAFETY: Plain C call from process context (module exit).
     unsafe { ffi::utrace_shim_synchronize_tasks() };
+}
+
+/// `/sys/kernel/debug/utrace/`, present while this value lives.
+pub(crate) struct DebugfsDir(());
+
+impl DebugfsDir {
+    pub(crate) fn create() -> Result<Self> {
+        // SAFETY: Plain C call from module init.
+        to_result(unsafe { ffi::utrace_shim_debugfs_init() })?;
+        Ok(DebugfsDir(()))
+    }
+}
+
+impl Drop for DebugfsDir {
+    fn drop(&mut self) {
+        // SAFETY: Created by `create`; files in it were removed by their
+        // owners (or go with it).
+        unsafe { ffi::utrace_shim_debugfs_exit() };
+    }
+}
+
+/// Creates a root-only file `name` in `/sys/kernel/debug/utrace/`; null on
+/// failure.
+///
+/// # Safety
+///
+/// `name` is NUL-terminated; `fops` is static and expects `data` as the
+/// inode's private data.
+pub(crate) unsafe fn debugfs_file(
+    name: *const u8,
+    data: *mut c_void,
+    fops: *const bindings::file_operations,
+) -> *mut bindings::dentry {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_debugfs_file(name, data, fops) }
+}
+
+/// Removes a file made by [`debugfs_file`], waiting for its file
+/// operations in progress.
+///
+/// # Safety
+///
+/// `d` came from [`debugfs_file`] and is removed once.
+pub(crate) unsafe fn debugfs_remove(d: *mut bindings::dentry) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_debugfs_remove(d) };
+}
+
+/// `poll_wait()` on `wq` and the mask for a readable (or not) file.
+///
+/// # Safety
+///
+/// Called from a `poll` file operation with its arguments.
+pub(crate) unsafe fn poll(
+    file: *mut bindings::file,
+    wq: *mut bindings::wait_queue_head,
+    pt: *mut bindings::poll_table_struct,
+    readable: bool,
+) -> bindings::__poll_t {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_poll(file, wq, pt, readable) }
 }

@@ -97,3 +97,43 @@ pub(crate) fn group_dead(task: &Task) -> bool {
         !signal.is_null() && (*signal).live.counter == 0
     }
 }
+
+/// `struct utrace_task_info` of `include/utrace_rs.h`.
+#[repr(C)]
+pub(crate) struct Info {
+    pub(crate) pid: i32,
+    pub(crate) tgid: i32,
+    pub(crate) ppid: i32,
+    pub(crate) exit_code: i32,
+    pub(crate) comm: [u8; 16],
+}
+
+/// Ids, parent, exit code and name of `task`, read consistently enough for
+/// a trace record (the parent under RCU).
+pub(crate) fn info(task: &Task) -> Info {
+    let raw = raw(task);
+    let ppid = {
+        let _rcu = crate::shim::RcuGuard::new();
+        // SAFETY: `task` is valid; `real_parent` is RCU-protected and
+        // never null for a live or zombie task.
+        unsafe {
+            let parent = core::ptr::read_volatile(&(*raw).real_parent);
+            if parent.is_null() {
+                0
+            } else {
+                core::ptr::read_volatile(&(*parent).tgid)
+            }
+        }
+    };
+    let mut comm = [0u8; 16];
+    // SAFETY: `comm` has the 16 bytes it is said to have; takes task_lock.
+    unsafe { bindings::__get_task_comm(comm.as_mut_ptr(), comm.len(), raw) };
+    Info {
+        pid: pid(task),
+        // SAFETY: `task` is valid; a plain int.
+        tgid: unsafe { core::ptr::read_volatile(&(*raw).tgid) },
+        ppid,
+        exit_code: exit_code(task),
+        comm,
+    }
+}

@@ -35,6 +35,7 @@ mod hooks;
 mod report;
 mod shim;
 mod state;
+mod stream;
 mod table;
 mod task;
 mod utask;
@@ -51,11 +52,13 @@ module! {
 struct UtraceModule {
     state: Pin<KBox<state::State>>,
     hooks: Option<shim::Hooks>,
+    _debugfs: shim::DebugfsDir,
 }
 
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let state = KBox::pin_init(state::State::new(), GFP_KERNEL)?;
+        let debugfs = shim::DebugfsDir::create()?;
         state.as_ref().publish();
         let hooks = match shim::Hooks::register() {
             Ok(hooks) => hooks,
@@ -69,6 +72,7 @@ impl kernel::Module for UtraceModule {
         Ok(UtraceModule {
             state,
             hooks: Some(hooks),
+            _debugfs: debugfs,
         })
     }
 }

@@ -20,16 +20,38 @@ pub(crate) fn wait_interruptible(var: *const c_void, cond: impl Fn() -> bool) ->
     // SAFETY: `entry` lives on this stack frame, is not moved, and is taken
     // off the queue by `finish_wait` before the frame ends.
     unsafe { bindings::init_wait_var_entry(&mut entry, var, 0) };
+    wait_entry(wq, &mut entry.wq_entry, cond)
+}
+
+/// Sleeps (interruptibly) on the wait queue `wq` until `cond()` holds.
+pub(crate) fn wait_interruptible_on(
+    wq: *mut bindings::wait_queue_head,
+    cond: impl Fn() -> bool,
+) -> Result {
+    let mut entry = bindings::wait_queue_entry::default();
+    // SAFETY: As in `wait_interruptible`; wakes the current task.
+    unsafe { bindings::init_wait_entry(&mut entry, 0) };
+    wait_entry(wq, &mut entry, cond)
+}
+
+/// Wakes every waiter on the wait queue `wq`.
+pub(crate) fn wake_all(wq: *mut bindings::wait_queue_head) {
+    // SAFETY: `wq` is an initialised wait queue head; any context.
+    unsafe { bindings::__wake_up(wq, bindings::TASK_NORMAL, 0, core::ptr::null_mut()) };
+}
+
+/// The wait loop: queue `entry`, check `cond`, sleep, until it holds.
+fn wait_entry(
+    wq: *mut bindings::wait_queue_head,
+    entry: &mut bindings::wait_queue_entry,
+    cond: impl Fn() -> bool,
+) -> Result {
     let mut ret = Ok(());
     loop {
         // SAFETY: As above; queues the entry and sets the task state before
         // the condition is checked, so a wake in between is not lost.
         let pending = unsafe {
-            bindings::prepare_to_wait_event(
-                wq,
-                &mut entry.wq_entry,
-                bindings::TASK_INTERRUPTIBLE as i32,
-            )
+            bindings::prepare_to_wait_event(wq, entry, bindings::TASK_INTERRUPTIBLE as i32)
         };
         if cond() {
             break;
@@ -42,7 +64,7 @@ pub(crate) fn wait_interruptible(var: *const c_void, cond: impl Fn() -> bool) ->
         unsafe { bindings::schedule() };
     }
     // SAFETY: Takes `entry` off the queue and restores the task state.
-    unsafe { bindings::finish_wait(wq, &mut entry.wq_entry) };
+    unsafe { bindings::finish_wait(wq, entry) };
     ret
 }
 

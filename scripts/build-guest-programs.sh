@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the guest's test and demo programs (C, static, for the busybox guest)
-# into build/guest/bin. Sources: tools/testing/selftests/utrace/progs/*.c.
+# into build/guest/bin. Sources: tools/testing/selftests/utrace/progs/*.c and
+# the user tools, tools/utrace-top/*.c.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/tools/testing/selftests/utrace/progs
 out=$top/build/guest/bin
 mkdir -p "$out"
-for c in "$src"/*.c; do
+for c in "$src"/*.c "$top"/tools/utrace-top/*.c; do
 	[ -e "$c" ] || continue
 	bin=$out/$(basename "$c" .c)
 	if [ ! -e "$bin" ] || [ "$c" -nt "$bin" ] || [ "$src/progs.h" -nt "$bin" ]; then

@@ -14,6 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1; shift
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage" # the guest's root directory
 
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,utrace/{bin,modules}}
 cp /bin/busybox "$stage/bin/busybox"

@@ -47,6 +47,10 @@ impl Events {
     pub(crate) const EXIT: Events = Events(1 << 4);
     pub(crate) const DEATH: Events = Events(1 << 5);
 
+    pub(crate) const fn or(self, other: Events) -> Events {
+        Events(self.0 | other.0)
+    }
+
     pub(crate) const fn bits(self) -> u64 {
         self.0
     }
@@ -134,36 +138,43 @@ impl<E: Engine> Context<'_, E> {
     }
 }
 
-/// Thread id (init namespace), thread-group id and `comm` of a task.
-pub(crate) trait TaskInfo {
-    fn tid(&self) -> i32;
-    fn tgid(&self) -> i32;
-    fn comm(&self) -> [u8; 16];
-    /// The code `do_exit()` recorded (`wait()` status format).
-    fn exit_code(&self) -> i32;
+/// What a trace record wants to know about a task (`struct
+/// utrace_task_info`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct TaskInfo {
+    /// Thread id (init namespace).
+    pub(crate) pid: i32,
+    pub(crate) tgid: i32,
+    /// Thread-group id of the real parent.
+    pub(crate) ppid: i32,
+    /// As `do_exit()` recorded it (`wait()` status format).
+    pub(crate) exit_code: i32,
+    pub(crate) comm: [u8; 16],
 }
 
-impl TaskInfo for Task {
-    fn tid(&self) -> i32 {
-        // SAFETY: `self` is a valid task; `pid` never changes.
-        unsafe { (*task_ptr(self)).pid }
+impl TaskInfo {
+    pub(crate) fn of(task: &Task) -> TaskInfo {
+        let mut info = TaskInfo {
+            pid: 0,
+            tgid: 0,
+            ppid: 0,
+            exit_code: 0,
+            comm: [0; 16],
+        };
+        // SAFETY: `task` is valid, `info` is a `struct utrace_task_info`.
+        unsafe { raw::utrace_task_info(task_ptr(task), &mut info) };
+        info
     }
 
-    fn tgid(&self) -> i32 {
-        // SAFETY: `self` is a valid task; a plain int.
-        unsafe { ptr::read_volatile(&(*task_ptr(self)).tgid) }
-    }
-
-    fn comm(&self) -> [u8; 16] {
-        let mut comm = [0u8; 16];
-        // SAFETY: `comm` is 16 bytes, the size `__get_task_comm` is told.
-        unsafe { bindings::__get_task_comm(comm.as_mut_ptr(), comm.len(), task_ptr(self)) };
-        comm
-    }
-
-    fn exit_code(&self) -> i32 {
-        // SAFETY: `self` is a valid task; a plain int.
-        unsafe { ptr::read_volatile(&(*task_ptr(self)).exit_code) }
+    /// `comm` up to its NUL.
+    pub(crate) fn comm(&self) -> &[u8] {
+        let len = self
+            .comm
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.comm.len());
+        &self.comm[..len]
     }
 }
 
@@ -362,6 +373,154 @@ impl<E: Engine> Shared<E> {
         Ok(())
     }
 }
+
+/// An event stream, `/sys/kernel/debug/utrace/<name>`: root-only, one line
+/// per record, `<seq> <ns> <text>`; removed when dropped (readers then get
+/// end of file).
+pub(crate) struct Stream(NonNull<c_void>);
+
+// SAFETY: The framework's stream is usable from any thread and context but
+// hard interrupts.
+unsafe impl Send for Stream {}
+// SAFETY: See `Send`.
+unsafe impl Sync for Stream {}
+
+impl Stream {
+    /// A stream with room for `records` records (16 to 65536).
+    pub(crate) fn create(name: &CStr, records: u32) -> Result<Stream> {
+        // SAFETY: `name` is NUL-terminated.
+        let s = unsafe { raw::utrace_stream_create(name.as_char_ptr(), records) };
+        let errno = s as isize;
+        if (-4095..0).contains(&errno) {
+            return Err(Error::from_errno(errno as i32));
+        }
+        // SAFETY: Not null: not an error pointer.
+        Ok(Stream(unsafe { NonNull::new_unchecked(s) }))
+    }
+
+    /// Adds a record (cut at 256 bytes). `ENOSPC` when the ring is full:
+    /// the record is dropped and the reader told.
+    pub(crate) fn emit(&self, args: core::fmt::Arguments<'_>) -> Result {
+        let mut buf = LineBuf {
+            buf: [0; 240],
+            len: 0,
+        };
+        let _ = core::fmt::Write::write_fmt(&mut buf, args);
+        // SAFETY: A live stream; `buf` holds `len` bytes.
+        to_result(unsafe { raw::utrace_stream_emit(self.0.as_ptr(), buf.buf.as_ptr(), buf.len) })
+    }
+
+    /// Records dropped so far.
+    pub(crate) fn dropped(&self) -> u64 {
+        // SAFETY: A live stream.
+        unsafe { raw::utrace_stream_dropped(self.0.as_ptr()) }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: Created by `create`, destroyed once.
+        unsafe { raw::utrace_stream_destroy(self.0.as_ptr()) };
+    }
+}
+
+/// Formats a line into a fixed buffer, cutting what does not fit.
+struct LineBuf {
+    buf: [u8; 240],
+    len: usize,
+}
+
+impl core::fmt::Write for LineBuf {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// An `int` module parameter, declared with [`module_param_int!`] (6.12's
+/// `module!` has no parameters).
+pub(crate) struct IntParam(core::cell::UnsafeCell<i32>);
+
+// SAFETY: The kernel writes the value while loading the module, before
+// `init`; the parameter is read-only (0444) afterwards.
+unsafe impl Sync for IntParam {}
+
+impl IntParam {
+    pub(crate) const fn new(default: i32) -> Self {
+        IntParam(core::cell::UnsafeCell::new(default))
+    }
+
+    pub(crate) const fn as_ptr(&self) -> *mut c_void {
+        self.0.get().cast()
+    }
+
+    pub(crate) fn get(&self) -> i32 {
+        // SAFETY: No writer after load (see `Sync`).
+        unsafe { ptr::read_volatile(self.0.get()) }
+    }
+}
+
+/// A `struct kernel_param` placed in the `__param` section.
+pub(crate) struct ParamEntry(pub(crate) bindings::kernel_param);
+
+// SAFETY: Read-only; its pointers are to statics.
+unsafe impl Sync for ParamEntry {}
+
+/// `s` as a byte array for the `.modinfo` section.
+pub(crate) const fn modinfo_bytes<const N: usize>(s: &str) -> [u8; N] {
+    let mut out = [0u8; N];
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < N && i < bytes.len() {
+        out[i] = bytes[i];
+        i += 1;
+    }
+    out
+}
+
+/// Declares an `int` module parameter: `module_param_int!(PID, "pid", -1,
+/// "what it is")` makes `PID.get()` the value given to `insmod` (or -1),
+/// shown by `modinfo` with its description. A value that is not an integer
+/// makes `insmod` fail with `-EINVAL`, as for C modules.
+#[allow(unused_macros)]
+macro_rules! module_param_int {
+    ($var:ident, $name:literal, $default:expr, $desc:literal) => {
+        static $var: $crate::utrace::IntParam = $crate::utrace::IntParam::new($default);
+        const _: () = {
+            extern "C" {
+                static __this_module: kernel::types::Opaque<kernel::bindings::module>;
+            }
+            #[link_section = "__param"]
+            #[used(compiler)]
+            static PARAM: $crate::utrace::ParamEntry =
+                $crate::utrace::ParamEntry(kernel::bindings::kernel_param {
+                    name: concat!($name, "\0").as_ptr(),
+                    // SAFETY: Only addresses of kernel objects are taken.
+                    mod_: unsafe { __this_module.get() },
+                    // SAFETY: As above.
+                    ops: unsafe { &kernel::bindings::param_ops_int },
+                    perm: 0o444,
+                    level: -1,
+                    flags: 0,
+                    __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 {
+                        arg: $var.as_ptr(),
+                    },
+                });
+            const PARM: &str = concat!("parm=", $name, ":", $desc, "\0");
+            #[link_section = ".modinfo"]
+            #[used(compiler)]
+            static PARM_INFO: [u8; PARM.len()] = $crate::utrace::modinfo_bytes(PARM);
+            const TYPE: &str = concat!("parmtype=", $name, ":int\0");
+            #[link_section = ".modinfo"]
+            #[used(compiler)]
+            static TYPE_INFO: [u8; TYPE.len()] = $crate::utrace::modinfo_bytes(TYPE);
+        };
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use module_param_int;
 
 /// Retires the handles of reaped engines once there are enough of them.
 fn prune(handles: &mut Handles) {
@@ -567,6 +726,11 @@ mod raw {
     // only pointers cross here.
     #[allow(improper_ctypes)]
     extern "C" {
+        pub(super) fn utrace_task_info(task: *mut bindings::task_struct, info: *mut TaskInfo);
+        pub(super) fn utrace_stream_create(name: *const u8, records: u32) -> *mut c_void;
+        pub(super) fn utrace_stream_emit(stream: *mut c_void, text: *const u8, len: usize) -> i32;
+        pub(super) fn utrace_stream_dropped(stream: *mut c_void) -> u64;
+        pub(super) fn utrace_stream_destroy(stream: *mut c_void);
         pub(super) fn utrace_attach_task(
             task: *mut bindings::task_struct,
             flags: i32,

@@ -17,3 +17,8 @@ EXPORT_SYMBOL_GPL(utrace_set_events);
 EXPORT_SYMBOL_GPL(utrace_control);
 EXPORT_SYMBOL_GPL(utrace_barrier);
 EXPORT_SYMBOL_GPL(utrace_handoff);
+EXPORT_SYMBOL_GPL(utrace_task_info);
+EXPORT_SYMBOL_GPL(utrace_stream_create);
+EXPORT_SYMBOL_GPL(utrace_stream_emit);
+EXPORT_SYMBOL_GPL(utrace_stream_dropped);
+EXPORT_SYMBOL_GPL(utrace_stream_destroy);

@@ -3,6 +3,8 @@
  * Kernel facilities that Rust on 6.12 cannot call: static inlines, macros and
  * enums of headers that the kernel crate's bindings do not include.
  */
+#include <linux/debugfs.h>
+#include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/task_work.h>
 
@@ -36,4 +38,40 @@ void utrace_shim_rcu_read_unlock(void)
 void utrace_shim_synchronize_tasks(void)
 {
 	synchronize_rcu_tasks();
+}
+
+/* debugfs: /sys/kernel/debug/utrace/ and the stream files in it. */
+static struct dentry *utrace_dir;
+
+int utrace_shim_debugfs_init(void)
+{
+	utrace_dir = debugfs_create_dir("utrace", NULL);
+	return IS_ERR(utrace_dir) ? PTR_ERR(utrace_dir) : 0;
+}
+
+void utrace_shim_debugfs_exit(void)
+{
+	debugfs_remove_recursive(utrace_dir);
+	utrace_dir = NULL;
+}
+
+/* A root-only (0400) file in the utrace directory; NULL on failure. */
+struct dentry *utrace_shim_debugfs_file(const char *name, void *data,
+					const struct file_operations *fops)
+{
+	struct dentry *d = debugfs_create_file(name, 0400, utrace_dir, data, fops);
+
+	return IS_ERR(d) ? NULL : d;
+}
+
+void utrace_shim_debugfs_remove(struct dentry *d)
+{
+	debugfs_remove(d);
+}
+
+/* poll(): wait on @wq, readable or not. */
+__poll_t utrace_shim_poll(struct file *file, wait_queue_head_t *wq, poll_table *pt, bool readable)
+{
+	poll_wait(file, wq, pt);
+	return readable ? EPOLLIN | EPOLLRDNORM : 0;
 }

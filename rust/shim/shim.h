@@ -9,7 +9,12 @@
 #include <linux/types.h>
 
 struct callback_head;
+struct dentry;
+struct file;
+struct file_operations;
+struct poll_table_struct;
 struct task_struct;
+struct wait_queue_head;
 
 /* Tracepoints utrace-rs hooks; the index is the hook's id. */
 enum utrace_shim_hook {
@@ -30,6 +35,13 @@ int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *wo
 void utrace_shim_rcu_read_lock(void);
 void utrace_shim_rcu_read_unlock(void);
 void utrace_shim_synchronize_tasks(void);
+int utrace_shim_debugfs_init(void);
+void utrace_shim_debugfs_exit(void);
+struct dentry *utrace_shim_debugfs_file(const char *name, void *data,
+					const struct file_operations *fops);
+void utrace_shim_debugfs_remove(struct dentry *d);
+__poll_t utrace_shim_poll(struct file *file, struct wait_queue_head *wq,
+			  struct poll_table_struct *pt, bool readable);
 
 /* Implemented in Rust (hooks.rs), called by the probes. */
 void utrace_rs_hook_newtask(struct task_struct *child, unsigned long clone_flags);

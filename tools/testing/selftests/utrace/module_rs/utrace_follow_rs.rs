@@ -36,8 +36,7 @@ struct Follow {
 const FOLLOWED: &[u8] = b"spawn";
 
 fn is_followed_parent(task: &Task) -> bool {
-    let comm = task.comm();
-    comm.starts_with(FOLLOWED) && comm[FOLLOWED.len()] == 0
+    TaskInfo::of(task).comm() == FOLLOWED
 }
 
 impl utrace::Engine for Follow {

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Event streams: a ring of text records that an engine fills from its
+//! callbacks and a root-only reader drains through
+//! `/sys/kernel/debug/utrace/<name>`.
+//!
+//! Each record is one line, `<seq> <ns> <payload>\n`: a per-stream sequence
+//! number and a `ktime_get()` timestamp in nanoseconds. Reads consume
+//! (like `trace_pipe`), block until data arrives (or return `-EAGAIN` with
+//! `O_NONBLOCK`), and support `poll()`. When the ring is full a record is
+//! dropped, never silently: the next record the reader gets is
+//! `<seq> <ns> DROPPED <n>`, with the sequence number of the first record
+//! lost; sequence numbers of dropped records are skipped.
+
+use crate::errno::eshutdown;
+use crate::shim;
+use crate::wait;
+use core::ffi::c_void;
+use core::fmt::Write;
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, Ordering::SeqCst};
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{new_spinlock, Arc, SpinLock};
+use kernel::time::Ktime;
+use kernel::types::{ForeignOwnable, Opaque};
+use kernel::uaccess::UserSlice;
+
+/// Bytes in one record, newline included; longer payloads are cut.
+pub(crate) const RECORD: usize = 256;
+
+#[derive(Clone, Copy)]
+struct Record {
+    len: u16,
+    data: [u8; RECORD],
+}
+
+struct Ring {
+    slots: KVVec<Record>,
+    /// Index of the oldest record, and how many there are.
+    head: usize,
+    count: usize,
+    /// Bytes of the head record already read (a short read).
+    head_off: usize,
+    /// Sequence number of the next record.
+    seq: u64,
+    /// Records dropped since the last `DROPPED` notice, and the first's seq.
+    dropped: u64,
+    dropped_seq: u64,
+    /// Drops over the stream's life.
+    dropped_total: u64,
+    /// The stream is being destroyed: readers get end of file.
+    closed: bool,
+}
+
+impl Ring {
+    /// A slot is always kept for a `DROPPED` notice.
+    fn full(&self) -> bool {
+        self.count + 1 >= self.slots.len()
+    }
+
+    fn push(&mut self, seq: u64, args: core::fmt::Arguments<'_>) {
+        let cap = self.slots.len();
+        let slot = &mut self.slots[(self.head + self.count) % cap];
+        let mut w = SlotWriter {
+            buf: &mut slot.data,
+            len: 0,
+        };
+        let ns = Ktime::ktime_get().to_ns();
+        // A record that does not fit is cut; `SlotWriter` never fails.
+        let _ = write!(w, "{} {} {}", seq, ns, args);
+        let len = w.len.min(RECORD - 1);
+        slot.data[len] = b'\n';
+        slot.len = (len + 1) as u16;
+        self.count += 1;
+    }
+
+    /// Writes the pending `DROPPED` notice, if any (into the kept slot).
+    fn flush_dropped(&mut self) {
+        if self.dropped != 0 && self.count < self.slots.len() {
+            let (n, seq) = (self.dropped, self.dropped_seq);
+            self.push(seq, format_args!("DROPPED {}", n));
+            self.dropped = 0;
+        }
+    }
+}
+
+/// Formats into a record slot, cutting what does not fit.
+struct SlotWriter<'a> {
+    buf: &'a mut [u8; RECORD],
+    len: usize,
+}
+
+impl Write for SlotWriter<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let room = RECORD - 1 - self.len;
+        let n = s.len().min(room);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+#[pin_data]
+pub(crate) struct Stream {
+    #[pin]
+    ring: SpinLock<Ring>,
+    /// Readers and pollers wait here.
+    #[pin]
+    wq: Opaque<bindings::wait_queue_head>,
+    /// The debugfs file, and the `Arc` reference it holds (set once, right
+    /// after creation).
+    dentry: AtomicPtr<bindings::dentry>,
+    file_ref: AtomicPtr<c_void>,
+}
+
+// SAFETY: The ring is behind a lock; the wait queue head is the kernel's,
+// with its own lock; the pointers are atomics.
+unsafe impl Send for Stream {}
+// SAFETY: See `Send`.
+unsafe impl Sync for Stream {}
+
+impl Stream {
+    /// Creates `/sys/kernel/debug/utrace/<name>` (mode 0400) with room for
+    /// `records` records.
+    pub(crate) fn create(name: &CStr, records: usize) -> Result<Arc<Stream>> {
+        let records = records.clamp(16, 1 << 16);
+        let mut slots = KVVec::with_capacity(records, GFP_KERNEL)?;
+        slots.extend_with(
+            records,
+            Record {
+                len: 0,
+                data: [0; RECORD],
+            },
+            GFP_KERNEL,
+        )?;
+        let stream = Arc::pin_init(
+            pin_init!(Stream {
+                ring <- new_spinlock!(Ring {
+                    slots,
+                    head: 0,
+                    count: 0,
+                    head_off: 0,
+                    seq: 1,
+                    dropped: 0,
+                    dropped_seq: 0,
+                    dropped_total: 0,
+                    closed: false,
+                }),
+                // SAFETY: `slot` is the field's memory; the kernel initialises
+                // the head in place, with a static lockdep class.
+                wq <- Opaque::ffi_init(|slot| unsafe {
+                    bindings::__init_waitqueue_head(
+                        slot,
+                        kernel::c_str!("utrace_stream").as_char_ptr(),
+                        wq_key(),
+                    )
+                }),
+                dentry: AtomicPtr::new(ptr::null_mut()),
+                file_ref: AtomicPtr::new(ptr::null_mut()),
+            }),
+            GFP_KERNEL,
+        )?;
+        // The file holds a reference, given back by `destroy`.
+        let data = stream.clone().into_foreign();
+        // SAFETY: `data` is an `Arc<Stream>` reference for `open`; `FOPS` is
+        // static; `name` is NUL-terminated.
+        let dentry = unsafe { shim::debugfs_file(name.as_char_ptr(), data.cast_mut(), &FOPS.0) };
+        if dentry.is_null() {
+            // SAFETY: Not handed to debugfs: ours again.
+            drop(unsafe { Arc::<Stream>::from_foreign(data) });
+            pr_err!("stream: cannot create debugfs file {:?}\n", name);
+            return Err(ENOMEM);
+        }
+        stream.dentry.store(dentry, SeqCst);
+        stream.file_ref.store(data.cast_mut(), SeqCst);
+        Ok(stream)
+    }
+
+    /// Adds a record; `Err(ENOSPC)` when the ring is full (counted, and
+    /// reported to the reader). Any context but hard interrupts.
+    pub(crate) fn emit(&self, args: core::fmt::Arguments<'_>) -> Result {
+        let mut ring = self.ring.lock();
+        if ring.closed {
+            return Err(eshutdown());
+        }
+        let seq = ring.seq;
+        ring.seq += 1;
+        if ring.full() {
+            if ring.dropped == 0 {
+                ring.dropped_seq = seq;
+            }
+            ring.dropped += 1;
+            ring.dropped_total += 1;
+            return Err(ENOSPC);
+        }
+        ring.flush_dropped();
+        ring.push(seq, args);
+        drop(ring);
+        wait::wake_all(self.wq.get());
+        Ok(())
+    }
+
+    /// Records dropped so far.
+    pub(crate) fn dropped_total(&self) -> u64 {
+        self.ring.lock().dropped_total
+    }
+
+    /// Removes the file: blocked readers return end of file, later reads
+    /// fail. The memory goes with the last open file.
+    pub(crate) fn destroy(this: Arc<Stream>) {
+        this.ring.lock().closed = true;
+        wait::wake_all(this.wq.get());
+        // SAFETY: Created by `create`; debugfs waits for file operations in
+        // progress (readers were just woken and see `closed`).
+        unsafe { shim::debugfs_remove(this.dentry.load(SeqCst)) };
+        // SAFETY: The file's reference from `create`, which debugfs no longer
+        // hands to `open`. Files already open hold their own references.
+        drop(unsafe { Arc::<Stream>::from_foreign(this.file_ref.load(SeqCst)) });
+    }
+
+    fn readable(ring: &Ring) -> bool {
+        ring.count != 0 || ring.dropped != 0 || ring.closed
+    }
+
+    /// Copies whole or partial records into `out`, up to its capacity.
+    fn take(ring: &mut Ring, out: &mut KVec<u8>) {
+        ring.flush_dropped();
+        let cap = ring.slots.len();
+        while ring.count != 0 && out.len() < out.capacity() {
+            let slot = ring.slots[ring.head];
+            let rec = &slot.data[ring.head_off..slot.len as usize];
+            let n = rec.len().min(out.capacity() - out.len());
+            // Cannot fail: within the capacity reserved by the caller.
+            let _ = out.extend_from_slice(&rec[..n], GFP_ATOMIC);
+            ring.head_off += n;
+            if ring.head_off == slot.len as usize {
+                ring.head = (ring.head + 1) % cap;
+                ring.count -= 1;
+                ring.head_off = 0;
+            }
+        }
+    }
+}
+
+fn wq_key() -> *mut bindings::lock_class_key {
+    struct Key(Opaque<bindings::lock_class_key>);
+    // SAFETY: Only lockdep touches the key.
+    unsafe impl Sync for Key {}
+    static KEY: Key = Key(Opaque::uninit());
+    KEY.0.get()
+}
+
+/// The stream behind an open file.
+///
+/// # Safety
+///
+/// `file` is open on a stream file (its `private_data` is an `Arc<Stream>`
+/// reference taken by `stream_open`).
+unsafe fn file_stream<'a>(file: *mut bindings::file) -> kernel::sync::ArcBorrow<'a, Stream> {
+    // SAFETY: By the function's safety requirements.
+    unsafe { Arc::<Stream>::borrow((*file).private_data) }
+}
+
+/// # Safety
+///
+/// Called by the VFS for a stream file: `inode->i_private` is the file's
+/// `Arc<Stream>` reference.
+unsafe extern "C" fn stream_open(inode: *mut bindings::inode, file: *mut bindings::file) -> i32 {
+    // SAFETY: The file's reference stays valid while debugfs lets us open.
+    let stream = unsafe { Arc::<Stream>::borrow((*inode).i_private) };
+    let arc: Arc<Stream> = stream.into();
+    // SAFETY: `file` is being opened; `private_data` is ours.
+    unsafe { (*file).private_data = arc.into_foreign().cast_mut() };
+    // SAFETY: As above; streams do not seek.
+    unsafe { bindings::nonseekable_open(inode, file) }
+}
+
+/// # Safety
+///
+/// Called by the VFS when the last reference to an open stream file goes.
+unsafe extern "C" fn stream_release(
+    _inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> i32 {
+    // SAFETY: The reference `stream_open` stored.
+    drop(unsafe { Arc::<Stream>::from_foreign((*file).private_data) });
+    0
+}
+
+/// # Safety
+///
+/// Called by the VFS for an open stream file, `buf` a user pointer.
+unsafe extern "C" fn stream_read(
+    file: *mut bindings::file,
+    buf: *mut u8,
+    count: usize,
+    _ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: By the function's safety requirements.
+    let (stream, nonblock) = unsafe {
+        (
+            file_stream(file),
+            (*file).f_flags & bindings::O_NONBLOCK != 0,
+        )
+    };
+    if count == 0 {
+        return 0;
+    }
+    let mut out = match KVec::with_capacity(count.min(64 * 1024), GFP_KERNEL) {
+        Ok(out) => out,
+        Err(_) => return ENOMEM.to_errno() as isize,
+    };
+    loop {
+        let mut ring = stream.ring.lock();
+        if ring.count != 0 || ring.dropped != 0 {
+            Stream::take(&mut ring, &mut out);
+            break;
+        }
+        if ring.closed {
+            return 0;
+        }
+        drop(ring);
+        if nonblock {
+            return EAGAIN.to_errno() as isize;
+        }
+        let ret =
+            wait::wait_interruptible_on(stream.wq.get(), || Stream::readable(&stream.ring.lock()));
+        if let Err(e) = ret {
+            return e.to_errno() as isize;
+        }
+    }
+    let mut writer = UserSlice::new(buf as usize, out.len()).writer();
+    match writer.write_slice(&out) {
+        Ok(()) => out.len() as isize,
+        // The records are gone: a bad buffer loses them, as with trace_pipe.
+        Err(e) => e.to_errno() as isize,
+    }
+}
+
+/// # Safety
+///
+/// Called by the VFS for an open stream file.
+unsafe extern "C" fn stream_poll(
+    file: *mut bindings::file,
+    pt: *mut bindings::poll_table_struct,
+) -> bindings::__poll_t {
+    // SAFETY: By the function's safety requirements.
+    let stream = unsafe { file_stream(file) };
+    let readable = Stream::readable(&stream.ring.lock());
+    // SAFETY: `file`, the stream's wait queue and `pt` are valid.
+    unsafe { shim::poll(file, stream.wq.get(), pt, readable) }
+}
+
+struct Fops(bindings::file_operations);
+// SAFETY: Read-only after initialisation.
+unsafe impl Sync for Fops {}
+
+extern "C" {
+    static __this_module: Opaque<bindings::module>;
+}
+
+/// Open stream files pin this module (debugfs takes the reference).
+static FOPS: Fops = Fops(bindings::file_operations {
+    // SAFETY: Only the address of the module's own `struct module` is taken.
+    owner: unsafe { __this_module.get() },
+    open: Some(stream_open),
+    release: Some(stream_release),
+    read: Some(stream_read),
+    poll: Some(stream_poll),
+    // SAFETY: All other members are optional and valid when zeroed.
+    ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+});

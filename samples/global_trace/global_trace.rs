@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! global_trace: every CLONE, EXEC and DEATH of every user task (or, with
+//! `pid=N`, of N and the descendants it creates from now on) as a stream of
+//! records in `/sys/kernel/debug/utrace/global_trace`:
+//!
+//! ```text
+//! <seq> <ns> CLONE pid=<child> tgid=<t> ppid=<parent tgid> comm=<c> parent=<pid> [thread]
+//! <seq> <ns> EXEC pid=<p> tgid=<t> ppid=<pp> comm=<c> file=<path>
+//! <seq> <ns> DEATH pid=<p> tgid=<t> ppid=<pp> comm=<c> exit=<code> | signal=<n>[ core]
+//! <seq> <ns> DROPPED <n>
+//! ```
+//!
+//! `tools/utrace-top` shows it as a live table. Uses only the safe API.
+
+use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use kernel::prelude::*;
+use kernel::str::{BStr, CStr};
+use kernel::task::Task;
+
+#[path = "../../rust/api/utrace.rs"]
+mod utrace;
+
+use utrace::{Action, Context, Events, Stream, TaskInfo, Tracer};
+
+module! {
+    type: GlobalTrace,
+    name: "global_trace",
+    author: "utrace-rs developers",
+    description: "utrace-rs sample: CLONE/EXEC/DEATH of every user task as an event stream",
+    license: "GPL",
+}
+
+/// Not given: trace every user task.
+const ALL: i32 = i32::MIN;
+
+utrace::module_param_int!(
+    PID,
+    "pid",
+    ALL,
+    "trace only this pid and its new descendants"
+);
+utrace::module_param_int!(
+    RECORDS,
+    "records",
+    4096,
+    "records the stream holds (16-65536)"
+);
+
+const EVENTS: Events = Events::CLONE.or(Events::EXEC).or(Events::DEATH);
+
+struct Trace {
+    stream: Stream,
+    /// Only this process and its new descendants (engines follow CLONEs).
+    follow: bool,
+    dropped: AtomicU64,
+}
+
+impl Trace {
+    fn emit(&self, args: core::fmt::Arguments<'_>) {
+        if self.stream.emit(args).is_err() {
+            self.dropped.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+fn comm(info: &TaskInfo) -> &BStr {
+    BStr::from_bytes(info.comm())
+}
+
+impl utrace::Engine for Trace {
+    fn clone(&self, cx: &Context<'_, Self>, child: &Task, flags: u64) -> Action {
+        let parent = TaskInfo::of(cx.task());
+        let info = TaskInfo::of(child);
+        let thread = if flags & u64::from(kernel::bindings::CLONE_THREAD) != 0 {
+            " thread"
+        } else {
+            ""
+        };
+        self.emit(format_args!(
+            "CLONE pid={} tgid={} ppid={} comm={} parent={}{}",
+            info.pid,
+            info.tgid,
+            info.ppid,
+            comm(&info),
+            parent.pid,
+            thread
+        ));
+        if self.follow && cx.attach(child, EVENTS).is_err() {
+            pr_warn!("cannot follow pid {}: its events are lost\n", info.pid);
+        }
+        Action::Resume
+    }
+
+    fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>) -> Action {
+        let info = TaskInfo::of(cx.task());
+        let file = filename.map_or(BStr::from_bytes(b"?"), |f| BStr::from_bytes(f.as_bytes()));
+        self.emit(format_args!(
+            "EXEC pid={} tgid={} ppid={} comm={} file={}",
+            info.pid,
+            info.tgid,
+            info.ppid,
+            comm(&info),
+            file
+        ));
+        Action::Resume
+    }
+
+    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+        let info = TaskInfo::of(cx.task());
+        let code = info.exit_code;
+        let (pid, tgid, ppid) = (info.pid, info.tgid, info.ppid);
+        if code & 0x7f == 0 {
+            let status = (code >> 8) & 0xff;
+            self.emit(format_args!(
+                "DEATH pid={pid} tgid={tgid} ppid={ppid} comm={} exit={status}",
+                comm(&info)
+            ));
+        } else {
+            let core = if code & 0x80 != 0 { " core" } else { "" };
+            self.emit(format_args!(
+                "DEATH pid={pid} tgid={tgid} ppid={ppid} comm={} signal={}{core}",
+                comm(&info),
+                code & 0x7f
+            ));
+        }
+        Action::Resume
+    }
+}
+
+struct GlobalTrace {
+    tracer: Tracer<Trace>,
+}
+
+impl kernel::Module for GlobalTrace {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let pid = PID.get();
+        if pid != ALL && pid <= 0 {
+            pr_err!("pid={} is not a process id\n", pid);
+            return Err(EINVAL);
+        }
+        let records = RECORDS.get();
+        if !(16..=65536).contains(&records) {
+            pr_err!("records={} is out of range (16-65536)\n", records);
+            return Err(EINVAL);
+        }
+        let stream = Stream::create(kernel::c_str!("global_trace"), records as u32)?;
+        let tracer = Tracer::new(Trace {
+            stream,
+            follow: pid != ALL,
+            dropped: AtomicU64::new(0),
+        })?;
+        if pid == ALL {
+            tracer.attach_global(EVENTS)?;
+            pr_info!("tracing every user task into /sys/kernel/debug/utrace/global_trace\n");
+            return Ok(GlobalTrace { tracer });
+        }
+        match tracer.attach_pid(pid, EVENTS) {
+            Ok(()) => {
+                pr_info!("tracing pid {} and its new descendants\n", pid);
+                Ok(GlobalTrace { tracer })
+            }
+            Err(e) => {
+                let why = if e == ESRCH {
+                    "no such process (or it is exiting)"
+                } else if e == EPERM {
+                    "it is a kernel thread"
+                } else {
+                    "cannot attach"
+                };
+                pr_err!("pid={}: {} ({:?})\n", pid, why, e);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for GlobalTrace {
+    fn drop(&mut self) {
+        self.tracer.detach_all();
+        pr_info!(
+            "unloaded; {} record(s) dropped\n",
+            self.tracer.engine().dropped.load(Relaxed)
+        );
+    }
+}
