@@ -64,7 +64,10 @@ impl kernel::Module for UtraceModule {
             Ok(hooks) => hooks,
             Err(e) => {
                 state::State::unpublish();
-                pr_err!("cannot hook the kernel's tracepoints ({:?})\n", e);
+                pr_err!(
+                    "cannot hook the kernel's tracepoints (errno {})\n",
+                    e.to_errno()
+                );
                 return Err(e);
             }
         };

@@ -11,7 +11,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$top/build"
 INITRD=$top/build/demo.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD" || exit 1
-boot_guest demo "${UTRACE_DEMO_TIMEOUT:-600}" utrace.mode=demo
+# loglevel=3: keep the kernel's own error lines off the console; the demo
+# shows them from dmesg where they belong.
+boot_guest demo "${UTRACE_DEMO_TIMEOUT:-600}" utrace.mode=demo loglevel=3
 sed -n '/^### BOOTED/,/^### DMESG-BEGIN/p' "$BOOT_LOG" | grep -v '^### DMESG-BEGIN'
 if ! grep -q '^### END rc=0' "$BOOT_LOG"; then
 	echo "demo: the guest did not finish cleanly (log: build/demo.log)" >&2

@@ -168,7 +168,7 @@ impl kernel::Module for GlobalTrace {
                 } else {
                     "cannot attach"
                 };
-                pr_err!("pid={}: {} ({:?})\n", pid, why, e);
+                pr_err!("pid={}: {} (errno {})\n", pid, why, e.to_errno());
                 Err(e)
             }
         }
