@@ -46,6 +46,7 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -296,26 +297,21 @@ static void cb_release(void *data)
 	log_line("%d RELEASE", (int)(long)data);
 }
 
-static const struct utrace_engine_ops ops_a = {
-	.owner = THIS_MODULE,
-	.report_clone = cb_clone,
-	.report_exec = cb_exec,
-	.report_exit = cb_exit,
-	.report_death = cb_death,
-	.report_reap = cb_reap,
-	.release = cb_release,
-};
-
-/* Same callbacks, other identity: for UTRACE_ATTACH_MATCH_OPS. */
-static const struct utrace_engine_ops ops_b = {
-	.owner = THIS_MODULE,
-	.report_clone = cb_clone,
-	.report_exec = cb_exec,
-	.report_exit = cb_exit,
-	.report_death = cb_death,
-	.report_reap = cb_reap,
-	.release = cb_release,
-};
+/*
+ * Two tables with the same callbacks and different identities: for
+ * UTRACE_ATTACH_MATCH_OPS and for telling handoff partners apart.
+ */
+#define TEST_OPS {				\
+	.owner = THIS_MODULE,			\
+	.report_clone = cb_clone,		\
+	.report_exec = cb_exec,			\
+	.report_exit = cb_exit,			\
+	.report_death = cb_death,		\
+	.report_reap = cb_reap,			\
+	.release = cb_release,			\
+}
+static const struct utrace_engine_ops ops_a = TEST_OPS;
+static const struct utrace_engine_ops ops_b = TEST_OPS;
 
 static int cmd_attach(int n, long pid, long flags, const char *opsname, long data)
 {
@@ -619,35 +615,12 @@ static int stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int log_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, log_show, NULL);
-}
-
-static int stats_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, stats_show, NULL);
-}
+DEFINE_SHOW_ATTRIBUTE(log);
+DEFINE_SHOW_ATTRIBUTE(stats);
 
 static const struct file_operations ctl_fops = {
 	.owner = THIS_MODULE,
 	.write = ctl_write,
-};
-
-static const struct file_operations log_fops = {
-	.owner = THIS_MODULE,
-	.open = log_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
-static const struct file_operations stats_fops = {
-	.owner = THIS_MODULE,
-	.open = stats_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
 };
 
 static struct dentry *dir;
