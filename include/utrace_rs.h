@@ -29,9 +29,19 @@ enum utrace_events {
 	_UTRACE_EVENT_SYSCALL_ENTRY,	/* not yet */
 	_UTRACE_EVENT_SYSCALL_EXIT,	/* not yet */
 	_UTRACE_EVENT_SIGNAL,	/* not yet */
+	_UTRACE_EVENT_SIGNAL_IGN,	/* not yet */
+	_UTRACE_EVENT_SIGNAL_STOP,	/* not yet */
+	_UTRACE_EVENT_SIGNAL_TERM,	/* not yet */
+	_UTRACE_EVENT_SIGNAL_CORE,	/* a core-dumping signal, default action */
+	_UTRACE_EVENT_JCTL,	/* not yet */
 	_UTRACE_NEVENTS
 };
 #define UTRACE_EVENT(type) (1UL << _UTRACE_EVENT_##type)
+
+/* The events a per-task engine may ask for today. */
+#define UTRACE_TASK_EVENTS \
+	(UTRACE_EVENT(REAP) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
+	 UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | UTRACE_EVENT(SIGNAL_CORE))
 
 /* The events a global engine may ask for. */
 #define UTRACE_GLOBAL_EVENTS \
@@ -52,6 +62,16 @@ enum utrace_resume_action {
 	UTRACE_RESUME_MAX
 };
 #define UTRACE_RESUME_MASK 0x0f
+
+/*
+ * Or'd into report_signal's return: hold the signal. It stays queued (with
+ * its siginfo) and the task stops in a real group stop (as by SIGSTOP: ps
+ * shows T, gdb -p can attach, wait() sees it stopped). The signal is
+ * delivered, with its default action, when the task is continued (SIGCONT),
+ * or when an engine with SIGNAL_CORE events detaches from it (utrace-rs
+ * then sends SIGCONT). SIGKILL still kills it at once.
+ */
+#define UTRACE_SIGNAL_HOLD 0x100
 
 /* utrace_attach_*() flags. */
 #define UTRACE_ATTACH_MATCH_OPS		0x0001	/* match engines with the same ops */
@@ -104,6 +124,17 @@ struct utrace_engine_ops {
 	void (*report_reap)(struct utrace_engine *engine,
 			    struct task_struct *task);
 	void (*release)(void *data);
+
+	/*
+	 * SIGNAL_CORE: @signr, whose default action dumps core and which the
+	 * task leaves at its default disposition, is about to be delivered.
+	 * Runs in the task's context before the signal is dequeued; may sleep.
+	 * Return UTRACE_RESUME to let it be delivered, or
+	 * UTRACE_STOP | UTRACE_SIGNAL_HOLD to hold it (see above). Not called
+	 * for a ptraced task (its debugger owns its signals) or when a thread
+	 * of the group blocks @signr.
+	 */
+	u32 (*report_signal)(u32 action, struct utrace_engine *engine, int signr);
 };
 
 unsigned int utrace_api_version(void);

@@ -66,7 +66,30 @@ pub(crate) fn detach(st: &State, target: Target<'_>, engine: &Engine) -> Result<
         return Err(ESRCH);
     }
     finish_detach(st, engine);
+    if let Target::Task(ut) = target {
+        if engine.events() & events::SIGNAL_CORE != 0 {
+            release_held(st, ut);
+        }
+    }
     Ok(engine.callback_in_flight())
+}
+
+/// Delivers the signals held for `ut`'s process by continuing it (SIGCONT,
+/// whose probe unblocks them), so no task stays stopped for an engine that
+/// is gone.
+fn release_held(st: &State, ut: &UTask) {
+    // SAFETY: `ut` holds a reference on its task; `group_leader` is valid
+    // while the task is.
+    let leader = unsafe { (*ut.task_ptr()).group_leader };
+    if st
+        .table
+        .get(leader)
+        .is_some_and(|lut| lut.held.load(core::sync::atomic::Ordering::SeqCst) != 0)
+        && !task::is_dead(ut.task())
+    {
+        // SAFETY: The task is valid; no siglock is held here.
+        unsafe { crate::shim::signal::continue_group(ut.task_ptr()) };
+    }
 }
 
 /// Detaches the first engine of a task's list, if any (reap).

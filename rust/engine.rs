@@ -35,6 +35,7 @@ pub(crate) struct EngineOps {
     pub(crate) report_death: Option<unsafe extern "C" fn(*mut Engine, bool, i32) -> u32>,
     pub(crate) report_reap: Option<unsafe extern "C" fn(*mut Engine, *mut bindings::task_struct)>,
     pub(crate) release: Option<unsafe extern "C" fn(*mut c_void)>,
+    pub(crate) report_signal: Option<unsafe extern "C" fn(u32, *mut Engine, i32) -> u32>,
 }
 
 /// The engine has been detached: it gets no new callbacks.

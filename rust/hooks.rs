@@ -9,6 +9,7 @@
 //! own work, which reports it in a context where callbacks may sleep.
 
 use crate::events::{self, Events};
+use crate::shim;
 use crate::state::{self, State};
 use crate::task;
 use crate::utask::{CloneReport, ExecReport, ProxyClone, UTask, UTaskRef};
@@ -179,4 +180,60 @@ pub(crate) extern "C" fn utrace_rs_hook_free(task: *mut bindings::task_struct) {
     if let Some(ut) = st.table.lookup(task, &rcu) {
         ut.queue_reap(st);
     }
+}
+
+/// `signal_generate`: `sig` was queued for `task` (or it is a SIGCONT). Runs
+/// with `task`'s siglock held and interrupts off.
+#[no_mangle]
+pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::task_struct) {
+    let Some(st) = state::get() else { return };
+    if !st.any_attached() {
+        return;
+    }
+    // SAFETY: The probe's task is live, and so is its group leader while
+    // the siglock is held.
+    let leader = unsafe { (*task).group_leader };
+    if sig == bindings::SIGCONT as i32 {
+        // Continued: deliver what was held, in every thread.
+        let rcu = crate::shim::RcuGuard::new();
+        if let Some(lut) = st.table.lookup(leader, &rcu) {
+            let held = lut.held.swap(0, core::sync::atomic::Ordering::SeqCst);
+            if held != 0 {
+                // SAFETY: The siglock is held by our caller.
+                unsafe { shim::signal::unblock(task, held, true) };
+            }
+        }
+        return;
+    }
+    let Some(ut) = st.table.get(task) else { return };
+    if ut.events() & events::SIGNAL_CORE == 0 || !(1..=64).contains(&sig) {
+        return;
+    }
+    // SAFETY: The siglock is held by our caller.
+    if !unsafe { shim::signal::core_default(task, sig) } {
+        return;
+    }
+    // The group's held set lives on its leader's state.
+    let lut = match st.table.get(leader) {
+        Some(lut) => lut,
+        // SAFETY: `leader` is live (see above).
+        None => match UTask::create(unsafe { task::from_raw(leader) }, GFP_ATOMIC) {
+            Ok(lut) => st.table.insert(lut),
+            Err(_) => {
+                pr_warn_limited!("out of memory: signal {} is not held\n", sig);
+                return;
+            }
+        },
+    };
+    let bit = 1u64 << (sig - 1);
+    if lut.held.fetch_or(bit, core::sync::atomic::Ordering::SeqCst) & bit != 0 {
+        return;
+    }
+    // SAFETY: The siglock is held by our caller.
+    unsafe { shim::signal::hold(task, sig) };
+    let seq = st.seq_now();
+    ut.queue(st, |inner| {
+        inner.pending.signals |= bit;
+        inner.pending.signal_seq = seq;
+    });
 }

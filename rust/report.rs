@@ -11,7 +11,7 @@ use crate::control::{self, Target};
 use crate::engine::Engine;
 use crate::engine_list::EngineList;
 use crate::events::{self, action, Events};
-use crate::shim::RcuGuard;
+use crate::shim::{self, RcuGuard};
 use crate::state::State;
 use crate::task;
 use crate::utask::{Pending, UTask, DEATH_BEGUN};
@@ -142,9 +142,45 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
             }
         });
     }
+    if pending.signals != 0 {
+        report_signals(st, ut, pending.signals, pending.signal_seq);
+    }
     if let Some(seq) = pending.exit {
         report_exit(st, ut, seq);
         report_death(st, ut, seq);
+    }
+}
+
+/// SIGNAL_CORE: each held signal goes to the engines; if one of them holds
+/// it, the task stops in a group stop with the signal still blocked and
+/// queued, else it is released at once and delivered as usual.
+fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) {
+    // SAFETY: `ut`'s task is `current`, whose group leader is valid.
+    let leader = unsafe { (*ut.task_ptr()).group_leader };
+    let Some(lut) = st.table.get(leader) else {
+        return;
+    };
+    for sig in 1..=64 {
+        let bit = 1u64 << (sig - 1);
+        if signals & bit == 0 {
+            continue;
+        }
+        let mut hold = false;
+        report(st, Some(ut), ut, events::SIGNAL_CORE, seq, |e, act| {
+            let ret = match e.ops().report_signal {
+                // SAFETY: The engine's callback.
+                Some(f) => unsafe { f(act, e.as_ptr(), sig) },
+                None => action::RESUME,
+            };
+            hold |= ret & action::SIGNAL_HOLD != 0;
+            ret
+        });
+        if hold && lut.held.load(SeqCst) & bit != 0 {
+            shim::signal::stop_self();
+        } else if lut.held.fetch_and(!bit, SeqCst) & bit != 0 {
+            // SAFETY: `ut`'s task is `current`.
+            unsafe { shim::signal::unblock(ut.task_ptr(), bit, false) };
+        }
     }
 }
 

@@ -20,7 +20,20 @@ mod ffi {
         pub(super) fn utrace_shim_task_work_add(
             task: *mut bindings::task_struct,
             work: *mut bindings::callback_head,
+            notify_signal: bool,
         ) -> c_int;
+        pub(super) fn utrace_shim_sig_core_default(
+            task: *mut bindings::task_struct,
+            sig: c_int,
+        ) -> bool;
+        pub(super) fn utrace_shim_hold_signal(task: *mut bindings::task_struct, sig: c_int);
+        pub(super) fn utrace_shim_unblock_signals(
+            task: *mut bindings::task_struct,
+            mask: u64,
+            locked: bool,
+        );
+        pub(super) fn utrace_shim_stop_self();
+        pub(super) fn utrace_shim_continue(task: *mut bindings::task_struct);
         pub(super) fn utrace_shim_rcu_read_lock();
         pub(super) fn utrace_shim_rcu_read_unlock();
         pub(super) fn utrace_shim_synchronize_tasks();
@@ -93,9 +106,56 @@ impl Drop for RcuGuard {
 pub(crate) unsafe fn task_work_add(
     task: *mut bindings::task_struct,
     work: *mut bindings::callback_head,
+    notify_signal: bool,
 ) -> Result {
     // SAFETY: By the function's safety requirements.
-    to_result(unsafe { ffi::utrace_shim_task_work_add(task, work) })
+    to_result(unsafe { ffi::utrace_shim_task_work_add(task, work, notify_signal) })
+}
+
+/// Held signals (`shim/signal.c`). Functions taking `locked` or documented
+/// "siglock held" run in the `signal_generate` probe.
+pub(crate) mod signal {
+    use super::*;
+
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held.
+    pub(crate) unsafe fn core_default(task: *mut bindings::task_struct, sig: i32) -> bool {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_sig_core_default(task, sig) }
+    }
+
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held.
+    pub(crate) unsafe fn hold(task: *mut bindings::task_struct, sig: i32) {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_hold_signal(task, sig) }
+    }
+
+    /// # Safety
+    ///
+    /// `task` is valid; if `!locked` it is `current`, else its siglock is held.
+    pub(crate) unsafe fn unblock(task: *mut bindings::task_struct, mask: u64, locked: bool) {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_unblock_signals(task, mask, locked) }
+    }
+
+    /// Stops the calling thread's group (SIGSTOP to this thread).
+    pub(crate) fn stop_self() {
+        // SAFETY: Task context.
+        unsafe { ffi::utrace_shim_stop_self() }
+    }
+
+    /// Sends SIGCONT to `task`'s process.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid; no siglock is held.
+    pub(crate) unsafe fn continue_group(task: *mut bindings::task_struct) {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_continue(task) }
+    }
 }
 
 /// Waits until every task has passed a voluntary context switch, so none can

@@ -73,6 +73,9 @@ pub(crate) struct Pending {
     pub(crate) exec: Option<ExecReport>,
     /// Sequence bound of a pending EXIT+DEATH report.
     pub(crate) exit: Option<u64>,
+    /// Held signals to report (bit `sig - 1`), and their sequence bound.
+    pub(crate) signals: u64,
+    pub(crate) signal_seq: u64,
 }
 
 impl Pending {
@@ -81,6 +84,7 @@ impl Pending {
             && self.proxy_clone.is_none()
             && self.exec.is_none()
             && self.exit.is_none()
+            && self.signals == 0
     }
 }
 
@@ -109,6 +113,9 @@ pub(crate) struct UTask {
     state: AtomicU32,
     /// The engine whose callback this task is running, if any.
     pub(crate) reporting: AtomicPtr<Engine>,
+    /// On a group leader's state: signals utrace-rs holds blocked in the
+    /// whole thread group (bit `sig - 1`).
+    pub(crate) held: AtomicU64,
     work: Opaque<bindings::callback_head>,
     reap_work: Opaque<bindings::work_struct>,
     rcu: Opaque<bindings::callback_head>,
@@ -201,6 +208,7 @@ impl UTask {
                 events: AtomicU64::new(0),
                 state: AtomicU32::new(0),
                 reporting: AtomicPtr::new(ptr::null_mut()),
+                held: AtomicU64::new(0),
                 work: Opaque::uninit(),
                 reap_work: Opaque::uninit(),
                 rcu: Opaque::uninit(),
@@ -291,11 +299,13 @@ impl UTask {
             return ret;
         }
         st.work_begin();
+        // A held signal must be reported soon, even to a sleeping task.
+        let notify_signal = inner.pending.signals != 0;
         // SAFETY: `work` is this `UTask`'s and not queued (`work_queued` is
         // false under the lock); the `UTask` outlives the work because the
         // table's reference is only dropped at reap, after the task ran its
         // last task_work.
-        match unsafe { shim::task_work_add(self.task_ptr(), self.work.get()) } {
+        match unsafe { shim::task_work_add(self.task_ptr(), self.work.get(), notify_signal) } {
             Ok(()) => inner.work_queued = true,
             Err(_) => {
                 // Past exit_task_work(): nothing runs in its context any more,

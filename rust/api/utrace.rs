@@ -46,6 +46,7 @@ impl Events {
     pub(crate) const EXEC: Events = Events(1 << 3);
     pub(crate) const EXIT: Events = Events(1 << 4);
     pub(crate) const DEATH: Events = Events(1 << 5);
+    pub(crate) const SIGNAL_CORE: Events = Events(1 << 12);
 
     pub(crate) const fn or(self, other: Events) -> Events {
         Events(self.0 | other.0)
@@ -111,6 +112,22 @@ pub(crate) trait Engine: Send + Sync + Sized + 'static {
 
     /// `task` was reaped; the engine is detached after this. Must not block.
     fn reap(&self, _task: &Task) {}
+
+    /// SIGNAL_CORE: `signr`, whose default action dumps core, is about to be
+    /// delivered to `current`, which leaves it at the default disposition.
+    /// [`Signal::Hold`] keeps it queued and stops the process (a real group
+    /// stop) until it is continued with SIGCONT or the engine detaches; then
+    /// the signal is delivered as it would have been.
+    fn signal(&self, _cx: &Context<'_, Self>, _signr: i32) -> Signal {
+        Signal::Deliver
+    }
+}
+
+/// What [`Engine::signal`] decides.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Signal {
+    Deliver,
+    Hold,
 }
 
 /// What a callback can reach besides its engine value.
@@ -551,6 +568,7 @@ impl<E: Engine, const GLOBAL: bool> Ops<E, GLOBAL> {
         report_death: Some(death_cb::<E, GLOBAL>),
         report_reap: Some(reap_cb::<E>),
         release: Some(release_cb::<E>),
+        report_signal: Some(signal_cb::<E, GLOBAL>),
     });
 }
 
@@ -670,6 +688,27 @@ unsafe extern "C" fn reap_cb<E: Engine>(
     }
 }
 
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
+unsafe extern "C" fn signal_cb<E: Engine, const GLOBAL: bool>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    signr: i32,
+) -> u32 {
+    // SAFETY: As for `clone_cb`.
+    let shared = unsafe { shared::<E>(engine) };
+    let cx = Context {
+        shared,
+        global: GLOBAL,
+    };
+    match shared.engine.signal(&cx, signr) {
+        Signal::Deliver => raw::UTRACE_RESUME,
+        Signal::Hold => raw::UTRACE_STOP | raw::UTRACE_SIGNAL_HOLD,
+    }
+}
+
 /// Removes element `i`, moving the last one into its place.
 fn swap_remove<T>(v: &mut KVec<T>, i: usize) -> T {
     let last = v.len() - 1;
@@ -695,7 +734,9 @@ unsafe extern "C" fn release_cb<E: Engine>(data: *mut c_void) {
 mod raw {
     use super::*;
 
+    pub(super) const UTRACE_STOP: u32 = 0;
     pub(super) const UTRACE_RESUME: u32 = 5;
+    pub(super) const UTRACE_SIGNAL_HOLD: u32 = 0x100;
     pub(super) const UTRACE_DETACH: u32 = 6;
     pub(super) const UTRACE_ATTACH_CREATE: i32 = 0x0010;
     pub(super) const UTRACE_ATTACH_GLOBAL: i32 = 0x0100;
@@ -720,6 +761,7 @@ mod raw {
         pub(super) report_reap:
             Option<unsafe extern "C" fn(*mut utrace_engine, *mut bindings::task_struct)>,
         pub(super) release: Option<unsafe extern "C" fn(*mut c_void)>,
+        pub(super) report_signal: Option<unsafe extern "C" fn(u32, *mut utrace_engine, i32) -> u32>,
     }
 
     // `task_struct` embeds structs that are empty in some configurations;

@@ -12,12 +12,15 @@
 
 /*
  * Queue @work to run in @task's context before it next returns to user mode
- * (or in do_exit() if it is exiting). -ESRCH once the task is past
- * exit_task_work().
+ * (or in do_exit() if it is exiting); with @notify_signal, as soon as possible
+ * (an interruptible sleep is interrupted and its syscall restarted). -ESRCH
+ * once the task is past exit_task_work().
  */
-int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *work)
+int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *work,
+			      bool notify_signal)
 {
-	return task_work_add(task, work, TWA_RESUME);
+	/* TWA_SIGNAL also interrupts an interruptible sleep (syscalls restart). */
+	return task_work_add(task, work, notify_signal ? TWA_SIGNAL : TWA_RESUME);
 }
 
 void utrace_shim_rcu_read_lock(void)

@@ -22,6 +22,7 @@ enum utrace_shim_hook {
 	UTRACE_HOOK_EXEC,	/* sched_process_exec: EXEC */
 	UTRACE_HOOK_EXIT,	/* sched_process_exit: EXIT, DEATH */
 	UTRACE_HOOK_FREE,	/* sched_process_free: REAP */
+	UTRACE_HOOK_SIGNAL,	/* signal_generate: SIGNAL_CORE, held signals */
 	UTRACE_NR_HOOKS
 };
 
@@ -31,7 +32,8 @@ int utrace_shim_hooks_register(void);
 void utrace_shim_hooks_unregister(void);
 
 /* kernel.c */
-int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *work);
+int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *work,
+			      bool notify_signal);
 void utrace_shim_rcu_read_lock(void);
 void utrace_shim_rcu_read_unlock(void);
 void utrace_shim_synchronize_tasks(void);
@@ -48,5 +50,13 @@ void utrace_rs_hook_newtask(struct task_struct *child, unsigned long clone_flags
 void utrace_rs_hook_exec(struct task_struct *task, const char *filename, pid_t old_pid);
 void utrace_rs_hook_exit(struct task_struct *task);
 void utrace_rs_hook_free(struct task_struct *task);
+void utrace_rs_hook_signal(int sig, struct task_struct *task);
+
+/* signal.c: held signals (see there). */
+bool utrace_shim_sig_core_default(struct task_struct *task, int sig);
+void utrace_shim_hold_signal(struct task_struct *task, int sig);
+void utrace_shim_unblock_signals(struct task_struct *task, u64 mask, bool locked);
+void utrace_shim_stop_self(void);
+void utrace_shim_continue(struct task_struct *task);
 
 #endif /* _UTRACE_SHIM_H */

@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
+#include <trace/events/signal.h>
 #include <trace/events/task.h>
 
 #include "shim.h"
@@ -37,6 +38,15 @@ static void probe_free(void *data, struct task_struct *p)
 	utrace_rs_hook_free(p);
 }
 
+/* Called with @task's siglock held and interrupts off. */
+static void probe_signal(void *data, int sig, struct kernel_siginfo *info,
+			 struct task_struct *task, int group, int result)
+{
+	if (result == TRACE_SIGNAL_DELIVERED || result == TRACE_SIGNAL_LOSE_INFO ||
+	    (sig == SIGCONT && result == TRACE_SIGNAL_IGNORED))
+		utrace_rs_hook_signal(sig, task);
+}
+
 struct utrace_hook {
 	const char *name;
 	void *probe;
@@ -49,6 +59,7 @@ static struct utrace_hook hooks[UTRACE_NR_HOOKS] = {
 	[UTRACE_HOOK_EXEC] = { "sched_process_exec", probe_exec },
 	[UTRACE_HOOK_EXIT] = { "sched_process_exit", probe_exit },
 	[UTRACE_HOOK_FREE] = { "sched_process_free", probe_free },
+	[UTRACE_HOOK_SIGNAL] = { "signal_generate", probe_signal },
 };
 
 static void __maybe_unused check_probe_types(void)
@@ -57,6 +68,7 @@ static void __maybe_unused check_probe_types(void)
 	check_trace_callback_type_sched_process_exec(probe_exec);
 	check_trace_callback_type_sched_process_exit(probe_exit);
 	check_trace_callback_type_sched_process_free(probe_free);
+	check_trace_callback_type_signal_generate(probe_signal);
 }
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)

@@ -117,7 +117,8 @@ static const struct utrace_engine_ops ops_a, ops_b;
 
 static const char *const event_names[] = {
 	"QUIESCE", "REAP", "CLONE", "EXEC", "EXIT", "DEATH",
-	"SYSCALL_ENTRY", "SYSCALL_EXIT", "SIGNAL",
+	"SYSCALL_ENTRY", "SYSCALL_EXIT", "SIGNAL", "SIGNAL_IGN", "SIGNAL_STOP",
+	"SIGNAL_TERM", "SIGNAL_CORE", "JCTL",
 };
 
 static void log_line(const char *fmt, ...)

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crasher MODE: crash in a known function.
+ *   segv     write through NULL in crash_here()
+ *   abort    abort() from crash_here()
+ *   threads  3 more threads sleep; one of them crashes in crash_in_thread()
+ *   wait     pause() until killed (e.g. kill -SEGV)
+ *   handler  with its own SIGSEGV handler (exits 42), then segv
+ * crasher run MODE: fork a child running MODE (core dumps allowed), wait
+ * for it and print "exit=<code> signal=<sig> core=<0|1>".
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include "progs.h"
+
+static volatile int *volatile null_ptr;
+
+__attribute__((noinline)) void crash_here(int do_abort)
+{
+	if (do_abort)
+		abort();
+	*null_ptr = 1;
+}
+
+static void *sleeper(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+__attribute__((noinline)) void *crash_in_thread(void *arg)
+{
+	usleep(200000);
+	crash_here(0);
+	return arg;
+}
+
+static void on_segv(int sig __attribute__((unused)))
+{
+	_exit(42);
+}
+
+static int run(const char *mode)
+{
+	pthread_t t;
+	int i;
+
+	if (!strcmp(mode, "segv"))
+		crash_here(0);
+	else if (!strcmp(mode, "abort"))
+		crash_here(1);
+	else if (!strcmp(mode, "wait"))
+		for (;;)
+			pause();
+	else if (!strcmp(mode, "handler")) {
+		signal(SIGSEGV, on_segv);
+		crash_here(0);
+	} else if (!strcmp(mode, "threads")) {
+		for (i = 0; i < 2; i++)
+			pthread_create(&t, NULL, sleeper, NULL);
+		pthread_create(&t, NULL, crash_in_thread, NULL);
+		sleeper(NULL);
+	}
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	int status;
+	pid_t pid;
+
+	if (argc == 2)
+		return run(argv[1]);
+	if (argc != 3 || strcmp(argv[1], "run"))
+		return 2;
+	setrlimit(RLIMIT_CORE, &unlimited);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		/* By path, so the child's comm is "crasher". */
+		execl("/utrace/bin/crasher", "crasher", argv[2], (char *)NULL);
+		_exit(127);
+	}
+	printf("child=%d\n", pid);
+	fflush(stdout);
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	printf("exit=%d signal=%d core=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+	       WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+	       WIFSIGNALED(status) ? !!WCOREDUMP(status) : 0);
+	return 0;
+}
