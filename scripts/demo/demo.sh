@@ -49,6 +49,29 @@ dmesg | grep 'global_trace:' | tail -n 1
 insmod $M/global_trace.ko pid=2 2>/dev/null
 dmesg | grep 'global_trace:' | tail -n 1
 
+step "crash-suspend: a crashing program freezes for the debugger instead of dying"
+echo '/tmp/core.%p' >/proc/sys/kernel/core_pattern
+mkfifo /tmp/go2
+sh -c 'read x < /tmp/go2; crasher run segv >/tmp/cs.out' &
+root=$!
+run insmod $M/crash_suspend.ko pid=$root || exit 1
+echo "# the watched shell now runs a program that writes through a NULL pointer"
+echo go >/tmp/go2
+n=0
+until dmesg | grep -q 'suspended on signal'; do
+	sleep 0.2; n=$((n + 1)); [ $n -lt 100 ] || exit 1
+done
+dmesg | grep 'crash_suspend: pid' | tail -n 1
+child=$(dmesg | sed -n 's/.*crash_suspend: pid \([0-9]*\) .*/\1/p' | tail -n 1)
+grep '^State' /proc/$child/status
+run gdb -nx -batch -p $child -ex bt 2>&1 | grep -E '^#|^Program|stopped'
+echo "# SIGCONT: the process goes on to die of its SIGSEGV, with its core dump"
+run kill -CONT $child
+wait $root
+cat /tmp/cs.out
+ls -l /tmp/core.$child
+run rmmod crash_suspend
+
 step "unload"
 run rmmod utrace_rs || exit 1
 dmesg | grep 'utrace_rs:' | tail -n 1
