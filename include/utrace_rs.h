@@ -20,7 +20,7 @@ struct task_struct;
 
 /* Event bits, in utrace's order. Not every bit is reported yet: see the docs. */
 enum utrace_events {
-	_UTRACE_EVENT_QUIESCE,	/* not yet */
+	_UTRACE_EVENT_QUIESCE,
 	_UTRACE_EVENT_REAP,
 	_UTRACE_EVENT_CLONE,
 	_UTRACE_EVENT_EXEC,
@@ -40,7 +40,7 @@ enum utrace_events {
 
 /* The events a per-task engine may ask for today. */
 #define UTRACE_TASK_EVENTS \
-	(UTRACE_EVENT(REAP) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
+	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(REAP) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
 	 UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | UTRACE_EVENT(SIGNAL_CORE))
 
 /* The events a global engine may ask for. */
@@ -52,9 +52,9 @@ enum utrace_events {
  * utrace_control() takes. When engines disagree the smallest value wins.
  */
 enum utrace_resume_action {
-	UTRACE_STOP,		/* not yet */
-	UTRACE_INTERRUPT,	/* not yet */
-	UTRACE_REPORT,		/* not yet */
+	UTRACE_STOP,
+	UTRACE_INTERRUPT,
+	UTRACE_REPORT,
 	UTRACE_SINGLESTEP,	/* never: -EOPNOTSUPP */
 	UTRACE_BLOCKSTEP,	/* never: -EOPNOTSUPP */
 	UTRACE_RESUME,
@@ -135,6 +135,15 @@ struct utrace_engine_ops {
 	 * of the group blocks @signr.
 	 */
 	u32 (*report_signal)(u32 action, struct utrace_engine *engine, int signr);
+
+	/*
+	 * QUIESCE: called before every other callback of the same engine
+	 * (except reap) with @event = that event's bit, and with @event = 0 at
+	 * the return-to-user safe point that utrace_control(STOP, REPORT or
+	 * INTERRUPT) asked for. The task's context; may sleep. Return
+	 * UTRACE_STOP to (stay) stopped.
+	 */
+	u32 (*report_quiesce)(u32 action, struct utrace_engine *engine, unsigned long event);
 };
 
 unsigned int utrace_api_version(void);
@@ -158,6 +167,21 @@ void utrace_engine_get(struct utrace_engine *engine);
 void utrace_engine_put(struct utrace_engine *engine);
 
 /*
+ * utrace_control() actions on a task (not on a global engine: -EINVAL):
+ * UTRACE_STOP: the task stops at its next safe point (return to user mode,
+ *   or right after the report in progress): 0 if it already is stopped,
+ *   else -EINPROGRESS; the engine learns it stopped from its QUIESCE report.
+ *   It sleeps (killable, no CPU, not counted as load; ps shows "I") until every
+ *   engine that asked for the stop resumed it or detached. Only SIGKILL
+ *   ends a stop early. STOP does not interrupt a blocked syscall.
+ * UTRACE_INTERRUPT: a QUIESCE report soon, interrupting a blocked syscall,
+ *   which restarts transparently afterwards. Needs the QUIESCE event.
+ * UTRACE_REPORT: a QUIESCE report at the next return to user mode. Needs
+ *   the QUIESCE event.
+ * UTRACE_RESUME: drop this engine's stop (others may still hold the task).
+ * A callback returning UTRACE_STOP sets the engine's stop too; it is
+ * cleared only by UTRACE_RESUME or UTRACE_DETACH.
+ *
  * @target is the task the engine is attached to, or NULL for a global
  * engine. Return 0, -EINPROGRESS (the change took effect but a callback to
  * this engine may be running or on its way: use utrace_barrier()),

@@ -67,6 +67,10 @@ pub(crate) fn detach(st: &State, target: Target<'_>, engine: &Engine) -> Result<
     }
     finish_detach(st, engine);
     if let Target::Task(ut) = target {
+        if engine.wants_stop() {
+            engine.set_stop(false);
+            ut.wake_stopped();
+        }
         if engine.events() & events::SIGNAL_CORE != 0 {
             release_held(st, ut);
         }
@@ -351,18 +355,48 @@ pub(crate) fn control(st: &State, task: Option<&Task>, engine: &Engine, act: u32
             }
             Ok(())
         }
-        action::RESUME => {
-            if engine.is_detached() || ut.as_deref().is_some_and(|ut| task::is_dead(ut.task())) {
+        action::SINGLESTEP | action::BLOCKSTEP => Err(eopnotsupp()),
+        action::STOP | action::INTERRUPT | action::REPORT | action::RESUME => {
+            // These act on a task; a global engine has none.
+            let ut = ut.as_deref().ok_or(EINVAL)?;
+            if engine.is_detached() || task::is_dead(ut.task()) || task::is_exiting(ut.task()) {
                 return Err(ESRCH);
             }
-            Ok(())
-        }
-        action::SINGLESTEP | action::BLOCKSTEP => Err(eopnotsupp()),
-        action::STOP | action::INTERRUPT | action::REPORT => {
-            pr_err!("control: STOP, INTERRUPT and REPORT are not implemented yet\n");
-            Err(eopnotsupp())
+            control_task(st, ut, engine, act)
         }
         _ => Err(EINVAL),
+    }
+}
+
+/// STOP, INTERRUPT, REPORT and RESUME on a live task.
+fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
+    match act {
+        action::RESUME => {
+            engine.set_stop(false);
+            ut.wake_stopped();
+            Ok(())
+        }
+        action::STOP => {
+            engine.set_stop(true);
+            if ut.stopped.load(core::sync::atomic::Ordering::SeqCst) {
+                return Ok(());
+            }
+            // It stops at its next safe point; the engine hears of it in
+            // its QUIESCE report.
+            ut.queue(st, |inner| inner.pending.quiesce = true);
+            Err(einprogress())
+        }
+        _ => {
+            // REPORT and INTERRUPT promise a QUIESCE report.
+            if engine.events() & events::QUIESCE == 0 {
+                return Err(EINVAL);
+            }
+            ut.queue(st, |inner| {
+                inner.pending.quiesce = true;
+                inner.pending.interrupt |= act == action::INTERRUPT;
+            });
+            Ok(())
+        }
     }
 }
 

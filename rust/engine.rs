@@ -19,7 +19,7 @@ use crate::events::Events;
 use crate::wait;
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -36,6 +36,7 @@ pub(crate) struct EngineOps {
     pub(crate) report_reap: Option<unsafe extern "C" fn(*mut Engine, *mut bindings::task_struct)>,
     pub(crate) release: Option<unsafe extern "C" fn(*mut c_void)>,
     pub(crate) report_signal: Option<unsafe extern "C" fn(u32, *mut Engine, i32) -> u32>,
+    pub(crate) report_quiesce: Option<unsafe extern "C" fn(u32, *mut Engine, u64) -> u32>,
 }
 
 /// The engine has been detached: it gets no new callbacks.
@@ -66,6 +67,9 @@ pub(crate) struct Engine {
     events: AtomicU64,
     in_callback: AtomicU32,
     barrier_waiters: AtomicU32,
+    /// This engine wants its task stopped (UTRACE_STOP, sticky until
+    /// RESUME or DETACH).
+    stop: AtomicBool,
     /// Attach order, unique across all engines; lists are sorted by it. Set
     /// once, before the engine is linked.
     seq: AtomicU64,
@@ -116,6 +120,7 @@ impl Engine {
                 events: AtomicU64::new(0),
                 in_callback: AtomicU32::new(0),
                 barrier_waiters: AtomicU32::new(0),
+                stop: AtomicBool::new(false),
                 seq: AtomicU64::new(0),
                 owner,
                 next: AtomicPtr::new(ptr::null_mut()),
@@ -233,6 +238,14 @@ impl Engine {
 
     pub(crate) fn set_events(&self, events: Events) {
         self.events.store(events, SeqCst);
+    }
+
+    pub(crate) fn wants_stop(&self) -> bool {
+        self.stop.load(SeqCst)
+    }
+
+    pub(crate) fn set_stop(&self, stop: bool) {
+        self.stop.store(stop, SeqCst);
     }
 
     pub(crate) fn is_detached(&self) -> bool {

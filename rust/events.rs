@@ -10,6 +10,7 @@ pub(crate) const fn event(bit: u32) -> Events {
     1 << bit
 }
 
+pub(crate) const QUIESCE: Events = event(0);
 pub(crate) const REAP: Events = event(1);
 pub(crate) const CLONE: Events = event(2);
 pub(crate) const EXEC: Events = event(3);
@@ -18,7 +19,7 @@ pub(crate) const DEATH: Events = event(5);
 pub(crate) const SIGNAL_CORE: Events = event(12);
 
 /// What a per-task engine may ask for today.
-pub(crate) const TASK_EVENTS: Events = REAP | CLONE | EXEC | EXIT | DEATH | SIGNAL_CORE;
+pub(crate) const TASK_EVENTS: Events = QUIESCE | REAP | CLONE | EXEC | EXIT | DEATH | SIGNAL_CORE;
 /// What a global engine may ask for (`UTRACE_GLOBAL_EVENTS`).
 pub(crate) const GLOBAL_EVENTS: Events = CLONE | EXEC | EXIT | DEATH;
 /// Events that are reported in `do_exit()`.

@@ -15,6 +15,7 @@ use crate::shim::{self, RcuGuard};
 use crate::state::State;
 use crate::task;
 use crate::utask::{Pending, UTask, DEATH_BEGUN};
+use crate::wait;
 use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
 use kernel::task::Task;
@@ -26,6 +27,7 @@ struct Pass<'a> {
     /// The `UTask` of the task running the callbacks (`None` for REAP, which
     /// runs in a workqueue).
     cur: Option<&'a UTask>,
+    /// Engines that want any of these are called.
     event: Events,
     /// Engines attached after this sequence number do not get the event.
     seq: u64,
@@ -73,8 +75,12 @@ fn walk(
         if ret == action::DETACH {
             // Already detached by a control() call is fine too.
             let _ = control::detach(st, target, engine);
-        } else if ret < act {
-            act = ret;
+        } else {
+            if ret == action::STOP {
+                // Sticky until utrace_control(RESUME or DETACH).
+                engine.set_stop(true);
+            }
+            act = act.min(ret);
         }
         prev = Some(e);
     }
@@ -90,10 +96,30 @@ fn report(
     seq: u64,
     mut call: impl FnMut(&Engine, u32) -> u32,
 ) -> u32 {
+    // Before each event (but REAP) engines with QUIESCE get report_quiesce
+    // with that event, then the event's own callback if they want it.
+    let quiesce = if event == events::REAP {
+        0
+    } else {
+        events::QUIESCE
+    };
+    let mut call = |e: &Engine, act: u32| {
+        let mut ret = act;
+        if e.events() & quiesce != 0 {
+            ret = call_quiesce(e, act, event);
+            if ret & action::MASK == action::DETACH {
+                return ret;
+            }
+        }
+        if e.events() & event != 0 {
+            ret = call(e, act);
+        }
+        ret
+    };
     let pass = Pass {
         st,
         cur,
-        event,
+        event: event | quiesce,
         seq,
     };
     let act = walk(
@@ -107,6 +133,52 @@ fn report(
         return act;
     }
     walk(pass, Target::Global, &st.global, act, &mut call)
+}
+
+fn call_quiesce(e: &Engine, act: u32, event: Events) -> u32 {
+    match e.ops().report_quiesce {
+        // SAFETY: The engine's callback.
+        Some(f) => unsafe { f(act, e.as_ptr(), event) },
+        None => action::RESUME,
+    }
+}
+
+/// The QUIESCE report at the return-to-user safe point (event 0), asked for
+/// by utrace_control(REPORT, INTERRUPT or STOP).
+fn report_quiesce(st: &State, ut: &UTask) {
+    let pass = Pass {
+        st,
+        cur: Some(ut),
+        event: events::QUIESCE,
+        seq: u64::MAX,
+    };
+    walk(
+        pass,
+        Target::Task(ut),
+        &ut.engines,
+        action::RESUME,
+        &mut |e, act| call_quiesce(e, act, 0),
+    );
+}
+
+/// Whether an engine of `ut` wants it stopped.
+pub(crate) fn stop_wanted(ut: &UTask) -> bool {
+    let rcu = RcuGuard::new();
+    let _ = &rcu;
+    // SAFETY: `rcu` is a read-side section.
+    let wanted = unsafe { ut.engines.iter() }.any(|e| e.wants_stop() && !e.is_detached());
+    wanted
+}
+
+/// The stop: `current` sleeps (killable, not counted as load) while an
+/// engine wants it stopped. Only SIGKILL ends it early.
+pub(crate) fn maybe_stop(ut: &UTask) {
+    if !stop_wanted(ut) || task::is_exiting(ut.task()) {
+        return;
+    }
+    ut.stopped.store(true, SeqCst);
+    let _ = wait::wait_killable_idle((ut as *const UTask).cast(), || !stop_wanted(ut));
+    ut.stopped.store(false, SeqCst);
 }
 
 fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
@@ -148,6 +220,9 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
     if let Some(seq) = pending.exit {
         report_exit(st, ut, seq);
         report_death(st, ut, seq);
+    }
+    if pending.quiesce {
+        report_quiesce(st, ut);
     }
 }
 

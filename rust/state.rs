@@ -140,6 +140,8 @@ impl State {
     /// the kernel run theirs only when they return towards user mode, so say
     /// what we are waiting for.
     pub(crate) fn wait_idle(&self) {
+        // Tasks sleeping in a syscall with work queued: make them run it now.
+        self.table.for_each(|ut| ut.kick_if_queued(self));
         let mut guard = self.idle_lock.lock();
         let mut waited = 0;
         while self.pending.load(SeqCst) != 0 {

@@ -103,6 +103,20 @@ impl TaskTable {
         }
     }
 
+    /// Calls `f` on every `UTask` (under RCU: `f` must not sleep).
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&UTask)) {
+        let _rcu = RcuGuard::new();
+        for bucket in &self.buckets {
+            let mut cur = bucket.load(Acquire);
+            while !cur.is_null() {
+                // SAFETY: Chained under `_rcu`.
+                let ut = unsafe { &*cur };
+                f(ut);
+                cur = ut.hnext.load(Acquire);
+            }
+        }
+    }
+
     /// Removes every `UTask` (module exit, after the hooks are gone and no
     /// work is pending) and returns how many there were.
     pub(crate) fn clear(&self) -> usize {

@@ -16,7 +16,9 @@ use crate::shim;
 use crate::state::State;
 use crate::task;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use core::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::SeqCst,
+};
 use kernel::alloc::Flags;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -76,6 +78,10 @@ pub(crate) struct Pending {
     /// Held signals to report (bit `sig - 1`), and their sequence bound.
     pub(crate) signals: u64,
     pub(crate) signal_seq: u64,
+    /// A QUIESCE report at the return-to-user point was asked for (REPORT,
+    /// INTERRUPT, STOP), and whether it must interrupt a sleep (INTERRUPT).
+    pub(crate) quiesce: bool,
+    pub(crate) interrupt: bool,
 }
 
 impl Pending {
@@ -85,12 +91,14 @@ impl Pending {
             && self.exec.is_none()
             && self.exit.is_none()
             && self.signals == 0
+            && !self.quiesce
     }
 }
 
 pub(crate) struct Inner {
     pub(crate) pending: Pending,
     work_queued: bool,
+    kick_queued: bool,
     /// The child waits here until its parent's CLONE report is done.
     gated: bool,
 }
@@ -116,7 +124,10 @@ pub(crate) struct UTask {
     /// On a group leader's state: signals utrace-rs holds blocked in the
     /// whole thread group (bit `sig - 1`).
     pub(crate) held: AtomicU64,
+    /// The task sleeps in a utrace stop.
+    pub(crate) stopped: AtomicBool,
     work: Opaque<bindings::callback_head>,
+    kick: Opaque<bindings::callback_head>,
     reap_work: Opaque<bindings::work_struct>,
     rcu: Opaque<bindings::callback_head>,
     #[pin]
@@ -209,12 +220,15 @@ impl UTask {
                 state: AtomicU32::new(0),
                 reporting: AtomicPtr::new(ptr::null_mut()),
                 held: AtomicU64::new(0),
+                stopped: AtomicBool::new(false),
                 work: Opaque::uninit(),
+                kick: Opaque::uninit(),
                 reap_work: Opaque::uninit(),
                 rcu: Opaque::uninit(),
                 inner <- new_spinlock!(Inner {
                     pending: Pending::default(),
                     work_queued: false,
+                    kick_queued: false,
                     gated: false,
                 }),
                 gate <- new_condvar!(),
@@ -226,6 +240,7 @@ impl UTask {
         // SAFETY: `raw` is a fresh, exclusively owned `UTask`.
         unsafe {
             (*(*raw).work.get()).func = Some(utask_work);
+            (*(*raw).kick.get()).func = Some(utask_kick);
             bindings::init_work_with_key(
                 (*raw).reap_work.get(),
                 Some(utask_reap_work),
@@ -295,12 +310,19 @@ impl UTask {
     pub(crate) fn queue<R>(&self, st: &State, fill: impl FnOnce(&mut Inner) -> R) -> R {
         let mut inner = self.inner.lock();
         let ret = fill(&mut inner);
-        if inner.work_queued || inner.pending.is_empty() && !inner.gated {
+        // A held signal or an INTERRUPT must be handled soon, even by a
+        // task sleeping in a syscall.
+        let notify_signal = inner.pending.signals != 0 || inner.pending.interrupt;
+        if inner.work_queued {
+            if notify_signal {
+                self.kick(st, &mut inner);
+            }
+            return ret;
+        }
+        if inner.pending.is_empty() && !inner.gated {
             return ret;
         }
         st.work_begin();
-        // A held signal must be reported soon, even to a sleeping task.
-        let notify_signal = inner.pending.signals != 0;
         // SAFETY: `work` is this `UTask`'s and not queued (`work_queued` is
         // false under the lock); the `UTask` outlives the work because the
         // table's reference is only dropped at reap, after the task ran its
@@ -318,6 +340,30 @@ impl UTask {
             }
         }
         ret
+    }
+
+    /// Makes the task run its queued work promptly: an empty work queued
+    /// with `TWA_SIGNAL` interrupts an interruptible sleep (the syscall is
+    /// restarted afterwards), and the task then runs its whole task_work list.
+    fn kick(&self, st: &State, inner: &mut Inner) {
+        if inner.kick_queued {
+            return;
+        }
+        st.work_begin();
+        // SAFETY: `kick` is this `UTask`'s and not queued (`kick_queued` is
+        // false under the lock); the `UTask` outlives it as it does `work`.
+        match unsafe { shim::task_work_add(self.task_ptr(), self.kick.get(), true) } {
+            Ok(()) => inner.kick_queued = true,
+            Err(_) => st.work_end(),
+        }
+    }
+
+    /// Kicks the task if its work is queued (module unload: have it run).
+    pub(crate) fn kick_if_queued(&self, st: &State) {
+        let mut inner = self.inner.lock();
+        if inner.work_queued {
+            self.kick(st, &mut inner);
+        }
     }
 
     /// Holds the (new) task at its first return to user mode until
@@ -353,6 +399,12 @@ impl UTask {
             // callbacks may not wait for other tasks, so this ends soon.
             self.gate.wait(&mut inner);
         }
+    }
+
+    /// Wakes the task if it sleeps in a utrace stop, to check whether it
+    /// still has to.
+    pub(crate) fn wake_stopped(&self) {
+        crate::wait::wake((self as *const UTask).cast());
     }
 
     /// Queues the reap of this task's engines (from `sched_process_free`,
@@ -398,7 +450,22 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
         }
         crate::report::run_pending(st, ut, pending);
     }
+    crate::report::maybe_stop(ut);
     st.work_end();
+}
+
+/// The kick: nothing to do but having made the task run its task_work.
+///
+/// # Safety
+///
+/// Called by `task_work_run()` with the `kick` field of a live `UTask`.
+unsafe extern "C" fn utask_kick(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `kick` field of a live `UTask` (see `kick`).
+    let ut = unsafe { &*kernel::container_of!(head, UTask, kick) };
+    ut.inner.lock().kick_queued = false;
+    if let Some(st) = crate::state::get() {
+        st.work_end();
+    }
 }
 
 /// Reaps a task's engines (queued by [`UTask::queue_reap`]).

@@ -12,6 +12,9 @@
 //! work runs `report` passes over the task's and the global `engine_list`s;
 //! `control` implements the API that `abi` exports.
 
+// `pin_init!` of `UTask`, a struct with many fields, nests deeply.
+#![recursion_limit = "256"]
+
 use kernel::prelude::*;
 
 /// `pr_warn!`, but only the first ten times per call site: for conditions

@@ -13,6 +13,17 @@ use kernel::prelude::*;
 /// Sleeps (interruptibly) until `cond()` holds. `ERESTARTSYS` if a signal
 /// arrives first. `var` is the address wakers pass to [`wake`].
 pub(crate) fn wait_interruptible(var: *const c_void, cond: impl Fn() -> bool) -> Result {
+    wait_var(var, bindings::TASK_INTERRUPTIBLE, cond)
+}
+
+/// Sleeps until `cond()` holds, woken only by [`wake`] or SIGKILL (then
+/// `ERESTARTSYS`), without counting in the load average: a stopped task.
+pub(crate) fn wait_killable_idle(var: *const c_void, cond: impl Fn() -> bool) -> Result {
+    let state = bindings::TASK_WAKEKILL | bindings::TASK_UNINTERRUPTIBLE | bindings::TASK_NOLOAD;
+    wait_var(var, state, cond)
+}
+
+fn wait_var(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {
     let var = var.cast_mut();
     // SAFETY: Any address works as a key; the queue is the kernel's.
     let wq = unsafe { bindings::__var_waitqueue(var) };
@@ -20,7 +31,7 @@ pub(crate) fn wait_interruptible(var: *const c_void, cond: impl Fn() -> bool) ->
     // SAFETY: `entry` lives on this stack frame, is not moved, and is taken
     // off the queue by `finish_wait` before the frame ends.
     unsafe { bindings::init_wait_var_entry(&mut entry, var, 0) };
-    wait_entry(wq, &mut entry.wq_entry, cond)
+    wait_entry(wq, &mut entry.wq_entry, state, cond)
 }
 
 /// Sleeps (interruptibly) on the wait queue `wq` until `cond()` holds.
@@ -31,7 +42,7 @@ pub(crate) fn wait_interruptible_on(
     let mut entry = bindings::wait_queue_entry::default();
     // SAFETY: As in `wait_interruptible`; wakes the current task.
     unsafe { bindings::init_wait_entry(&mut entry, 0) };
-    wait_entry(wq, &mut entry, cond)
+    wait_entry(wq, &mut entry, bindings::TASK_INTERRUPTIBLE, cond)
 }
 
 /// Wakes every waiter on the wait queue `wq`.
@@ -44,15 +55,14 @@ pub(crate) fn wake_all(wq: *mut bindings::wait_queue_head) {
 fn wait_entry(
     wq: *mut bindings::wait_queue_head,
     entry: &mut bindings::wait_queue_entry,
+    state: u32,
     cond: impl Fn() -> bool,
 ) -> Result {
     let mut ret = Ok(());
     loop {
         // SAFETY: As above; queues the entry and sets the task state before
         // the condition is checked, so a wake in between is not lost.
-        let pending = unsafe {
-            bindings::prepare_to_wait_event(wq, entry, bindings::TASK_INTERRUPTIBLE as i32)
-        };
+        let pending = unsafe { bindings::prepare_to_wait_event(wq, entry, state as i32) };
         if cond() {
             break;
         }

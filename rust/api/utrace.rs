@@ -569,6 +569,7 @@ impl<E: Engine, const GLOBAL: bool> Ops<E, GLOBAL> {
         report_reap: Some(reap_cb::<E>),
         release: Some(release_cb::<E>),
         report_signal: Some(signal_cb::<E, GLOBAL>),
+        report_quiesce: None,
     });
 }
 
@@ -762,6 +763,8 @@ mod raw {
             Option<unsafe extern "C" fn(*mut utrace_engine, *mut bindings::task_struct)>,
         pub(super) release: Option<unsafe extern "C" fn(*mut c_void)>,
         pub(super) report_signal: Option<unsafe extern "C" fn(u32, *mut utrace_engine, i32) -> u32>,
+        pub(super) report_quiesce:
+            Option<unsafe extern "C" fn(u32, *mut utrace_engine, u64) -> u32>,
     }
 
     // `task_struct` embeds structs that are empty in some configurations;

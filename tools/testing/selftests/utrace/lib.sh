@@ -54,7 +54,8 @@ modinfo_field() {
 # Event bits, attach flags and actions of include/utrace_rs.h.
 EV_REAP=0x2 EV_CLONE=0x4 EV_EXEC=0x8 EV_EXIT=0x10 EV_DEATH=0x20
 A_MATCH_OPS=0x1 A_MATCH_DATA=0x2 A_CREATE=0x10 A_EXCLUSIVE=0x20 A_GLOBAL=0x100
-ACT_STOP=0 ACT_REPORT=2 ACT_RESUME=5 ACT_DETACH=6
+ACT_STOP=0 ACT_INTERRUPT=1 ACT_REPORT=2 ACT_RESUME=5 ACT_DETACH=6
+EV_QUIESCE=0x1 EV_SIGNAL_CORE=0x1000
 EPERM=-1 ENOENT=-2 ESRCH=-3 ENODEV=-19 EEXIST=-17 EINVAL=-22 EOPNOTSUPP=-95
 EALREADY=-114 EINPROGRESS=-115
 UT=/sys/kernel/debug/utrace_test
@@ -115,3 +116,7 @@ expect_releases() {
 	sleep 0.2
 	expect_eq "release() calls" "$(stat_of releases)" "$1"
 }
+
+# state_of PID: the one-letter state in /proc/PID/stat; cpu_of PID: utime+stime.
+state_of() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f1; }
+cpu_of() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }

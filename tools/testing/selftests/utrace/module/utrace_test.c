@@ -292,6 +292,14 @@ static void cb_reap(struct utrace_engine *engine, struct task_struct *task)
 	report(engine, _UTRACE_EVENT_REAP, task, "");
 }
 
+static u32 cb_quiesce(u32 action, struct utrace_engine *engine, unsigned long event)
+{
+	char detail[24];
+
+	snprintf(detail, sizeof(detail), "event=0x%lx", event);
+	return report(engine, _UTRACE_EVENT_QUIESCE, current, detail);
+}
+
 static void cb_release(void *data)
 {
 	atomic_inc(&releases);
@@ -310,6 +318,7 @@ static void cb_release(void *data)
 	.report_death = cb_death,		\
 	.report_reap = cb_reap,			\
 	.release = cb_release,			\
+	.report_quiesce = cb_quiesce,		\
 }
 static const struct utrace_engine_ops ops_a = TEST_OPS;
 static const struct utrace_engine_ops ops_b = TEST_OPS;
@@ -628,6 +637,10 @@ static struct dentry *dir;
 
 static int __init utrace_test_init(void)
 {
+	int i;
+
+	for (i = 0; i < NSLOTS; i++)
+		slots[i].ret = UTRACE_RESUME;
 	if (utrace_api_version() != UTRACE_RS_API_VERSION) {
 		pr_err("utrace_test: API version %u, built for %u\n",
 		       utrace_api_version(), UTRACE_RS_API_VERSION);
