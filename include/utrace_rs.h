@@ -14,6 +14,7 @@
 
 struct module;
 struct pid;
+struct pt_regs;
 struct task_struct;
 
 #define UTRACE_RS_API_VERSION 1
@@ -26,8 +27,8 @@ enum utrace_events {
 	_UTRACE_EVENT_EXEC,
 	_UTRACE_EVENT_EXIT,
 	_UTRACE_EVENT_DEATH,
-	_UTRACE_EVENT_SYSCALL_ENTRY,	/* not yet */
-	_UTRACE_EVENT_SYSCALL_EXIT,	/* not yet */
+	_UTRACE_EVENT_SYSCALL_ENTRY,
+	_UTRACE_EVENT_SYSCALL_EXIT,
 	_UTRACE_EVENT_SIGNAL,	/* not yet */
 	_UTRACE_EVENT_SIGNAL_IGN,	/* not yet */
 	_UTRACE_EVENT_SIGNAL_STOP,	/* not yet */
@@ -40,7 +41,8 @@ enum utrace_events {
 
 /* The events a per-task engine may ask for today. */
 #define UTRACE_TASK_EVENTS \
-	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(REAP) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
+	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(REAP) | UTRACE_EVENT(SYSCALL_ENTRY) | \
+	 UTRACE_EVENT(SYSCALL_EXIT) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
 	 UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | UTRACE_EVENT(SIGNAL_CORE))
 
 /* The events a global engine may ask for. */
@@ -72,6 +74,13 @@ enum utrace_resume_action {
  * then sends SIGCONT). SIGKILL still kills it at once.
  */
 #define UTRACE_SIGNAL_HOLD 0x100
+
+/*
+ * Or'd into report_syscall_entry's return: do not run the syscall. Its
+ * return value is what the registers hold (-ENOSYS unless the callback set
+ * one with syscall_set_return_value()).
+ */
+#define UTRACE_SYSCALL_ABORT 0x10
 
 /* utrace_attach_*() flags. */
 #define UTRACE_ATTACH_MATCH_OPS		0x0001	/* match engines with the same ops */
@@ -144,6 +153,20 @@ struct utrace_engine_ops {
 	 * UTRACE_STOP to (stay) stopped.
 	 */
 	u32 (*report_quiesce)(u32 action, struct utrace_engine *engine, unsigned long event);
+
+	/*
+	 * SYSCALL_ENTRY / SYSCALL_EXIT: the task enters or leaves a syscall;
+	 * @regs are its registers (syscall_get_nr(), syscall_get_arguments(),
+	 * syscall_get_return_value() and their set_ counterparts apply). These
+	 * run in the syscall tracepoints, in ATOMIC context (preemption off):
+	 * no sleeping, no GFP_KERNEL, no utrace_barrier(). Entry may return
+	 * UTRACE_SYSCALL_ABORT; a UTRACE_STOP takes effect when the task next
+	 * returns to user mode, i.e. after the syscall. Adding SYSCALL events
+	 * may sleep the first time (it registers the syscall tracepoints, which
+	 * make every syscall of every task take the slow path while registered).
+	 */
+	u32 (*report_syscall_entry)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
+	u32 (*report_syscall_exit)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
 };
 
 unsigned int utrace_api_version(void);

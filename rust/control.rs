@@ -119,6 +119,9 @@ pub(crate) fn detach_first(st: &State, ut: &UTask) -> bool {
 
 fn finish_detach(st: &State, engine: &Engine) {
     st.engine_detached();
+    if engine.events() & events::SYSCALL != 0 {
+        st.syscall_user_sub();
+    }
     engine.retire();
 }
 
@@ -234,8 +237,20 @@ pub(crate) fn handoff(
     }
     let ut = resolve(st, task, from)?;
     let target = ut.as_deref().map_or(Target::Global, Target::Task);
+    let new_events = if events == 0 { from.events() } else { events };
+    if new_events & events::SYSCALL != 0 {
+        st.syscall_user_add()?;
+    }
     // SAFETY: `ops` is not null and the caller promises it is valid.
-    let engine = unsafe { Engine::new(ops, data, target.identity()) }?;
+    let engine = match unsafe { Engine::new(ops, data, target.identity()) } {
+        Ok(engine) => engine,
+        Err(e) => {
+            if new_events & events::SYSCALL != 0 {
+                st.syscall_user_sub();
+            }
+            return Err(e);
+        }
+    };
     // SAFETY: Fresh, exclusively ours.
     let new = unsafe { engine.as_ref() };
     let swapped = target.locked(st, |list| {
@@ -246,7 +261,7 @@ pub(crate) fn handoff(
         // a report pass that already called (or skipped past) `from` skips
         // it, one that had not reaches it instead of `from`.
         new.set_seq(from.seq());
-        new.set_events(if events == 0 { from.events() } else { events });
+        new.set_events(new_events);
         // SAFETY: Writer lock held; `from` is linked (not detached), `new`
         // is on no list.
         unsafe { list.replace(from.as_ptr(), engine.as_ptr()) };
@@ -257,6 +272,9 @@ pub(crate) fn handoff(
     if let Err(e) = swapped {
         // SAFETY: Never linked nor handed out.
         unsafe { Engine::discard(engine.as_ptr()) };
+        if new_events & events::SYSCALL != 0 {
+            st.syscall_user_sub();
+        }
         return Err(e);
     }
     finish_detach(st, from);
@@ -305,6 +323,12 @@ pub(crate) fn set_events(
     }
     let ut = resolve(st, task, engine)?;
     let target = ut.as_deref().map_or(Target::Global, Target::Task);
+    // Engines with SYSCALL events are counted (the syscall probes are only
+    // registered while there is one): count the new mask now, which may
+    // sleep to register them, and uncount the old one once replaced.
+    if events & events::SYSCALL != 0 {
+        st.syscall_user_add()?;
+    }
     let old = target.locked(st, |_| {
         if engine.is_detached() {
             return Err(ESRCH);
@@ -326,7 +350,12 @@ pub(crate) fn set_events(
         }
         engine.set_events(events);
         Ok(old)
-    })?;
+    });
+    let counted = if let Ok(old) = old { old } else { events };
+    if counted & events::SYSCALL != 0 {
+        st.syscall_user_sub();
+    }
+    let old = old?;
     if old & !events != 0 && engine.callback_in_flight() && !current_in_callback(st, engine) {
         return Err(einprogress());
     }

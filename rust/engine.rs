@@ -37,6 +37,10 @@ pub(crate) struct EngineOps {
     pub(crate) release: Option<unsafe extern "C" fn(*mut c_void)>,
     pub(crate) report_signal: Option<unsafe extern "C" fn(u32, *mut Engine, i32) -> u32>,
     pub(crate) report_quiesce: Option<unsafe extern "C" fn(u32, *mut Engine, u64) -> u32>,
+    pub(crate) report_syscall_entry:
+        Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
+    pub(crate) report_syscall_exit:
+        Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
 }
 
 /// The engine has been detached: it gets no new callbacks.

@@ -237,3 +237,23 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
         inner.pending.signal_seq = seq;
     });
 }
+
+/// `sys_enter` / `sys_exit` of `current` (registered only while an engine
+/// has SYSCALL events). Atomic context.
+#[no_mangle]
+pub(crate) extern "C" fn utrace_rs_hook_syscall(regs: *mut bindings::pt_regs, entry: bool) {
+    let Some(st) = state::get() else { return };
+    let rcu = shim::RcuGuard::new();
+    let Some(ut) = st.table.lookup(task::current(), &rcu) else {
+        return;
+    };
+    let event = if entry {
+        events::SYSCALL_ENTRY
+    } else {
+        events::SYSCALL_EXIT
+    };
+    if ut.events() & event == 0 {
+        return;
+    }
+    crate::report::report_syscall(st, ut, event, regs);
+}

@@ -18,6 +18,7 @@ use crate::utask::{Pending, UTask, DEATH_BEGUN};
 use crate::wait;
 use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
+use kernel::bindings;
 use kernel::task::Task;
 
 /// One event being reported.
@@ -96,9 +97,11 @@ fn report(
     seq: u64,
     mut call: impl FnMut(&Engine, u32) -> u32,
 ) -> u32 {
-    // Before each event (but REAP) engines with QUIESCE get report_quiesce
-    // with that event, then the event's own callback if they want it.
-    let quiesce = if event == events::REAP {
+    // Before each event (but REAP and the syscall events, which are
+    // reported in atomic context where QUIESCE callbacks may not run)
+    // engines with QUIESCE get report_quiesce with that event, then the
+    // event's own callback if they want it.
+    let quiesce = if event & (events::REAP | events::SYSCALL) != 0 {
         0
     } else {
         events::QUIESCE
@@ -159,6 +162,36 @@ fn report_quiesce(st: &State, ut: &UTask) {
         action::RESUME,
         &mut |e, act| call_quiesce(e, act, 0),
     );
+}
+
+/// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context,
+/// `current` is `ut`'s task). An entry callback may abort the syscall; a
+/// STOP takes effect when the task next returns to user mode.
+pub(crate) fn report_syscall(st: &State, ut: &UTask, event: Events, regs: *mut bindings::pt_regs) {
+    let entry = event == events::SYSCALL_ENTRY;
+    let mut abort = false;
+    let act = report(st, Some(ut), ut, event, u64::MAX, |e, act| {
+        let f = if entry {
+            e.ops().report_syscall_entry
+        } else {
+            e.ops().report_syscall_exit
+        };
+        let ret = match f {
+            // SAFETY: The engine's callback, with the registers of the
+            // syscall of `current`.
+            Some(f) => unsafe { f(act, e.as_ptr(), regs) },
+            None => action::RESUME,
+        };
+        abort |= entry && ret & action::SYSCALL_ABORT != 0;
+        ret
+    });
+    if abort {
+        // SAFETY: `regs` are those of the syscall being entered.
+        unsafe { shim::syscall_abort(regs) };
+    }
+    if act == action::STOP || stop_wanted(ut) {
+        ut.queue(st, |inner| inner.pending.quiesce = true);
+    }
 }
 
 /// Whether an engine of `ut` wants it stopped.
@@ -247,7 +280,12 @@ fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) {
                 Some(f) => unsafe { f(act, e.as_ptr(), sig) },
                 None => action::RESUME,
             };
-            hold |= ret & action::SIGNAL_HOLD != 0;
+            if ret & action::SIGNAL_HOLD != 0 {
+                hold = true;
+                // The stop of a held signal is the group stop below, ended
+                // by SIGCONT, not a utrace stop waiting for RESUME.
+                return action::RESUME;
+            }
             ret
         });
         if hold && lut.held.load(SeqCst) & bit != 0 {

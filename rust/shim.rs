@@ -33,6 +33,8 @@ mod ffi {
             locked: bool,
         );
         pub(super) fn utrace_shim_stop_self();
+        pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
+        pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_continue(task: *mut bindings::task_struct);
         pub(super) fn utrace_shim_rcu_read_lock();
         pub(super) fn utrace_shim_rcu_read_unlock();
@@ -224,4 +226,21 @@ pub(crate) unsafe fn poll(
 ) -> bindings::__poll_t {
     // SAFETY: By the function's safety requirements.
     unsafe { ffi::utrace_shim_poll(file, wq, pt, readable) }
+}
+
+/// Registers (`true`) or unregisters the syscall probes. May sleep.
+pub(crate) fn syscall_hooks(on: bool) -> Result {
+    // SAFETY: Plain C call from process context; the probes call into
+    // `hooks.rs`, which copes with being called at any time.
+    to_result(unsafe { ffi::utrace_shim_syscall_hooks(on) })
+}
+
+/// Makes the syscall being entered not run (its return value is `ax`).
+///
+/// # Safety
+///
+/// `regs` are the registers of the syscall being entered, in `sys_enter`.
+pub(crate) unsafe fn syscall_abort(regs: *mut bindings::pt_regs) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_syscall_abort(regs) }
 }

@@ -9,10 +9,12 @@ use crate::engine_list::EngineList;
 use crate::events::Events;
 use crate::table::TaskTable;
 use core::ptr;
-use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
-use kernel::sync::{new_condvar, new_spinlock, CondVar, CondVarTimeoutResult, SpinLock};
+use kernel::sync::{
+    new_condvar, new_mutex, new_spinlock, CondVar, CondVarTimeoutResult, Mutex, SpinLock,
+};
 use kernel::types::Opaque;
 
 #[pin_data]
@@ -36,7 +38,23 @@ pub(crate) struct State {
     idle_lock: SpinLock<()>,
     #[pin]
     idle: CondVar,
+    /// Engines with SYSCALL events; the syscall probes are registered while
+    /// there is one (`syscall_lock` guards the registration).
+    syscall_users: AtomicUsize,
+    syscall_registered: AtomicBool,
+    #[pin]
+    syscall_lock: Mutex<()>,
+    /// Unregisters the syscall probes when the last user went, from process
+    /// context (the last user may go in atomic context).
+    #[pin]
+    syscall_off: Opaque<bindings::work_struct>,
 }
+
+// SAFETY: Shared by every task and the module; mutable state is atomic or
+// behind its locks, and the work item is the workqueue's to synchronise.
+unsafe impl Send for State {}
+// SAFETY: See `Send`.
+unsafe impl Sync for State {}
 
 /// Set while the module is live (before the hooks are registered until after
 /// they are gone and all work has run).
@@ -50,6 +68,23 @@ pub(crate) fn get() -> Option<&'static State> {
     // calls this can run any more (hooks unregistered, work drained, engine
     // modules, which depend on this one, gone).
     (!st.is_null()).then(|| unsafe { &*st })
+}
+
+/// # Safety
+///
+/// Called by the workqueue with the `syscall_off` field of the live state.
+unsafe extern "C" fn syscall_off_work(_work: *mut bindings::work_struct) {
+    if let Some(st) = get() {
+        st.syscall_off();
+    }
+}
+
+fn syscall_off_key() -> *mut bindings::lock_class_key {
+    struct Key(Opaque<bindings::lock_class_key>);
+    // SAFETY: Only lockdep touches the key.
+    unsafe impl Sync for Key {}
+    static KEY: Key = Key(Opaque::uninit());
+    KEY.0.get()
 }
 
 /// Lockdep class of the `UTask` reap work items.
@@ -73,7 +108,73 @@ impl State {
             pending: AtomicUsize::new(0),
             idle_lock <- new_spinlock!(()),
             idle <- new_condvar!(),
+            syscall_users: AtomicUsize::new(0),
+            syscall_registered: AtomicBool::new(false),
+            syscall_lock <- new_mutex!(()),
+            // SAFETY: `slot` is the field's memory, initialised in place.
+            syscall_off <- Opaque::ffi_init(|slot| unsafe {
+                bindings::init_work_with_key(
+                    slot,
+                    Some(syscall_off_work),
+                    false,
+                    kernel::c_str!("utrace_rs_syscall_off").as_char_ptr(),
+                    syscall_off_key(),
+                )
+            }),
         })
+    }
+
+    /// An engine got SYSCALL events: make sure the probes are registered.
+    /// Sleeps when it has to register them (the first such engine).
+    pub(crate) fn syscall_user_add(&self) -> Result {
+        self.syscall_users.fetch_add(1, SeqCst);
+        if self.syscall_registered.load(SeqCst) {
+            return Ok(());
+        }
+        let _guard = self.syscall_lock.lock();
+        if !self.syscall_registered.load(SeqCst) {
+            if let Err(e) = crate::shim::syscall_hooks(true) {
+                self.syscall_users.fetch_sub(1, SeqCst);
+                return Err(e);
+            }
+            self.syscall_registered.store(true, SeqCst);
+        }
+        Ok(())
+    }
+
+    /// An engine with SYSCALL events lost them or went: the last one has the
+    /// probes unregistered (later, from a workqueue). Any context.
+    pub(crate) fn syscall_user_sub(&self) {
+        if self.syscall_users.fetch_sub(1, SeqCst) == 1 {
+            // SAFETY: Initialised in `new`; queueing an already queued work
+            // does nothing; flushed in `syscall_shutdown`.
+            unsafe {
+                bindings::queue_work_on(
+                    bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
+                    bindings::system_wq,
+                    self.syscall_off.get(),
+                )
+            };
+        }
+    }
+
+    fn syscall_off(&self) {
+        let _guard = self.syscall_lock.lock();
+        if self.syscall_users.load(SeqCst) == 0 && self.syscall_registered.load(SeqCst) {
+            let _ = crate::shim::syscall_hooks(false);
+            self.syscall_registered.store(false, SeqCst);
+        }
+    }
+
+    /// Module exit: no unregister work left, probes gone.
+    pub(crate) fn syscall_shutdown(&self) {
+        // SAFETY: Initialised in `new`.
+        unsafe { bindings::cancel_work_sync(self.syscall_off.get()) };
+        let _guard = self.syscall_lock.lock();
+        if self.syscall_registered.load(SeqCst) {
+            let _ = crate::shim::syscall_hooks(false);
+            self.syscall_registered.store(false, SeqCst);
+        }
     }
 
     /// Makes `self` the live state.

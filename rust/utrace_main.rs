@@ -96,6 +96,7 @@ impl Drop for UtraceModule {
         }
         // 1. No probe runs after this.
         drop(self.hooks.take());
+        self.state.syscall_shutdown();
         // 2. Every queued task_work and reap work has run.
         self.state.wait_idle();
         state::State::unpublish();

@@ -570,6 +570,8 @@ impl<E: Engine, const GLOBAL: bool> Ops<E, GLOBAL> {
         release: Some(release_cb::<E>),
         report_signal: Some(signal_cb::<E, GLOBAL>),
         report_quiesce: None,
+        report_syscall_entry: None,
+        report_syscall_exit: None,
     });
 }
 
@@ -765,6 +767,10 @@ mod raw {
         pub(super) report_signal: Option<unsafe extern "C" fn(u32, *mut utrace_engine, i32) -> u32>,
         pub(super) report_quiesce:
             Option<unsafe extern "C" fn(u32, *mut utrace_engine, u64) -> u32>,
+        pub(super) report_syscall_entry:
+            Option<unsafe extern "C" fn(u32, *mut utrace_engine, *mut bindings::pt_regs) -> u32>,
+        pub(super) report_syscall_exit:
+            Option<unsafe extern "C" fn(u32, *mut utrace_engine, *mut bindings::pt_regs) -> u32>,
     }
 
     // `task_struct` embeds structs that are empty in some configurations;

@@ -13,6 +13,7 @@ struct dentry;
 struct file;
 struct file_operations;
 struct poll_table_struct;
+struct pt_regs;
 struct task_struct;
 struct wait_queue_head;
 
@@ -51,6 +52,10 @@ void utrace_rs_hook_exec(struct task_struct *task, const char *filename, pid_t o
 void utrace_rs_hook_exit(struct task_struct *task);
 void utrace_rs_hook_free(struct task_struct *task);
 void utrace_rs_hook_signal(int sig, struct task_struct *task);
+void utrace_rs_hook_syscall(struct pt_regs *regs, bool entry);
+
+int utrace_shim_syscall_hooks(bool on);
+void utrace_shim_syscall_abort(struct pt_regs *regs);
 
 /* signal.c: held signals (see there). */
 bool utrace_shim_sig_core_default(struct task_struct *task, int sig);

@@ -13,6 +13,7 @@
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
 #include <trace/events/signal.h>
+#include <trace/events/syscalls.h>
 #include <trace/events/task.h>
 
 #include "shim.h"
@@ -47,6 +48,16 @@ static void probe_signal(void *data, int sig, struct kernel_siginfo *info,
 		utrace_rs_hook_signal(sig, task);
 }
 
+static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	utrace_rs_hook_syscall(regs, true);
+}
+
+static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	utrace_rs_hook_syscall(regs, false);
+}
+
 struct utrace_hook {
 	const char *name;
 	void *probe;
@@ -62,6 +73,16 @@ static struct utrace_hook hooks[UTRACE_NR_HOOKS] = {
 	[UTRACE_HOOK_SIGNAL] = { "signal_generate", probe_signal },
 };
 
+/*
+ * The syscall tracepoints make every syscall of every thread take the slow
+ * path while a probe is registered, so they are registered only while some
+ * engine asks for SYSCALL events (utrace_shim_syscall_hooks()).
+ */
+static struct utrace_hook syscall_hooks[] = {
+	{ "sys_enter", probe_sys_enter },
+	{ "sys_exit", probe_sys_exit },
+};
+
 static void __maybe_unused check_probe_types(void)
 {
 	check_trace_callback_type_task_newtask(probe_newtask);
@@ -69,6 +90,8 @@ static void __maybe_unused check_probe_types(void)
 	check_trace_callback_type_sched_process_exit(probe_exit);
 	check_trace_callback_type_sched_process_free(probe_free);
 	check_trace_callback_type_signal_generate(probe_signal);
+	check_trace_callback_type_sys_enter(probe_sys_enter);
+	check_trace_callback_type_sys_exit(probe_sys_exit);
 }
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)
@@ -78,6 +101,44 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 	for (i = 0; i < UTRACE_NR_HOOKS; i++)
 		if (!strcmp(tp->name, hooks[i].name))
 			hooks[i].tp = tp;
+	for (i = 0; i < ARRAY_SIZE(syscall_hooks); i++)
+		if (!strcmp(tp->name, syscall_hooks[i].name))
+			syscall_hooks[i].tp = tp;
+}
+
+/* Register (@on) or unregister the syscall probes. May sleep. */
+int utrace_shim_syscall_hooks(bool on)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(syscall_hooks) && on; i++) {
+		if (!syscall_hooks[i].tp) {
+			pr_err("utrace_rs: tracepoint %s not found (CONFIG_FTRACE_SYSCALLS?)\n",
+			       syscall_hooks[i].name);
+			ret = -ENOENT;
+			break;
+		}
+		ret = tracepoint_probe_register(syscall_hooks[i].tp, syscall_hooks[i].probe, NULL);
+		if (ret)
+			break;
+		syscall_hooks[i].registered = true;
+	}
+	if (on && !ret)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(syscall_hooks); i++) {
+		if (!syscall_hooks[i].registered)
+			continue;
+		WARN_ON(tracepoint_probe_unregister(syscall_hooks[i].tp, syscall_hooks[i].probe, NULL));
+		syscall_hooks[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+
+/* Skip the syscall being entered: its return value is what regs->ax holds. */
+void utrace_shim_syscall_abort(struct pt_regs *regs)
+{
+	regs->orig_ax = -1;
 }
 
 void utrace_shim_hooks_unregister(void)

@@ -33,6 +33,8 @@
  *                         "/tmp/hs/<p>.<i>" and DEATHs of comm "<p>.<i>",
  *                         p < P, i < K, per ops
  *   ret SLOT ACTION       SLOT's callbacks return ACTION
+ *   sysnr SLOT NR         count SLOT's SYSCALL_ENTRY/EXIT reports of syscall NR
+ *   sysabort SLOT NR ERRNO  SLOT's entry callback aborts syscall NR with -ERRNO
  *   reset                 clear the log and counters
  *   cleanup               detach, barrier and put everything held
  */
@@ -52,6 +54,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#include <asm/syscall.h>
 #include <utrace_rs.h>
 
 #define NSLOTS 16
@@ -68,6 +71,10 @@ struct slot {
 	int attach_slot;		/* ... this slot ... */
 	unsigned long attach_mask;	/* ... with these events */
 	atomic_t count[_UTRACE_NEVENTS];
+	long sys_nr;			/* count entries/exits of this syscall */
+	atomic_t sys_entries, sys_exits;
+	long abort_nr;			/* abort this syscall ... */
+	int abort_errno;		/* ... with this errno */
 };
 
 static struct slot slots[NSLOTS];
@@ -300,6 +307,36 @@ static u32 cb_quiesce(u32 action, struct utrace_engine *engine, unsigned long ev
 	return report(engine, _UTRACE_EVENT_QUIESCE, current, detail);
 }
 
+/* Atomic context: counts only. */
+static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs *regs)
+{
+	int n = slot_of(engine);
+	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
+	long nr = syscall_get_nr(current, regs);
+
+	if (!s)
+		return UTRACE_RESUME;
+	if (nr == READ_ONCE(s->sys_nr))
+		atomic_inc(&s->sys_entries);
+	if (nr == READ_ONCE(s->abort_nr)) {
+		syscall_set_return_value(current, regs, -READ_ONCE(s->abort_errno), 0);
+		return UTRACE_RESUME | UTRACE_SYSCALL_ABORT;
+	}
+	return UTRACE_RESUME;
+}
+
+static u32 cb_sys_exit(u32 action, struct utrace_engine *engine, struct pt_regs *regs)
+{
+	int n = slot_of(engine);
+	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
+
+	/* An aborted syscall exits with nr -1; count it as its own. */
+	if (s && (syscall_get_nr(current, regs) == READ_ONCE(s->sys_nr) ||
+		  (syscall_get_nr(current, regs) == -1 && s->abort_nr == s->sys_nr)))
+		atomic_inc(&s->sys_exits);
+	return UTRACE_RESUME;
+}
+
 static void cb_release(void *data)
 {
 	atomic_inc(&releases);
@@ -319,6 +356,8 @@ static void cb_release(void *data)
 	.report_reap = cb_reap,			\
 	.release = cb_release,			\
 	.report_quiesce = cb_quiesce,		\
+	.report_syscall_entry = cb_sys_entry,	\
+	.report_syscall_exit = cb_sys_exit,	\
 }
 static const struct utrace_engine_ops ops_a = TEST_OPS;
 static const struct utrace_engine_ops ops_b = TEST_OPS;
@@ -504,6 +543,19 @@ static int run_cmd(char *buf)
 		hs_setup(a1, a2);
 		return 0;
 	}
+	if (!strcmp(argv[0], "sysnr") && s && argc == 3) {
+		WRITE_ONCE(s->sys_nr, a2);
+		atomic_set(&s->sys_entries, 0);
+		atomic_set(&s->sys_exits, 0);
+		return 0;
+	}
+	if (!strcmp(argv[0], "sysabort") && s && argc == 4) {
+		if (kstrtol(argv[3], 0, &a3) || a3 <= 0 || a3 > 4095)
+			return -EINVAL;
+		WRITE_ONCE(s->abort_errno, a3);
+		WRITE_ONCE(s->abort_nr, a2);
+		return 0;
+	}
 	if (!strcmp(argv[0], "ret") && s && argc == 3) {
 		s->ret = a2;
 		return 0;
@@ -617,6 +669,12 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "hs.by_a %d\nhs.by_b %d\n", atomic_read(&hs_by_ops[0]),
 			   atomic_read(&hs_by_ops[1]));
 	}
+	for (i = 0; i < NSLOTS; i++) {
+		if (slots[i].sys_nr != -2)
+			seq_printf(m, "slot%d.sys_entries %d\nslot%d.sys_exits %d\n",
+				   i, atomic_read(&slots[i].sys_entries),
+				   i, atomic_read(&slots[i].sys_exits));
+	}
 	for (i = 0; i < NSLOTS; i++)
 		for (j = 0; j < _UTRACE_NEVENTS; j++)
 			if (atomic_read(&slots[i].count[j]))
@@ -639,8 +697,11 @@ static int __init utrace_test_init(void)
 {
 	int i;
 
-	for (i = 0; i < NSLOTS; i++)
+	for (i = 0; i < NSLOTS; i++) {
 		slots[i].ret = UTRACE_RESUME;
+		slots[i].sys_nr = -2;
+		slots[i].abort_nr = -2;
+	}
 	if (utrace_api_version() != UTRACE_RS_API_VERSION) {
 		pr_err("utrace_test: API version %u, built for %u\n",
 		       utrace_api_version(), UTRACE_RS_API_VERSION);
