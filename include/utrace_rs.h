@@ -29,7 +29,7 @@ enum utrace_events {
 	_UTRACE_EVENT_DEATH,
 	_UTRACE_EVENT_SYSCALL_ENTRY,
 	_UTRACE_EVENT_SYSCALL_EXIT,
-	_UTRACE_EVENT_SIGNAL,	/* not yet */
+	_UTRACE_EVENT_SIGNAL,	/* any signal but SIGKILL, SIGSTOP, SIGCONT */
 	_UTRACE_EVENT_SIGNAL_IGN,	/* not yet */
 	_UTRACE_EVENT_SIGNAL_STOP,	/* not yet */
 	_UTRACE_EVENT_SIGNAL_TERM,	/* not yet */
@@ -42,7 +42,7 @@ enum utrace_events {
 /* The events a per-task engine may ask for today. */
 #define UTRACE_TASK_EVENTS \
 	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(REAP) | UTRACE_EVENT(SYSCALL_ENTRY) | \
-	 UTRACE_EVENT(SYSCALL_EXIT) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
+	 UTRACE_EVENT(SYSCALL_EXIT) | UTRACE_EVENT(SIGNAL) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
 	 UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | UTRACE_EVENT(SIGNAL_CORE))
 
 /* The events a global engine may ask for. */
@@ -74,6 +74,10 @@ enum utrace_resume_action {
  * then sends SIGCONT). SIGKILL still kills it at once.
  */
 #define UTRACE_SIGNAL_HOLD 0x100
+
+/* Or'd into report_signal's return: deliver the signal (default), or ignore it. */
+#define UTRACE_SIGNAL_DELIVER 0x00
+#define UTRACE_SIGNAL_IGN 0x10
 
 /*
  * Or'd into report_syscall_entry's return: do not run the syscall. Its
@@ -135,13 +139,15 @@ struct utrace_engine_ops {
 	void (*release)(void *data);
 
 	/*
-	 * SIGNAL_CORE: @signr, whose default action dumps core and which the
-	 * task leaves at its default disposition, is about to be delivered.
-	 * Runs in the task's context before the signal is dequeued; may sleep.
-	 * Return UTRACE_RESUME to let it be delivered, or
-	 * UTRACE_STOP | UTRACE_SIGNAL_HOLD to hold it (see above). Not called
-	 * for a ptraced task (its debugger owns its signals) or when a thread
-	 * of the group blocks @signr.
+	 * SIGNAL: @signr (any but SIGKILL, SIGSTOP and SIGCONT) is about to be
+	 * delivered. SIGNAL_CORE: the same, only for signals whose default
+	 * action dumps core and which the task leaves at the default
+	 * disposition. Runs in the task's context before the signal is
+	 * dequeued; may sleep. Return UTRACE_RESUME (| UTRACE_SIGNAL_DELIVER)
+	 * to let it be delivered, UTRACE_RESUME | UTRACE_SIGNAL_IGN to discard
+	 * it, or UTRACE_STOP | UTRACE_SIGNAL_HOLD to hold it (see above). Not
+	 * called for a ptraced task (its debugger owns its signals) or when a
+	 * thread of the group blocks @signr.
 	 */
 	u32 (*report_signal)(u32 action, struct utrace_engine *engine, int signr);
 

@@ -19,11 +19,12 @@ pub(crate) const DEATH: Events = event(5);
 pub(crate) const SYSCALL_ENTRY: Events = event(6);
 pub(crate) const SYSCALL_EXIT: Events = event(7);
 pub(crate) const SYSCALL: Events = SYSCALL_ENTRY | SYSCALL_EXIT;
+pub(crate) const SIGNAL: Events = event(8);
 pub(crate) const SIGNAL_CORE: Events = event(12);
 
 /// What a per-task engine may ask for today.
 pub(crate) const TASK_EVENTS: Events =
-    QUIESCE | REAP | CLONE | EXEC | EXIT | DEATH | SYSCALL | SIGNAL_CORE;
+    QUIESCE | REAP | CLONE | EXEC | EXIT | DEATH | SYSCALL | SIGNAL | SIGNAL_CORE;
 /// What a global engine may ask for (`UTRACE_GLOBAL_EVENTS`).
 pub(crate) const GLOBAL_EVENTS: Events = CLONE | EXEC | EXIT | DEATH;
 /// Events that are reported in `do_exit()`.
@@ -41,6 +42,9 @@ pub(crate) mod action {
     pub(crate) const MASK: u32 = 0x0f;
     /// `UTRACE_SYSCALL_ABORT`, or'd into `report_syscall_entry`'s return.
     pub(crate) const SYSCALL_ABORT: u32 = 0x10;
+    /// The signal action bits of `report_signal`'s return, and "ignore".
+    pub(crate) const SIGNAL_ACTION_MASK: u32 = 0xf0;
+    pub(crate) const SIGNAL_IGN: u32 = 0x10;
     /// `UTRACE_SIGNAL_HOLD`, or'd into `report_signal`'s return.
     pub(crate) const SIGNAL_HOLD: u32 = 0x100;
 }

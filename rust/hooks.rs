@@ -206,11 +206,14 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
         return;
     }
     let Some(ut) = st.table.get(task) else { return };
-    if ut.events() & events::SIGNAL_CORE == 0 || !(1..=64).contains(&sig) {
+    let wants = ut.events() & (events::SIGNAL | events::SIGNAL_CORE);
+    // SAFETY: The siglock is held by our caller.
+    if wants == 0 || !unsafe { shim::signal::holdable(task, sig) } {
         return;
     }
-    // SAFETY: The siglock is held by our caller.
-    if !unsafe { shim::signal::core_default(task, sig) } {
+    // SAFETY: As above.
+    let core = unsafe { shim::signal::core_default(task, sig) };
+    if wants & events::SIGNAL == 0 && !core {
         return;
     }
     // The group's held set lives on its leader's state.
@@ -234,6 +237,9 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
     let seq = st.seq_now();
     ut.queue(st, |inner| {
         inner.pending.signals |= bit;
+        if core {
+            inner.pending.core_signals |= bit;
+        }
         inner.pending.signal_seq = seq;
     });
 }

@@ -248,7 +248,13 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
         });
     }
     if pending.signals != 0 {
-        report_signals(st, ut, pending.signals, pending.signal_seq);
+        report_signals(
+            st,
+            ut,
+            pending.signals,
+            pending.core_signals,
+            pending.signal_seq,
+        );
     }
     if let Some(seq) = pending.exit {
         report_exit(st, ut, seq);
@@ -259,10 +265,11 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
     }
 }
 
-/// SIGNAL_CORE: each held signal goes to the engines; if one of them holds
-/// it, the task stops in a group stop with the signal still blocked and
-/// queued, else it is released at once and delivered as usual.
-fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) {
+/// SIGNAL and SIGNAL_CORE: each held signal goes to the engines; if one of
+/// them holds it, the task stops in a group stop with the signal still
+/// blocked and queued; if one ignores it, it is discarded; else it is
+/// released at once and delivered as usual.
+fn report_signals(st: &State, ut: &UTask, signals: u64, core_signals: u64, seq: u64) {
     // SAFETY: `ut`'s task is `current`, whose group leader is valid.
     let leader = unsafe { (*ut.task_ptr()).group_leader };
     let Some(lut) = st.table.get(leader) else {
@@ -274,12 +281,19 @@ fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) {
             continue;
         }
         let mut hold = false;
-        report(st, Some(ut), ut, events::SIGNAL_CORE, seq, |e, act| {
+        let mut ignore = false;
+        let event = if core_signals & bit != 0 {
+            events::SIGNAL | events::SIGNAL_CORE
+        } else {
+            events::SIGNAL
+        };
+        report(st, Some(ut), ut, event, seq, |e, act| {
             let ret = match e.ops().report_signal {
                 // SAFETY: The engine's callback.
                 Some(f) => unsafe { f(act, e.as_ptr(), sig) },
                 None => action::RESUME,
             };
+            ignore |= ret & action::SIGNAL_ACTION_MASK == action::SIGNAL_IGN;
             if ret & action::SIGNAL_HOLD != 0 {
                 hold = true;
                 // The stop of a held signal is the group stop below, ended
@@ -290,7 +304,12 @@ fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) {
         });
         if hold && lut.held.load(SeqCst) & bit != 0 {
             shim::signal::stop_self();
-        } else if lut.held.fetch_and(!bit, SeqCst) & bit != 0 {
+            continue;
+        }
+        if ignore {
+            shim::signal::discard(sig);
+        }
+        if lut.held.fetch_and(!bit, SeqCst) & bit != 0 {
             // SAFETY: `ut`'s task is `current`.
             unsafe { shim::signal::unblock(ut.task_ptr(), bit, false) };
         }

@@ -27,6 +27,11 @@ mod ffi {
             sig: c_int,
         ) -> bool;
         pub(super) fn utrace_shim_hold_signal(task: *mut bindings::task_struct, sig: c_int);
+        pub(super) fn utrace_shim_sig_holdable(
+            task: *mut bindings::task_struct,
+            sig: c_int,
+        ) -> bool;
+        pub(super) fn utrace_shim_discard_signal(sig: c_int);
         pub(super) fn utrace_shim_unblock_signals(
             task: *mut bindings::task_struct,
             mask: u64,
@@ -125,6 +130,20 @@ pub(crate) mod signal {
     pub(crate) unsafe fn core_default(task: *mut bindings::task_struct, sig: i32) -> bool {
         // SAFETY: By the function's safety requirements.
         unsafe { ffi::utrace_shim_sig_core_default(task, sig) }
+    }
+
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held.
+    pub(crate) unsafe fn holdable(task: *mut bindings::task_struct, sig: i32) -> bool {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_sig_holdable(task, sig) }
+    }
+
+    /// Discards `current`'s queued `sig`.
+    pub(crate) fn discard(sig: i32) {
+        // SAFETY: Task context; takes `current`'s siglock.
+        unsafe { ffi::utrace_shim_discard_signal(sig) }
     }
 
     /// # Safety

@@ -75,8 +75,10 @@ pub(crate) struct Pending {
     pub(crate) exec: Option<ExecReport>,
     /// Sequence bound of a pending EXIT+DEATH report.
     pub(crate) exit: Option<u64>,
-    /// Held signals to report (bit `sig - 1`), and their sequence bound.
+    /// Held signals to report (bit `sig - 1`), those of them that dump
+    /// core by default (SIGNAL_CORE), and their sequence bound.
     pub(crate) signals: u64,
+    pub(crate) core_signals: u64,
     pub(crate) signal_seq: u64,
     /// A QUIESCE report at the return-to-user point was asked for (REPORT,
     /// INTERRUPT, STOP), and whether it must interrupt a sleep (INTERRUPT).

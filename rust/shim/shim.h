@@ -58,7 +58,9 @@ int utrace_shim_syscall_hooks(bool on);
 void utrace_shim_syscall_abort(struct pt_regs *regs);
 
 /* signal.c: held signals (see there). */
+bool utrace_shim_sig_holdable(struct task_struct *task, int sig);
 bool utrace_shim_sig_core_default(struct task_struct *task, int sig);
+void utrace_shim_discard_signal(int sig);
 void utrace_shim_hold_signal(struct task_struct *task, int sig);
 void utrace_shim_unblock_signals(struct task_struct *task, u64 mask, bool locked);
 void utrace_shim_stop_self(void);

@@ -18,22 +18,53 @@
 #include "shim.h"
 
 /*
- * Whether @sig dumps core by default and @task's group leaves it at the
- * default, is not ptraced (a debugger owns its signals) and no thread of it
- * blocks @sig. Called with @task's siglock held.
+ * Whether @sig may be held for @task: not SIGKILL, SIGSTOP or SIGCONT, not
+ * fatal-without-core at its default disposition, the task is not ptraced (a
+ * debugger owns its signals) and no thread of its group blocks @sig. Called
+ * with @task's siglock held.
  */
-bool utrace_shim_sig_core_default(struct task_struct *task, int sig)
+bool utrace_shim_sig_holdable(struct task_struct *task, int sig)
 {
 	struct task_struct *t;
 
-	if (!valid_signal(sig) || sig < 1 || !sig_kernel_coredump(sig) || task->ptrace)
+	if (sig < 1 || sig > 64 || !valid_signal(sig) || sig_kernel_only(sig) ||
+	    sig == SIGCONT || task->ptrace)
 		return false;
-	if (task->sighand->action[sig - 1].sa.sa_handler != SIG_DFL)
+	/*
+	 * A signal that kills without a core dump at its default disposition
+	 * has been turned into a group kill by complete_signal() already, before
+	 * the probe runs: too late to hold or ignore.
+	 */
+	if (task->sighand->action[sig - 1].sa.sa_handler == SIG_DFL && !sig_kernel_ignore(sig) &&
+	    !sig_kernel_stop(sig) && !sig_kernel_coredump(sig))
 		return false;
 	for_each_thread(task, t)
 		if (sigismember(&t->blocked, sig))
 			return false;
 	return true;
+}
+
+/* Whether @sig dumps core by default and @task leaves it at the default. */
+bool utrace_shim_sig_core_default(struct task_struct *task, int sig)
+{
+	return sig_kernel_coredump(sig) &&
+	       task->sighand->action[sig - 1].sa.sa_handler == SIG_DFL;
+}
+
+/* Take the queued @sig out of current's queues (an engine ignored it). */
+void utrace_shim_discard_signal(int sig)
+{
+	kernel_siginfo_t info;
+	enum pid_type type;
+	sigset_t others;
+
+	sigfillset(&others);
+	sigdelset(&others, sig);
+	spin_lock_irq(&current->sighand->siglock);
+	/* Non-realtime signals are queued once; realtime ones, maybe more. */
+	while (dequeue_signal(&others, &info, &type) == sig)
+		;
+	spin_unlock_irq(&current->sighand->siglock);
 }
 
 /* Block @sig in every thread of @task's group. Called with siglock held. */

@@ -35,6 +35,7 @@
  *   ret SLOT ACTION       SLOT's callbacks return ACTION
  *   sysnr SLOT NR         count SLOT's SYSCALL_ENTRY/EXIT reports of syscall NR
  *   sysabort SLOT NR ERRNO  SLOT's entry callback aborts syscall NR with -ERRNO
+ *   sigret SLOT VALUE     SLOT's report_signal returns VALUE
  *   reset                 clear the log and counters
  *   cleanup               detach, barrier and put everything held
  */
@@ -73,6 +74,7 @@ struct slot {
 	atomic_t count[_UTRACE_NEVENTS];
 	long sys_nr;			/* count entries/exits of this syscall */
 	atomic_t sys_entries, sys_exits;
+	u32 sigret;			/* what report_signal returns */
 	long abort_nr;			/* abort this syscall ... */
 	int abort_errno;		/* ... with this errno */
 };
@@ -307,6 +309,16 @@ static u32 cb_quiesce(u32 action, struct utrace_engine *engine, unsigned long ev
 	return report(engine, _UTRACE_EVENT_QUIESCE, current, detail);
 }
 
+static u32 cb_signal(u32 action, struct utrace_engine *engine, int signr)
+{
+	int n = slot_of(engine);
+	char detail[16];
+
+	snprintf(detail, sizeof(detail), "sig=%d", signr);
+	report(engine, _UTRACE_EVENT_SIGNAL, current, detail);
+	return n < NSLOTS ? READ_ONCE(slots[n].sigret) : UTRACE_RESUME;
+}
+
 /* Atomic context: counts only. */
 static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs *regs)
 {
@@ -358,6 +370,7 @@ static void cb_release(void *data)
 	.report_quiesce = cb_quiesce,		\
 	.report_syscall_entry = cb_sys_entry,	\
 	.report_syscall_exit = cb_sys_exit,	\
+	.report_signal = cb_signal,		\
 }
 static const struct utrace_engine_ops ops_a = TEST_OPS;
 static const struct utrace_engine_ops ops_b = TEST_OPS;
@@ -543,6 +556,10 @@ static int run_cmd(char *buf)
 		hs_setup(a1, a2);
 		return 0;
 	}
+	if (!strcmp(argv[0], "sigret") && s && argc == 3) {
+		WRITE_ONCE(s->sigret, a2);
+		return 0;
+	}
 	if (!strcmp(argv[0], "sysnr") && s && argc == 3) {
 		WRITE_ONCE(s->sys_nr, a2);
 		atomic_set(&s->sys_entries, 0);
@@ -699,6 +716,7 @@ static int __init utrace_test_init(void)
 
 	for (i = 0; i < NSLOTS; i++) {
 		slots[i].ret = UTRACE_RESUME;
+		slots[i].sigret = UTRACE_RESUME;
 		slots[i].sys_nr = -2;
 		slots[i].abort_nr = -2;
 	}
