@@ -6,8 +6,8 @@
 #                modules and the guest programs, boot QEMU and run the selftests
 #   make demo    the same set-up, then boot QEMU and show the engines working
 #
-# Other targets: modules (default), kernel, deps, guest, fmt, fmt-check,
-# clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
+# Other targets: modules (default), kernel, deps, guest, bench, fmt,
+# fmt-check, clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
 # builds the modules against your own kernel instead of the cached one.
 
 LLVM ?= -19
@@ -19,7 +19,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) LLVM=$(LLVM)
 
-.PHONY: all modules kernel deps guest check demo fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check demo bench fmt fmt-check clippy rust-analyzer clean
 
 all: modules
 
@@ -44,6 +44,10 @@ demo: modules guest
 # The kernel's own rustfmt settings, applied to our files (the kernel's
 # rustfmt target only walks its own tree).
 rs_files = $$(find rust samples tools -name '*.rs')
+
+# Benchmarks: their own kernel (no lock debugging), one vCPU, QEMU -icount.
+bench: deps guest
+	@scripts/bench.sh
 
 fmt: kernel
 	@$(kdir) && rustfmt --config-path "$$kdir/.rustfmt.toml" $(rs_files)

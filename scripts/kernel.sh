@@ -3,7 +3,8 @@
 #
 # Build (or reuse) the Rust-enabled 6.12 test kernel and print its tree path.
 #
-#   scripts/kernel.sh [VARIANT]      VARIANT = test (default); configs/utrace-VARIANT.config
+#   scripts/kernel.sh [VARIANT]      VARIANT = test (default), or bench: the test
+#                                    fragment plus configs/utrace-VARIANT.config
 #
 # The tree is built outside the checkout, in
 #   ${UTRACE_CACHE:-${XDG_CACHE_HOME:-~/.cache}/utrace-rs}/linux-<version>-<VARIANT>-<key>
@@ -86,15 +87,23 @@ make -s LLVM="$llvm" tinyconfig "${names[@]}" >&2
 # Every line of the fragments must have survived Kconfig; a dropped line
 # means a missing dependency and a kernel that silently lacks a feature.
 missing=0
+declare -A want=()
 while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) want[${line%%=*}]=$line ;;
+	"# CONFIG_"*" is not set") opt=${line#\# }; want[${opt%% *}]=$line ;;
+	esac
+done < <(cat "${fragments[@]}")
+# The last fragment's word on an option is the one that must hold.
+for opt in "${!want[@]}"; do
+	line=${want[$opt]}
 	case "$line" in
 	CONFIG_*=*)
 		grep -qxF "$line" .config || { log "config did not take: $line"; missing=1; } ;;
-	"# CONFIG_"*" is not set")
-		opt=${line#\# }; opt=${opt%% *}
+	*)
 		! grep -q "^$opt=" .config || { log "config did not take: $line"; missing=1; } ;;
 	esac
-done < <(cat "${fragments[@]}")
+done
 [ $missing -eq 0 ] || die "config fragment does not apply cleanly"
 
 log "building bzImage + rust metadata on $(nproc) cores (about 10 minutes cold)"

@@ -24,12 +24,15 @@ echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
 # Every module the build produced, flat in /utrace/modules.
+# UTRACE_MODULE_SRC: where the modules were built (default: the checkout).
+modsrc=${UTRACE_MODULE_SRC:-$top}
 for dir in rust samples tools; do
-	[ -d "$top/$dir" ] && find "$top/$dir" -name '*.ko' -exec cp {} "$stage/utrace/modules/" \;
+	[ -d "$modsrc/$dir" ] && find "$modsrc/$dir" -name '*.ko' -exec cp {} "$stage/utrace/modules/" \;
 done
 cp -r "$top/tools/testing/selftests/utrace" "$stage/utrace/selftests"
 rm -rf "$stage/utrace/selftests/module"
 [ -d "$top/scripts/demo" ] && cp -r "$top/scripts/demo" "$stage/utrace/demo"
+[ -d "$top/scripts/bench" ] && cp -r "$top/scripts/bench" "$stage/utrace/bench"
 [ -d "$top/build/guest/bin" ] && cp -r "$top/build/guest/bin/." "$stage/utrace/bin/"
 
 # add_elf FILE DEST: copy an ELF program and the shared libraries it needs.

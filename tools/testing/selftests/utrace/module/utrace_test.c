@@ -36,6 +36,11 @@
  *   sysnr SLOT NR         count SLOT's SYSCALL_ENTRY/EXIT reports of syscall NR
  *   sysabort SLOT NR ERRNO  SLOT's entry callback aborts syscall NR with -ERRNO
  *   sigret SLOT VALUE     SLOT's report_signal returns VALUE
+ *   noop SLOT 0|1         SLOT's callbacks return at once (benchmarks)
+ *   attachloop PID N      N x attach+set_events+detach(+barrier)+put on PID;
+ *                         stats "bench.attach_ns" (per round trip)
+ *   barrierloop SLOT N    N x utrace_barrier() with nothing in flight;
+ *                         stats "bench.barrier_ns"
  *   reset                 clear the log and counters
  *   cleanup               detach, barrier and put everything held
  */
@@ -75,6 +80,7 @@ struct slot {
 	long sys_nr;			/* count entries/exits of this syscall */
 	atomic_t sys_entries, sys_exits;
 	u32 sigret;			/* what report_signal returns */
+	bool noop;			/* callbacks return at once (benchmarks) */
 	long abort_nr;			/* abort this syscall ... */
 	int abort_errno;		/* ... with this errno */
 };
@@ -173,6 +179,9 @@ static u32 report(struct utrace_engine *engine, int event, struct task_struct *t
 {
 	int n = slot_of(engine);
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
+
+	if (s && READ_ONCE(s->noop))
+		return UTRACE_RESUME;
 
 	if (counted(task)) {
 		log_line("%d %s %d %s ops=%c", n, event_names[event], task_pid_nr(task), detail,
@@ -326,7 +335,7 @@ static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 	long nr = syscall_get_nr(current, regs);
 
-	if (!s)
+	if (!s || READ_ONCE(s->noop))
 		return UTRACE_RESUME;
 	if (nr == READ_ONCE(s->sys_nr))
 		atomic_inc(&s->sys_entries);
@@ -343,7 +352,7 @@ static u32 cb_sys_exit(u32 action, struct utrace_engine *engine, struct pt_regs 
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 
 	/* An aborted syscall exits with nr -1; count it as its own. */
-	if (s && (syscall_get_nr(current, regs) == READ_ONCE(s->sys_nr) ||
+	if (s && !READ_ONCE(s->noop) && (syscall_get_nr(current, regs) == READ_ONCE(s->sys_nr) ||
 		  (syscall_get_nr(current, regs) == -1 && s->abort_nr == s->sys_nr)))
 		atomic_inc(&s->sys_exits);
 	return UTRACE_RESUME;
@@ -443,6 +452,54 @@ static void hs_setup(int p, int k)
 	atomic_set(&switches, 0);
 	hs_p = p;
 	WRITE_ONCE(hs_k, k);
+}
+
+static u64 bench_attach_ns, bench_barrier_ns;
+
+static int cmd_attachloop(long pid, long n)
+{
+	struct task_struct *task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+	u64 start;
+	long i;
+	int ret = 0;
+
+	if (!task)
+		return -ESRCH;
+	start = ktime_get_ns();
+	for (i = 0; i < n && !ret; i++) {
+		struct utrace_engine *e = utrace_attach_task(task, UTRACE_ATTACH_CREATE, &ops_b,
+							     (void *)(long)NSLOTS);
+
+		if (IS_ERR(e)) {
+			ret = PTR_ERR(e);
+			break;
+		}
+		utrace_set_events(task, e, UTRACE_EVENT(EXEC));
+		/* utrace's safe detach: barrier only when a callback may run. */
+		if (utrace_control(task, e, UTRACE_DETACH) == -EINPROGRESS)
+			utrace_barrier(task, e);
+		utrace_engine_put(e);
+	}
+	if (i)
+		bench_attach_ns = (ktime_get_ns() - start) / i;
+	put_task_struct(task);
+	return ret;
+}
+
+static int cmd_barrierloop(struct slot *s, long n)
+{
+	u64 start = ktime_get_ns();
+	long i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = utrace_barrier(s->task, s->engine);
+		if (ret)
+			return ret;
+	}
+	if (n)
+		bench_barrier_ns = (ktime_get_ns() - start) / n;
+	return 0;
 }
 
 static void slot_forget(struct slot *s)
@@ -556,6 +613,14 @@ static int run_cmd(char *buf)
 		hs_setup(a1, a2);
 		return 0;
 	}
+	if (!strcmp(argv[0], "noop") && s && argc == 3) {
+		WRITE_ONCE(s->noop, !!a2);
+		return 0;
+	}
+	if (!strcmp(argv[0], "attachloop") && argc == 3)
+		return cmd_attachloop(a1, a2);
+	if (!strcmp(argv[0], "barrierloop") && s && s->engine && argc == 3)
+		return cmd_barrierloop(s, a2);
 	if (!strcmp(argv[0], "sigret") && s && argc == 3) {
 		WRITE_ONCE(s->sigret, a2);
 		return 0;
@@ -678,6 +743,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "follow_errors %d\n", atomic_read(&follow_errors));
 	seq_printf(m, "followers %d\n", nfollowers);
 	seq_printf(m, "switches %d\n", atomic_read(&switches));
+	seq_printf(m, "bench.attach_ns %llu\nbench.barrier_ns %llu\n", bench_attach_ns,
+		   bench_barrier_ns);
 	if (hs_k) {
 		hs_show(m, "exec", &hs_exec[0][0], HS_K, hs_k);
 		hs_show(m, "clone", &hs_clone[0][0], HS_K, hs_k);

@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs in the guest for `make bench` (one vCPU, QEMU -icount shift=0, so a
+# guest "ns" is one guest instruction). Prints one line per measurement:
+#   RESULT <workload> <config> <median> <min> <max>     (ns per operation)
+# Every (workload, config) runs $ROUNDS times, configurations interleaved.
+M=/utrace/modules
+UT=/sys/kernel/debug/utrace_test
+ROUNDS=${BENCH_ROUNDS:-5}
+N_SYS=${BENCH_N_SYS:-200000}
+N_FORK=${BENCH_N_FORK:-1000}
+N_PTRACE_SYS=${BENCH_N_PTRACE_SYS:-2000}
+
+fail() { echo "BENCH-ERROR $*"; exit 1; }
+# Unload everything; engines of reaped tasks go from a workqueue, so retry.
+mods_off() {
+	for m in global_trace utrace_test utrace_rs; do
+		t=0
+		while grep -q "^$m " /proc/modules; do
+			rmmod $m 2>/dev/null && break
+			t=$((t + 1)); [ $t -lt 100 ] || fail "cannot unload $m"
+			sleep 0.1
+		done
+	done
+}
+ut() { utctl "$@" >/dev/null; }
+
+# setup CONFIG: load what CONFIG needs (runs before each measurement).
+setup() {
+	mods_off
+	case "$1" in
+	base) ;;
+	loaded) insmod $M/utrace_rs.ko ;;
+	global)
+		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load
+		ut noop 7 1; ut attach 7 0 0x110; ut events 7 0x2c ;;
+	gtrace)
+		insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536 || fail load ;;
+	gtrace_reader)
+		insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536 || fail load
+		cat /sys/kernel/debug/utrace/global_trace >/dev/null &
+		READER=$! ;;
+	sys_traced|sys_untraced|engines_*)
+		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load ;;
+	esac
+}
+
+teardown() {
+	[ -n "${READER:-}" ] && kill $READER 2>/dev/null && wait $READER 2>/dev/null
+	READER=
+	[ -d $UT ] && ut cleanup
+	[ -n "${SLEEPER:-}" ] && kill $SLEEPER 2>/dev/null && wait $SLEEPER 2>/dev/null
+	SLEEPER=
+	mods_off
+}
+
+# one WORKLOAD N CONFIG: one measurement, prints ns/op.
+one() {
+	w=$1 n=$2 cfg=$3
+	setup $cfg
+	rm -f /tmp/b.go; mkfifo /tmp/b.go
+	case "$cfg" in
+	ptrace)
+		mode=life; [ $w = getppid ] || [ $w = threads ] && mode=sys
+		out=$(ptracer $mode /utrace/bin/bench $w $n) ;;
+	sys_traced|engines_*)
+		bench $w $n wait <>/tmp/b.go >/tmp/b.out &
+		b=$!
+		k=1; case $cfg in engines_*) k=${cfg#engines_} ;; esac
+		i=0
+		while [ $i -lt $k ]; do
+			slot=$((i % 15)); [ $i -ge 15 ] && slot=15
+			ut noop $slot 1
+			ut attach $slot $b 0x10 a $i
+			ut events $slot 0xc0
+			[ $i -ge 15 ] && ut put $slot
+			i=$((i + 1))
+		done
+		echo go >/tmp/b.go
+		wait $b
+		out=$(cat /tmp/b.out) ;;
+	sys_untraced)
+		sleep 1000 &
+		SLEEPER=$!
+		ut noop 0 1; ut attach 0 $SLEEPER 0x10; ut events 0 0xc0
+		out=$(bench $w $n) ;;
+	*)
+		out=$(bench $w $n) ;;
+	esac
+	teardown
+	echo "$out" | sed -n 's/^ns_per_op=//p'
+}
+
+# measure WORKLOAD N CONFIG...: ROUNDS rounds, configs interleaved.
+measure() {
+	w=$1 n=$2
+	shift 2
+	r=0
+	while [ $r -lt $ROUNDS ]; do
+		for cfg in "$@"; do
+			v=$(one $w $n $cfg)
+			[ -n "$v" ] || fail "$w $cfg gave no result"
+			echo "$v" >>/tmp/res.$w.$cfg
+		done
+		r=$((r + 1))
+	done
+	for cfg in "$@"; do
+		sort -n /tmp/res.$w.$cfg | awk -v w=$w -v c=$cfg '
+			{ v[NR] = $1 } END { printf "RESULT %s %s %s %s %s\n", w, c, v[int((NR + 1) / 2)], v[1], v[NR] }'
+	done
+}
+
+echo "BENCH-BEGIN rounds=$ROUNDS"
+measure getppid $N_SYS base loaded sys_untraced sys_traced engines_10 engines_100
+measure getppid $N_PTRACE_SYS base ptrace
+measure threads $N_SYS base sys_untraced
+measure forkexit $N_FORK base loaded global gtrace gtrace_reader ptrace
+measure forkexec $N_FORK base loaded global gtrace ptrace
+
+# In-kernel loops (utrace_test.ko): attach+detach round trips, and barrier
+# with no callback in flight.
+setup sys_traced
+sleep 1000 &
+SLEEPER=$!
+for r in $(seq $ROUNDS); do
+	ut attachloop $SLEEPER 2000
+	sed -n 's/^bench.attach_ns //p' $UT/stats >>/tmp/res.attach
+	ut attach 0 $SLEEPER 0x10; ut events 0 0x8
+	ut barrierloop 0 20000
+	sed -n 's/^bench.barrier_ns //p' $UT/stats >>/tmp/res.barrier
+	ut cleanup
+done
+teardown
+for k in attach barrier; do
+	sort -n /tmp/res.$k | awk -v k=$k '{ v[NR] = $1 } END { printf "RESULT %s kernel %s %s %s\n", k, v[int((NR + 1) / 2)], v[1], v[NR] }'
+done
+echo "BENCH-END"

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench MODE N [wait]: one benchmark workload; prints "ns_per_op=<x>".
+ *   forkexit   N x fork(); the child _exit(0)s; waitpid()
+ *   forkexec   N x fork(); the child execs "bench nop"; waitpid()
+ *   getppid    N x syscall(SYS_getppid)
+ *   threads    N x getppid() in each of 2 threads (ns per call, wall time)
+ * With "wait", waits for a byte on stdin first (so a tracer can attach).
+ * A tenth of N runs first as a warm-up. Under QEMU -icount shift=0 a guest
+ * "ns" is one guest instruction.
+ */
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "progs.h"
+
+static long n;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void *syscall_loop(void *arg)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return arg;
+}
+
+static void run(const char *mode, long count)
+{
+	int status;
+	long i;
+
+	for (i = 0; i < count; i++) {
+		if (!strcmp(mode, "getppid")) {
+			syscall(SYS_getppid);
+			continue;
+		}
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			if (!strcmp(mode, "forkexec"))
+				execl("/utrace/bin/bench", "bench", "nop", (char *)NULL);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) < 0)
+			die("waitpid");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[2];
+	double start;
+	const char *mode;
+
+	if (argc == 2 && !strcmp(argv[1], "nop"))
+		return 0;
+	if (argc < 3)
+		return 2;
+	mode = argv[1];
+	n = atol(argv[2]);
+	if (argc > 3 && !strcmp(argv[3], "wait"))
+		wait_go();
+	if (!strcmp(mode, "threads")) {
+		start = now_ns();
+		pthread_create(&t[0], NULL, syscall_loop, NULL);
+		pthread_create(&t[1], NULL, syscall_loop, NULL);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		printf("ns_per_op=%.1f\n", (now_ns() - start) / (2.0 * n));
+		return 0;
+	}
+	run(mode, n / 10);
+	start = now_ns();
+	run(mode, n);
+	printf("ns_per_op=%.1f\n", (now_ns() - start) / n);
+	return 0;
+}
