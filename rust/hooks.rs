@@ -249,7 +249,8 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
 #[no_mangle]
 pub(crate) extern "C" fn utrace_rs_hook_syscall(regs: *mut bindings::pt_regs, entry: bool) {
     let Some(st) = state::get() else { return };
-    let rcu = shim::RcuGuard::new();
+    // SAFETY: A tracepoint probe: preemption is disabled throughout.
+    let rcu = unsafe { shim::RcuGuard::preempt_disabled() };
     let Some(ut) = st.table.lookup(task::current(), &rcu) else {
         return;
     };

@@ -52,7 +52,13 @@ fn walk(
     let mut prev: Option<*mut Engine> = None;
     loop {
         let next = {
-            let rcu = RcuGuard::new();
+            let rcu = if event & events::SYSCALL != 0 {
+                // SAFETY: Syscall events are reported inside the syscall
+                // tracepoint probe, with preemption disabled throughout.
+                unsafe { RcuGuard::preempt_disabled() }
+            } else {
+                RcuGuard::new()
+            };
             // SAFETY: `prev` is still pinned by `enter`.
             let prev = prev.map(|p| unsafe { Engine::from_raw(p) });
             list.next_to_report(prev, seq, event, &rcu)
@@ -189,7 +195,9 @@ pub(crate) fn report_syscall(st: &State, ut: &UTask, event: Events, regs: *mut b
         // SAFETY: `regs` are those of the syscall being entered.
         unsafe { shim::syscall_abort(regs) };
     }
-    if act == action::STOP || stop_wanted(ut) {
+    if act == action::STOP {
+        // A callback asked for a stop: take it at the next return to user
+        // mode (a STOP from utrace_control() queued this already).
         ut.queue(st, |inner| inner.pending.quiesce = true);
     }
 }
