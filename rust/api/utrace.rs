@@ -317,6 +317,19 @@ impl<E: Engine> Drop for Tracer<E> {
     }
 }
 
+/// What an attach error means, for the log line that says why.
+pub(crate) fn attach_error(e: Error) -> &'static str {
+    if e == ESRCH {
+        "no such process (or it is exiting)"
+    } else if e == EPERM {
+        "it is a kernel thread or an io_uring/vhost worker"
+    } else if e == ENOMEM {
+        "out of memory"
+    } else {
+        "cannot attach"
+    }
+}
+
 /// The task with thread id `pid` in the initial pid namespace.
 pub(crate) fn task_by_pid(pid: i32) -> Option<ARef<Task>> {
     if pid <= 0 {

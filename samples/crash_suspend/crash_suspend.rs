@@ -100,13 +100,7 @@ impl kernel::Module for CrashSuspend {
         }
         let tracer = Tracer::new(Suspend)?;
         if let Err(e) = tracer.attach_pid(pid, EVENTS) {
-            let why = if e == ESRCH {
-                "no such process (or it is exiting)"
-            } else if e == EPERM {
-                "it is a kernel thread"
-            } else {
-                "cannot attach"
-            };
+            let why = utrace::attach_error(e);
             pr_err!("pid={}: {} (errno {})\n", pid, why, e.to_errno());
             return Err(e);
         }

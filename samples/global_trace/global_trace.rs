@@ -161,13 +161,7 @@ impl kernel::Module for GlobalTrace {
                 Ok(GlobalTrace { tracer })
             }
             Err(e) => {
-                let why = if e == ESRCH {
-                    "no such process (or it is exiting)"
-                } else if e == EPERM {
-                    "it is a kernel thread"
-                } else {
-                    "cannot attach"
-                };
+                let why = utrace::attach_error(e);
                 pr_err!("pid={}: {} (errno {})\n", pid, why, e.to_errno());
                 Err(e)
             }

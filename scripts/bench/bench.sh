@@ -8,8 +8,9 @@
 M=/utrace/modules
 UT=/sys/kernel/debug/utrace_test
 ROUNDS=${BENCH_ROUNDS:-5}
-N_SYS=${BENCH_N_SYS:-200000}
-N_FORK=${BENCH_N_FORK:-1000}
+N_SYS=${BENCH_N_SYS:-100000}
+N_SCALE=${BENCH_N_SCALE:-10000}
+N_FORK=${BENCH_N_FORK:-300}
 N_PTRACE_SYS=${BENCH_N_PTRACE_SYS:-2000}
 
 fail() { echo "BENCH-ERROR $*"; exit 1; }
@@ -112,8 +113,9 @@ measure() {
 }
 
 echo "BENCH-BEGIN rounds=$ROUNDS"
-measure getppid $N_SYS base loaded sys_untraced sys_traced engines_10 engines_100
-measure getppid $N_PTRACE_SYS base ptrace
+measure getppid $N_SYS base loaded sys_untraced sys_traced
+measure getppid $N_SCALE engines_10 engines_100
+measure getppid $N_PTRACE_SYS ptrace
 measure threads $N_SYS base sys_untraced
 measure forkexit $N_FORK base loaded global gtrace gtrace_reader ptrace
 measure forkexec $N_FORK base loaded global gtrace ptrace
