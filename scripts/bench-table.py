@@ -29,6 +29,8 @@ CONFIG = {
     "sys_untraced": "SYSCALL engine on another task: an untraced task",
     "engines_10": "10 SYSCALL engines on the task",
     "engines_100": "100 SYSCALL engines on the task",
+    "tasks_1000": "SYSCALL engine on the task, 1,000 other traced tasks",
+    "tasks_10000": "SYSCALL engine on the task, 10,000 other traced tasks",
     "ptrace": "ptrace tracer (fork: TRACEFORK/EXEC/EXIT; syscalls: PTRACE_SYSCALL)",
     "kernel": "in-kernel loop",
 }

@@ -26,9 +26,10 @@ make -s -C "$KDIR" M="$src" LLVM="$llvm" modules >/dev/null
 "$top/scripts/build-guest-programs.sh"
 INITRD=$top/build/bench.cpio.gz
 UTRACE_MODULE_SRC=$src "$top/scripts/mkinitramfs.sh" "$INITRD"
-export UTRACE_QEMU_SMP=1 UTRACE_QEMU_EXTRA="-icount shift=0"
+export UTRACE_QEMU_SMP=1 UTRACE_QEMU_MEM=2G UTRACE_QEMU_EXTRA="-icount shift=0"
+# BENCH_ROUNDS and BENCH_N_* (see scripts/bench/bench.sh) go to the guest.
 boot_guest bench "${UTRACE_BENCH_TIMEOUT:-3000}" utrace.mode=bench nokaslr norandmaps \
-	${BENCH_ROUNDS:+BENCH_ROUNDS=$BENCH_ROUNDS}
+	$(env | grep -E '^BENCH_(ROUNDS|N_[A-Z_]+)=[0-9]+$' | tr '\n' ' ')
 grep -q '^BENCH-END' "$BOOT_LOG" || {
 	echo "bench: the guest did not finish (log: build/bench.log)" >&2
 	grep 'BENCH-ERROR' "$BOOT_LOG" >&2 || tail -n 20 "$BOOT_LOG" >&2

@@ -20,7 +20,7 @@ mods_off() {
 		t=0
 		while grep -q "^$m " /proc/modules; do
 			rmmod $m 2>/dev/null && break
-			t=$((t + 1)); [ $t -lt 100 ] || fail "cannot unload $m"
+			t=$((t + 1)); [ $t -lt 600 ] || fail "cannot unload $m"
 			sleep 0.1
 		done
 	done
@@ -44,6 +44,15 @@ setup() {
 		READER=$! ;;
 	sys_traced|sys_untraced|engines_*)
 		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load ;;
+	tasks_*)
+		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load
+		bench sleepers ${1#tasks_} >/tmp/sleepers.out &
+		SLEEPER=$!
+		t=0
+		until grep -q ready /tmp/sleepers.out; do
+			sleep 0.2; t=$((t + 1)); [ $t -lt 600 ] || fail "sleepers"
+		done
+		ut attachall $SLEEPER 0x8 ;;
 	esac
 }
 
@@ -65,7 +74,7 @@ one() {
 	ptrace)
 		mode=life; [ $w = getppid ] || [ $w = threads ] && mode=sys
 		out=$(ptracer $mode /utrace/bin/bench $w $n) ;;
-	sys_traced|engines_*)
+	sys_traced|engines_*|tasks_*)
 		bench $w $n wait <>/tmp/b.go >/tmp/b.out &
 		b=$!
 		k=1; case $cfg in engines_*) k=${cfg#engines_} ;; esac
@@ -112,9 +121,11 @@ measure() {
 	done
 }
 
+# Room for the 10,000-thread row.
+echo 100000 >/proc/sys/kernel/threads-max
 echo "BENCH-BEGIN rounds=$ROUNDS"
 measure getppid $N_SYS base loaded sys_untraced sys_traced
-measure getppid $N_SCALE engines_10 engines_100
+measure getppid $N_SCALE engines_10 engines_100 tasks_1000 tasks_10000
 measure getppid $N_PTRACE_SYS ptrace
 measure threads $N_SYS base sys_untraced
 measure forkexit $N_FORK base loaded global gtrace gtrace_reader ptrace
@@ -134,6 +145,7 @@ for r in $(seq $ROUNDS); do
 	ut cleanup
 done
 teardown
+
 for k in attach barrier; do
 	sort -n /tmp/res.$k | awk -v k=$k '{ v[NR] = $1 } END { printf "RESULT %s kernel %s %s %s\n", k, v[int((NR + 1) / 2)], v[1], v[NR] }'
 done

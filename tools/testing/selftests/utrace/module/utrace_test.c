@@ -39,6 +39,8 @@
  *   noop SLOT 0|1         SLOT's callbacks return at once (benchmarks)
  *   attachloop PID N      N x attach+set_events+detach(+barrier)+put on PID;
  *                         stats "bench.attach_ns" (per round trip)
+ *   attachall PID MASK    attach a no-op engine with MASK to every thread of
+ *                         PID (logs "ATTACHALL <count>")
  *   barrierloop SLOT N    N x utrace_barrier() with nothing in flight;
  *                         stats "bench.barrier_ns"
  *   reset                 clear the log and counters
@@ -53,6 +55,7 @@
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -502,6 +505,48 @@ static int cmd_barrierloop(struct slot *s, long n)
 	return 0;
 }
 
+/*
+ * Attach a no-op engine with @events to every thread of process @pid (for the
+ * benchmarks' many-traced-tasks rows). The engines stay until the threads
+ * are reaped. Returns how many were attached, or an errno.
+ */
+static int cmd_attachall(long pid, long events)
+{
+	struct task_struct *leader = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+	struct task_struct **tasks, *t;
+	int n = 0, i, done = 0;
+
+	if (!leader)
+		return -ESRCH;
+	tasks = kvmalloc_array(65536, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks) {
+		put_task_struct(leader);
+		return -ENOMEM;
+	}
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (n == 65536)
+			break;
+		get_task_struct(t);
+		tasks[n++] = t;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		struct utrace_engine *e = utrace_attach_task(tasks[i], UTRACE_ATTACH_CREATE, &ops_b,
+							     (void *)(long)NSLOTS);
+
+		if (!IS_ERR(e)) {
+			if (!utrace_set_events(tasks[i], e, events))
+				done++;
+			utrace_engine_put(e);
+		}
+		put_task_struct(tasks[i]);
+	}
+	kvfree(tasks);
+	put_task_struct(leader);
+	return done;
+}
+
 static void slot_forget(struct slot *s)
 {
 	if (s->task)
@@ -619,6 +664,12 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "attachloop") && argc == 3)
 		return cmd_attachloop(a1, a2);
+	if (!strcmp(argv[0], "attachall") && argc == 3) {
+		int ret = cmd_attachall(a1, a2);
+
+		log_line("%d ATTACHALL %d", n, ret);
+		return ret < 0 ? ret : 0;
+	}
 	if (!strcmp(argv[0], "barrierloop") && s && s->engine && argc == 3)
 		return cmd_barrierloop(s, a2);
 	if (!strcmp(argv[0], "sigret") && s && argc == 3) {

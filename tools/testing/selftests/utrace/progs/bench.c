@@ -5,6 +5,7 @@
  *   forkexec   N x fork(); the child execs "bench nop"; waitpid()
  *   getppid    N x syscall(SYS_getppid)
  *   threads    N x getppid() in each of 2 threads (ns per call, wall time)
+ *   sleepers   start N threads that sleep, print "ready", sleep forever
  * With "wait", waits for a byte on stdin first (so a tracer can attach).
  * A tenth of N runs first as a warm-up. Under QEMU -icount shift=0 a guest
  * "ns" is one guest instruction.
@@ -23,6 +24,13 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void *sleeper(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
 }
 
 static void *syscall_loop(void *arg)
@@ -72,6 +80,20 @@ int main(int argc, char **argv)
 	n = atol(argv[2]);
 	if (argc > 3 && !strcmp(argv[3], "wait"))
 		wait_go();
+	if (!strcmp(mode, "sleepers")) {
+		pthread_attr_t attr;
+		pthread_t t1;
+		long i;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+		for (i = 0; i < n; i++)
+			if (pthread_create(&t1, &attr, sleeper, NULL))
+				die("pthread_create");
+		printf("ready\n");
+		fflush(stdout);
+		sleeper(NULL);
+	}
 	if (!strcmp(mode, "threads")) {
 		start = now_ns();
 		pthread_create(&t[0], NULL, syscall_loop, NULL);
