@@ -204,11 +204,9 @@ pub(crate) fn report_syscall(st: &State, ut: &UTask, event: Events, regs: *mut b
 
 /// Whether an engine of `ut` wants it stopped.
 pub(crate) fn stop_wanted(ut: &UTask) -> bool {
-    let rcu = RcuGuard::new();
-    let _ = &rcu;
-    // SAFETY: `rcu` is a read-side section.
-    let wanted = unsafe { ut.engines.iter() }.any(|e| e.wants_stop() && !e.is_detached());
-    wanted
+    let _rcu = RcuGuard::new();
+    // SAFETY: `_rcu` is a read-side section.
+    unsafe { ut.engines.iter() }.any(|e| e.wants_stop() && !e.is_detached())
 }
 
 /// The stop: `current` sleeps (killable, not counted as load) while an

@@ -79,23 +79,6 @@ unsafe extern "C" fn syscall_off_work(_work: *mut bindings::work_struct) {
     }
 }
 
-fn syscall_off_key() -> *mut bindings::lock_class_key {
-    struct Key(Opaque<bindings::lock_class_key>);
-    // SAFETY: Only lockdep touches the key.
-    unsafe impl Sync for Key {}
-    static KEY: Key = Key(Opaque::uninit());
-    KEY.0.get()
-}
-
-/// Lockdep class of the `UTask` reap work items.
-pub(crate) fn reap_work_key() -> *mut bindings::lock_class_key {
-    struct Key(Opaque<bindings::lock_class_key>);
-    // SAFETY: Only lockdep touches the key, with its own locking.
-    unsafe impl Sync for Key {}
-    static KEY: Key = Key(Opaque::uninit());
-    KEY.0.get()
-}
-
 impl State {
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(State {
@@ -118,7 +101,7 @@ impl State {
                     Some(syscall_off_work),
                     false,
                     kernel::c_str!("utrace_rs_syscall_off").as_char_ptr(),
-                    syscall_off_key(),
+                    static_lock_class_key!(),
                 )
             }),
         })

@@ -153,7 +153,7 @@ impl Stream {
                     bindings::__init_waitqueue_head(
                         slot,
                         kernel::c_str!("utrace_stream").as_char_ptr(),
-                        wq_key(),
+                        static_lock_class_key!(),
                     )
                 }),
                 dentry: AtomicPtr::new(ptr::null_mut()),
@@ -241,14 +241,6 @@ impl Stream {
             }
         }
     }
-}
-
-fn wq_key() -> *mut bindings::lock_class_key {
-    struct Key(Opaque<bindings::lock_class_key>);
-    // SAFETY: Only lockdep touches the key.
-    unsafe impl Sync for Key {}
-    static KEY: Key = Key(Opaque::uninit());
-    KEY.0.get()
 }
 
 /// The stream behind an open file.

@@ -248,7 +248,7 @@ impl UTask {
                 Some(utask_reap_work),
                 false,
                 kernel::c_str!("utrace_rs_reap").as_char_ptr(),
-                crate::state::reap_work_key(),
+                static_lock_class_key!(),
             );
         }
         // SAFETY: Not null: from `KBox::into_raw`.

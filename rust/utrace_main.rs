@@ -28,6 +28,18 @@ macro_rules! pr_warn_limited {
     }};
 }
 
+/// A `*mut lock_class_key` for a lock or work item initialised by hand: a
+/// static key per call site, as lockdep wants.
+macro_rules! static_lock_class_key {
+    () => {{
+        struct Key(kernel::types::Opaque<kernel::bindings::lock_class_key>);
+        // SAFETY: Only lockdep touches the key, with its own locking.
+        unsafe impl Sync for Key {}
+        static KEY: Key = Key(kernel::types::Opaque::uninit());
+        KEY.0.get()
+    }};
+}
+
 mod abi;
 mod control;
 mod engine;
