@@ -271,11 +271,19 @@ struct utrace_task_info {
 void utrace_task_info(struct task_struct *task, struct utrace_task_info *info);
 
 /*
+ * Events the framework could not report to any engine because memory ran out
+ * in a hook (GFP_ATOMIC), since utrace_rs.ko was loaded. Streams announce
+ * increases as "<seq> <ns> LOST <n>" records. Any context.
+ */
+u64 utrace_lost_events(void);
+
+/*
  * Event streams: /sys/kernel/debug/utrace/<name>, root-only (0400), one text
  * line per record: "<seq> <ns> <text>". Reads consume and block until data
  * arrives (-EAGAIN with O_NONBLOCK), poll() works, and when the ring is full
  * records are dropped but never silently: the reader then gets
- * "<seq> <ns> DROPPED <n>" at the place of the loss. See
+ * "<seq> <ns> DROPPED <n>" at the place of the loss (and "LOST <n>" for
+ * events the framework lost, see utrace_lost_events()). See
  * Documentation/utrace-rs/streams.rst.
  */
 struct utrace_stream;

@@ -195,6 +195,13 @@ pub(crate) unsafe extern "C" fn utrace_task_info(
     unsafe { info.write(task::info(task::from_raw(task))) };
 }
 
+/// Events the framework could not report for lack of memory since it was
+/// loaded (each also announced in the streams as `LOST <n>`).
+#[no_mangle]
+pub(crate) extern "C" fn utrace_lost_events() -> u64 {
+    state::get().map_or(0, |st| st.lost())
+}
+
 /// # Safety
 ///
 /// `name` is a NUL-terminated string.

@@ -35,6 +35,7 @@ fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Optio
     match UTask::create(task, GFP_ATOMIC) {
         Ok(ut) => Some(st.table.insert(ut)),
         Err(_) => {
+            st.event_lost();
             pr_warn_limited!(
                 "out of memory: an event of pid {} is not reported\n",
                 task::pid(task)
@@ -87,7 +88,10 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
         };
         match &child_ut {
             Some(child_ut) => child_ut.queue(st, |inner| inner.pending.proxy_clone = Some(proxy)),
-            None => pr_warn_limited!("a CLONE event of pid {} is lost\n", task::pid(parent)),
+            None => {
+                st.event_lost();
+                pr_warn_limited!("a CLONE event of pid {} is lost\n", task::pid(parent));
+            }
         }
         return;
     }
@@ -102,6 +106,7 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
         seq,
     };
     if let Some(lost) = parent_ut.queue_clone(st, report) {
+        st.event_lost();
         pr_warn_limited!(
             "pid {}: two CLONE events pending, one lost\n",
             task::pid(parent)
@@ -223,7 +228,8 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
         None => match UTask::create(unsafe { task::from_raw(leader) }, GFP_ATOMIC) {
             Ok(lut) => st.table.insert(lut),
             Err(_) => {
-                pr_warn_limited!("out of memory: signal {} is not held\n", sig);
+                st.event_lost();
+                pr_warn_limited!("out of memory: signal {} is not reported\n", sig);
                 return;
             }
         },

@@ -32,6 +32,9 @@ pub(crate) struct State {
     seq: AtomicU64,
     /// Engines attached and not yet detached.
     attached: AtomicUsize,
+    /// Events no engine was told of because memory ran out (`GFP_ATOMIC` in
+    /// the hooks); streams turn increases into `LOST <n>` records.
+    lost: AtomicU64,
     /// Task works and reap works queued and not yet finished.
     pending: AtomicUsize,
     #[pin]
@@ -88,6 +91,7 @@ impl State {
             global_events: AtomicU64::new(0),
             seq: AtomicU64::new(0),
             attached: AtomicUsize::new(0),
+            lost: AtomicU64::new(0),
             pending: AtomicUsize::new(0),
             idle_lock <- new_spinlock!(()),
             idle <- new_condvar!(),
@@ -171,6 +175,17 @@ impl State {
 
     /// The sequence bound of an event happening now: engines attached later
     /// do not get it.
+    /// An event was lost (no memory to record it): counted for
+    /// `utrace_lost_events()` and the streams.
+    pub(crate) fn event_lost(&self) {
+        self.lost.fetch_add(1, SeqCst);
+    }
+
+    /// Events lost since the module was loaded.
+    pub(crate) fn lost(&self) -> u64 {
+        self.lost.load(SeqCst)
+    }
+
     pub(crate) fn seq_now(&self) -> u64 {
         self.seq.load(SeqCst)
     }

@@ -10,7 +10,10 @@
 //! `O_NONBLOCK`), and support `poll()`. When the ring is full a record is
 //! dropped, never silently: the next record the reader gets is
 //! `<seq> <ns> DROPPED <n>`, with the sequence number of the first record
-//! lost; sequence numbers of dropped records are skipped.
+//! lost; sequence numbers of dropped records are skipped. Events the
+//! framework itself could not report (no memory in a hook) are announced the
+//! same way, as `<seq> <ns> LOST <n>`: `n` events of any task went unreported
+//! since the previous record, whether or not this stream was owed them.
 
 use crate::errno::eshutdown;
 use crate::shim;
@@ -49,6 +52,8 @@ struct Ring {
     dropped_seq: u64,
     /// Drops over the stream's life.
     dropped_total: u64,
+    /// The framework's lost-event count already announced by a `LOST` record.
+    lost_seen: u64,
     /// The stream is being destroyed: readers get end of file.
     closed: bool,
 }
@@ -75,12 +80,20 @@ impl Ring {
         self.count += 1;
     }
 
-    /// Writes the pending `DROPPED` notice, if any (into the kept slot).
-    fn flush_dropped(&mut self) {
+    /// Writes the pending notices: `DROPPED` (into the kept slot), then
+    /// `LOST` if the framework lost events since the last one and there is
+    /// room for it and one more record (otherwise it waits for room).
+    fn flush_notices(&mut self, lost: u64) {
         if self.dropped != 0 && self.count < self.slots.len() {
             let (n, seq) = (self.dropped, self.dropped_seq);
             self.push(seq, format_args!("DROPPED {}", n));
             self.dropped = 0;
+        }
+        if lost != self.lost_seen && self.dropped == 0 && self.count + 2 < self.slots.len() {
+            let (n, seq) = (lost.wrapping_sub(self.lost_seen), self.seq);
+            self.seq += 1;
+            self.push(seq, format_args!("LOST {}", n));
+            self.lost_seen = lost;
         }
     }
 }
@@ -145,6 +158,7 @@ impl Stream {
                     dropped: 0,
                     dropped_seq: 0,
                     dropped_total: 0,
+                    lost_seen: lost_events(),
                     closed: false,
                 }),
                 // SAFETY: `slot` is the field's memory; the kernel initialises
@@ -180,21 +194,23 @@ impl Stream {
     /// Adds a record; `Err(ENOSPC)` when the ring is full (counted, and
     /// reported to the reader). Any context but hard interrupts.
     pub(crate) fn emit(&self, args: core::fmt::Arguments<'_>) -> Result {
+        let lost = lost_events();
         let mut ring = self.ring.lock();
         if ring.closed {
             return Err(eshutdown());
         }
-        let seq = ring.seq;
-        ring.seq += 1;
         if ring.full() {
             if ring.dropped == 0 {
-                ring.dropped_seq = seq;
+                ring.dropped_seq = ring.seq;
             }
+            ring.seq += 1;
             ring.dropped += 1;
             ring.dropped_total += 1;
             return Err(ENOSPC);
         }
-        ring.flush_dropped();
+        ring.flush_notices(lost);
+        let seq = ring.seq;
+        ring.seq += 1;
         ring.push(seq, args);
         drop(ring);
         wait::wake_all(self.wq.get());
@@ -225,7 +241,7 @@ impl Stream {
 
     /// Copies whole or partial records into `out`, up to its capacity.
     fn take(ring: &mut Ring, out: &mut KVec<u8>) {
-        ring.flush_dropped();
+        ring.flush_notices(lost_events());
         let cap = ring.slots.len();
         while ring.count != 0 && out.len() < out.capacity() {
             let slot = ring.slots[ring.head];
@@ -241,6 +257,11 @@ impl Stream {
             }
         }
     }
+}
+
+/// The framework's count of events lost for lack of memory.
+fn lost_events() -> u64 {
+    crate::state::get().map_or(0, |st| st.lost())
 }
 
 /// The stream behind an open file.

@@ -440,16 +440,18 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     let Some(st) = crate::state::get() else {
         return;
     };
-    loop {
-        let pending = {
-            let mut inner = ut.inner.lock();
-            inner.work_queued = false;
-            core::mem::take(&mut inner.pending)
-        };
-        ut.wait_gate();
-        if pending.is_empty() {
-            break;
-        }
+    // `task_work_run()` took the work off the task's list before calling
+    // us, so it may be queued again from here on: events that arrive while
+    // this runs queue it anew (`work_queued` is clear) and are reported by
+    // that next run. It must not be cleared again later in this function:
+    // the work could then be added while it is on the list, corrupting it.
+    let pending = {
+        let mut inner = ut.inner.lock();
+        inner.work_queued = false;
+        core::mem::take(&mut inner.pending)
+    };
+    ut.wait_gate();
+    if !pending.is_empty() {
         crate::report::run_pending(st, ut, pending);
     }
     crate::report::maybe_stop(ut);

@@ -9,7 +9,8 @@
 # Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
 # limit in seconds, default 1500), UTRACE_META=0 to skip the runner's
 # meta-tests, UTRACE_ONLY=WORD to run only the guest tests whose name
-# contains WORD.
+# contains WORD; UTRACE_STRESS_SECS and UTRACE_STORM (numbers) are passed
+# to the guest tests that read them.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +39,8 @@ fi
 INITRD=$top/build/check.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD" || { echo "check: cannot build the initramfs" >&2; exit 1; }
 boot_guest check "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check \
-	${UTRACE_ONLY:+UTRACE_ONLY=$UTRACE_ONLY}
+	${UTRACE_ONLY:+UTRACE_ONLY=$UTRACE_ONLY} \
+	$(env | grep -E '^UTRACE_(STRESS_SECS|STORM)=[0-9]+$' | tr '\n' ' ')
 report_boot check
 
 if [ "${UTRACE_META:-1}" != 0 ]; then

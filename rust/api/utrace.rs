@@ -330,6 +330,13 @@ pub(crate) fn attach_error(e: Error) -> &'static str {
     }
 }
 
+/// Events the framework could not report to any engine for lack of memory
+/// since it was loaded (streams announce them as `LOST <n>` records).
+pub(crate) fn lost_events() -> u64 {
+    // SAFETY: No arguments; callable in any context.
+    unsafe { raw::utrace_lost_events() }
+}
+
 /// The task with thread id `pid` in the initial pid namespace.
 pub(crate) fn task_by_pid(pid: i32) -> Option<ARef<Task>> {
     if pid <= 0 {
@@ -794,6 +801,7 @@ mod raw {
         pub(super) fn utrace_stream_create(name: *const u8, records: u32) -> *mut c_void;
         pub(super) fn utrace_stream_emit(stream: *mut c_void, text: *const u8, len: usize) -> i32;
         pub(super) fn utrace_stream_dropped(stream: *mut c_void) -> u64;
+        pub(super) fn utrace_lost_events() -> u64;
         pub(super) fn utrace_stream_destroy(stream: *mut c_void);
         pub(super) fn utrace_attach_task(
             task: *mut bindings::task_struct,

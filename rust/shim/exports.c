@@ -18,6 +18,7 @@ EXPORT_SYMBOL_GPL(utrace_control);
 EXPORT_SYMBOL_GPL(utrace_barrier);
 EXPORT_SYMBOL_GPL(utrace_handoff);
 EXPORT_SYMBOL_GPL(utrace_task_info);
+EXPORT_SYMBOL_GPL(utrace_lost_events);
 EXPORT_SYMBOL_GPL(utrace_stream_create);
 EXPORT_SYMBOL_GPL(utrace_stream_emit);
 EXPORT_SYMBOL_GPL(utrace_stream_dropped);

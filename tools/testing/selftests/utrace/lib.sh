@@ -117,6 +117,16 @@ expect_releases() {
 	expect_eq "release() calls" "$(stat_of releases)" "$1"
 }
 
+# dump_tasks: every user task's pid, state, wchan and comm (for diagnosis).
+dump_tasks() {
+	local p
+	for p in /proc/[0-9]*; do
+		set -- $(sed 's/.*) //' "$p/stat" 2>/dev/null) x x
+		[ "${p#/proc/}" = 2 ] || [ "$2" = 2 ] && continue
+		echo "task ${p#/proc/} $1 $(cat "$p/wchan" 2>/dev/null) $(cat "$p/comm" 2>/dev/null)"
+	done
+}
+
 # state_of PID: the one-letter state in /proc/PID/stat; cpu_of PID: utime+stime.
 state_of() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f1; }
 cpu_of() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }

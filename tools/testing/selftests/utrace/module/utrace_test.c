@@ -43,6 +43,12 @@
  *                         PID (logs "ATTACHALL <count>")
  *   barrierloop SLOT N    N x utrace_barrier() with nothing in flight;
  *                         stats "bench.barrier_ns"
+ *   slow SLOT USEC        SLOT's sleepable callbacks sleep USEC..2*USEC first
+ *                         (widens the window for signals mid-callback)
+ *   chaos SECONDS         for SECONDS, random operations on random user
+ *                         tasks with a pool of engines (attach, set_events,
+ *                         STOP, RESUME, INTERRUPT, REPORT, barrier, detach);
+ *                         all detached at the end; stats "chaos.*"
  *   reset                 clear the log and counters
  *   cleanup               detach, barrier and put everything held
  */
@@ -53,7 +59,9 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/delay.h>
 #include <linux/pid.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -86,6 +94,7 @@ struct slot {
 	bool noop;			/* callbacks return at once (benchmarks) */
 	long abort_nr;			/* abort this syscall ... */
 	int abort_errno;		/* ... with this errno */
+	unsigned long slow_us;		/* sleep in sleepable callbacks */
 };
 
 static struct slot slots[NSLOTS];
@@ -109,6 +118,8 @@ static atomic_t follow_errors = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(hold_wq);
 static pid_t filter_tgid;
 static atomic_t switches = ATOMIC_INIT(0);
+/* Callbacks that ended with a fatal signal pending (sent mid-callback). */
+static atomic_t killed_in_callback = ATOMIC_INIT(0);
 
 /* Handoff stress: what each of P processes reported, step by step. */
 #define HS_P 64
@@ -185,6 +196,11 @@ static u32 report(struct utrace_engine *engine, int event, struct task_struct *t
 
 	if (s && READ_ONCE(s->noop))
 		return UTRACE_RESUME;
+	if (s && READ_ONCE(s->slow_us) && event != _UTRACE_EVENT_REAP) {
+		usleep_range(s->slow_us, 2 * s->slow_us);
+		if (fatal_signal_pending(current))
+			atomic_inc(&killed_in_callback);
+	}
 
 	if (counted(task)) {
 		log_line("%d %s %d %s ops=%c", n, event_names[event], task_pid_nr(task), detail,
@@ -547,6 +563,233 @@ static int cmd_attachall(long pid, long events)
 	return done;
 }
 
+/*
+ * Chaos: a pool of engines thrown at random user tasks with random
+ * operations, to shake races between control calls and reports. Every
+ * result is checked against what the call may legitimately return; anything
+ * else is counted as unexpected (the test wants 0).
+ */
+#define CHAOS_ENGINES 8
+#define CHAOS_DATA ((void *)0xc4a05L)
+enum { C_ATTACH, C_ATTACH_ERR, C_EVENTS, C_STOP, C_RESUME, C_INTERRUPT, C_REPORT,
+       C_BARRIER, C_DETACH, C_CALLBACKS, C_SLEPT, C_RELEASES, C_UNEXPECTED, C_NSTATS };
+static const char *const chaos_names[C_NSTATS] = {
+	"attach", "attach_err", "events", "stop", "resume", "interrupt", "report",
+	"barrier", "detach", "callbacks", "slept", "releases", "unexpected",
+};
+static atomic_t chaos_stat[C_NSTATS];
+static char chaos_last[48];
+static struct {
+	struct utrace_engine *engine;
+	struct task_struct *task;
+} chaos_pool[CHAOS_ENGINES];
+
+/* Sleepable callbacks sometimes sleep, so control calls meet them in flight. */
+static u32 chaos_cb(void)
+{
+	atomic_inc(&chaos_stat[C_CALLBACKS]);
+	if (!get_random_u32_below(4)) {
+		usleep_range(50, 300);
+		atomic_inc(&chaos_stat[C_SLEPT]);
+	}
+	return UTRACE_RESUME;
+}
+static u32 chaos_clone(u32 a, struct utrace_engine *e, unsigned long f, struct task_struct *c)
+{
+	return chaos_cb();
+}
+static u32 chaos_exec(u32 a, struct utrace_engine *e, const char *f, pid_t p)
+{
+	return chaos_cb();
+}
+static u32 chaos_exit(u32 a, struct utrace_engine *e, long oc, long *c)
+{
+	return chaos_cb();
+}
+static u32 chaos_death(struct utrace_engine *e, bool gd, int sig)
+{
+	return chaos_cb();
+}
+static void chaos_reap(struct utrace_engine *e, struct task_struct *t)
+{
+	chaos_cb();
+}
+static u32 chaos_quiesce(u32 a, struct utrace_engine *e, unsigned long ev)
+{
+	return chaos_cb();
+}
+static u32 chaos_signal(u32 a, struct utrace_engine *e, int sig)
+{
+	return chaos_cb();
+}
+/* Atomic context: count only. */
+static u32 chaos_sys(u32 a, struct utrace_engine *e, struct pt_regs *regs)
+{
+	atomic_inc(&chaos_stat[C_CALLBACKS]);
+	return UTRACE_RESUME;
+}
+static void chaos_release(void *data)
+{
+	if (data == CHAOS_DATA)
+		atomic_inc(&chaos_stat[C_RELEASES]);
+}
+static const struct utrace_engine_ops ops_chaos = {
+	.owner = THIS_MODULE,
+	.report_clone = chaos_clone,
+	.report_exec = chaos_exec,
+	.report_exit = chaos_exit,
+	.report_death = chaos_death,
+	.report_reap = chaos_reap,
+	.report_quiesce = chaos_quiesce,
+	.report_signal = chaos_signal,
+	.report_syscall_entry = chaos_sys,
+	.report_syscall_exit = chaos_sys,
+	.release = chaos_release,
+};
+
+/*
+ * A random live user thread, with a reference; NULL if none was found. Not
+ * one of ours: an INTERRUPT of the chaos driver itself would make its own
+ * barriers return -ERESTARTSYS until it returns to user mode.
+ */
+static struct task_struct *chaos_pick(void)
+{
+	struct task_struct *g, *t, *found = NULL;
+	unsigned int n = 0, k;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		n++;
+	k = get_random_u32_below(n ? n : 1);
+	for_each_process_thread(g, t) {
+		if (k-- == 0) {
+			if (!(t->flags & PF_KTHREAD) && t->tgid != current->tgid) {
+				get_task_struct(t);
+				found = t;
+			}
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Counts @op, or records an unexpected result. */
+static void chaos_check(int op, int ret, bool ok)
+{
+	if (ok) {
+		atomic_inc(&chaos_stat[op]);
+		return;
+	}
+	atomic_inc(&chaos_stat[C_UNEXPECTED]);
+	snprintf(chaos_last, sizeof(chaos_last), "%s:%d", chaos_names[op], ret);
+}
+
+/* Results every call on a possibly dying task may give. */
+static bool chaos_gone(int ret)
+{
+	return ret == -ESRCH || ret == -EALREADY;
+}
+
+static void chaos_detach(int i)
+{
+	struct utrace_engine *e = chaos_pool[i].engine;
+	struct task_struct *task = chaos_pool[i].task;
+	int ret = utrace_control(task, e, UTRACE_DETACH);
+
+	if (ret == -EINPROGRESS)
+		ret = utrace_barrier(task, e);
+	chaos_check(C_DETACH, ret, !ret || ret == -ESRCH || ret == -EALREADY);
+	utrace_engine_put(e);
+	put_task_struct(task);
+	chaos_pool[i].engine = NULL;
+	chaos_pool[i].task = NULL;
+}
+
+static const unsigned long chaos_masks[] = {
+	UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | UTRACE_EVENT(DEATH),
+	UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(EXIT) | UTRACE_EVENT(REAP),
+	UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(SIGNAL) | UTRACE_EVENT(CLONE),
+	UTRACE_EVENT(SYSCALL_ENTRY) | UTRACE_EVENT(SYSCALL_EXIT),
+	UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(SYSCALL_EXIT) | UTRACE_EVENT(DEATH),
+	0,
+};
+
+static int cmd_chaos(long secs)
+{
+	unsigned long end = jiffies + secs * HZ;
+	int i, ret;
+
+	if (secs <= 0 || secs > 600)
+		return -EINVAL;
+	for (i = 0; i < C_NSTATS; i++)
+		atomic_set(&chaos_stat[i], 0);
+	chaos_last[0] = '\0';
+	while (time_before(jiffies, end) && !fatal_signal_pending(current)) {
+		struct utrace_engine *e;
+		struct task_struct *task;
+
+		i = get_random_u32_below(CHAOS_ENGINES);
+		e = chaos_pool[i].engine;
+		task = chaos_pool[i].task;
+		if (!e) {
+			task = chaos_pick();
+			if (!task)
+				continue;
+			e = utrace_attach_task(task, UTRACE_ATTACH_CREATE, &ops_chaos, CHAOS_DATA);
+			if (IS_ERR(e)) {
+				ret = PTR_ERR(e);
+				chaos_check(C_ATTACH_ERR, ret, ret == -ESRCH || ret == -EPERM);
+				put_task_struct(task);
+				continue;
+			}
+			atomic_inc(&chaos_stat[C_ATTACH]);
+			chaos_pool[i].engine = e;
+			chaos_pool[i].task = task;
+			continue;
+		}
+		switch (get_random_u32_below(9)) {
+		case 0:
+		case 1:
+			ret = utrace_set_events(task, e,
+				chaos_masks[get_random_u32_below(ARRAY_SIZE(chaos_masks))]);
+			chaos_check(C_EVENTS, ret, !ret || ret == -EINPROGRESS || chaos_gone(ret));
+			break;
+		case 2:
+			ret = utrace_control(task, e, UTRACE_STOP);
+			chaos_check(C_STOP, ret, !ret || ret == -EINPROGRESS || chaos_gone(ret));
+			break;
+		case 3:
+		case 4:
+			ret = utrace_control(task, e, UTRACE_RESUME);
+			chaos_check(C_RESUME, ret, !ret || chaos_gone(ret));
+			break;
+		case 5:
+			ret = utrace_control(task, e, UTRACE_INTERRUPT);
+			chaos_check(C_INTERRUPT, ret, !ret || ret == -EINVAL || chaos_gone(ret));
+			break;
+		case 6:
+			ret = utrace_control(task, e, UTRACE_REPORT);
+			chaos_check(C_REPORT, ret, !ret || ret == -EINVAL || chaos_gone(ret));
+			break;
+		case 7:
+			ret = utrace_barrier(task, e);
+			chaos_check(C_BARRIER, ret, !ret || ret == -ESRCH || ret == -ERESTARTSYS);
+			break;
+		default:
+			chaos_detach(i);
+			break;
+		}
+		if (!get_random_u32_below(16))
+			usleep_range(100, 1000);
+		cond_resched();
+	}
+	for (i = 0; i < CHAOS_ENGINES; i++)
+		if (chaos_pool[i].engine)
+			chaos_detach(i);
+	return 0;
+}
+
 static void slot_forget(struct slot *s)
 {
 	if (s->task)
@@ -601,6 +844,7 @@ static void reset_stats(void)
 			atomic_set(&slots[i].count[j], 0);
 	atomic_set(&releases, 0);
 	atomic_set(&follow_errors, 0);
+	atomic_set(&killed_in_callback, 0);
 }
 
 static int run_cmd(char *buf)
@@ -725,6 +969,14 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "cleanup") && argc == 1)
 		return cmd_cleanup();
+	if (!strcmp(argv[0], "slow") && s && argc == 3) {
+		if (a2 < 0 || a2 > 100000)
+			return -EINVAL;
+		WRITE_ONCE(s->slow_us, a2);
+		return 0;
+	}
+	if (!strcmp(argv[0], "chaos") && argc == 2)
+		return cmd_chaos(a1);
 	return -EINVAL;
 }
 
@@ -738,8 +990,9 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t len,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	/* barrier and held callbacks may block: do not serialise them. */
-	if (!strncmp(buf, "barrier", 7) || !strncmp(buf, "release", 7)) {
+	/* barrier, held callbacks and chaos may block: do not serialise them. */
+	if (!strncmp(buf, "barrier", 7) || !strncmp(buf, "release", 7) ||
+	    !strncmp(buf, "chaos", 5)) {
 		ret = run_cmd(buf);
 	} else {
 		mutex_lock(&ctl_lock);
@@ -794,6 +1047,12 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "follow_errors %d\n", atomic_read(&follow_errors));
 	seq_printf(m, "followers %d\n", nfollowers);
 	seq_printf(m, "switches %d\n", atomic_read(&switches));
+	seq_printf(m, "lost %llu\n", utrace_lost_events());
+	seq_printf(m, "killed_in_callback %d\n", atomic_read(&killed_in_callback));
+	for (i = 0; i < C_NSTATS; i++)
+		seq_printf(m, "chaos.%s %d\n", chaos_names[i], atomic_read(&chaos_stat[i]));
+	if (chaos_last[0])
+		seq_printf(m, "chaos.last_unexpected %s\n", chaos_last);
 	seq_printf(m, "bench.attach_ns %llu\nbench.barrier_ns %llu\n", bench_attach_ns,
 		   bench_barrier_ns);
 	if (hs_k) {
