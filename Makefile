@@ -6,6 +6,9 @@
 #                modules and the guest programs, boot QEMU and run the selftests
 #   make demo    the same set-up, then boot QEMU and show the engines working
 #
+#   make check-debug   the selftests on the debug kernel (KASAN, kmemleak,
+#                      lockdep, DEBUG_OBJECTS, failslab; built and cached too)
+#
 # Other targets: modules (default), kernel, deps, guest, bench, fmt,
 # fmt-check, clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
 # builds the modules against your own kernel instead of the cached one.
@@ -19,7 +22,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) LLVM=$(LLVM)
 
-.PHONY: all modules kernel deps guest check demo bench fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check check-debug demo bench fmt fmt-check clippy rust-analyzer clean
 
 all: modules
 
@@ -37,6 +40,10 @@ guest:
 
 check: modules guest
 	@$(kdir) && KDIR="$$kdir" scripts/check.sh
+
+check-debug: deps guest
+	@kdir=$$(scripts/kernel.sh debug) && [ -n "$$kdir" ] && \
+		KDIR="$$kdir" UTRACE_VARIANT=debug scripts/check.sh
 
 demo: modules guest
 	@$(kdir) && KDIR="$$kdir" scripts/demo.sh

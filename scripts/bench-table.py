@@ -33,6 +33,8 @@ CONFIG = {
     "tasks_10000": "SYSCALL engine on the task, 10,000 other traced tasks",
     "ptrace": "ptrace tracer (fork: TRACEFORK/EXEC/EXIT; syscalls: PTRACE_SYSCALL)",
     "kernel": "in-kernel loop",
+    "utrace": "utrace STOP, QUIESCE report, RESUME, task runs (in-kernel loop)",
+    "ptrace_interrupt": "PTRACE_INTERRUPT, waitpid, PTRACE_CONT (tracer process)",
 }
 WORK = {
     "getppid": "getppid() loop",
@@ -41,6 +43,7 @@ WORK = {
     "forkexec": "fork + exec + wait",
     "attach": "attach + set_events + detach + put",
     "barrier": "barrier, nothing in flight",
+    "stop": "stop + resume round trip, task in a getppid() loop",
 }
 
 
@@ -91,6 +94,11 @@ for w in ("forkexit", "forkexec"):
     p = rows.get((w, "ptrace"), (0,))[0]
     if b and g and p and p > b:
         print(f"{WORK[w]}: global engine adds {g - b:,.0f} ns, ptrace {p - b:,.0f} ns per iteration.")
+su = rows.get(("stop", "utrace"), (0,))[0]
+sp = rows.get(("stop", "ptrace_interrupt"), (0,))[0]
+if su and sp:
+    print(f"Stop + resume round trip: utrace-rs {su:,.0f} ns, ptrace {sp:,.0f} ns: "
+          f"{sp / su:.1f}x.")
 e = [rows.get(("getppid", c), (0,))[0] for c in ("base", "sys_traced", "engines_10", "engines_100")]
 if all(e):
     per = [(e[1] - e[0]) / 1, (e[2] - e[0]) / 10, (e[3] - e[0]) / 100]

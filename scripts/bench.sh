@@ -12,20 +12,11 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/boot.sh"
-llvm=${LLVM:--19}
 KDIR=$("$top/scripts/kernel.sh" bench)
-src=$top/build/bench-src
-mkdir -p "$src"
-for d in Kbuild include rust samples tools/testing/selftests/utrace/module \
-	tools/testing/selftests/utrace/module_rs; do
-	mkdir -p "$src/$(dirname "$d")"
-	rm -rf "${src:?}/$d"
-	cp -r "$top/$d" "$src/$d"
-done
-make -s -C "$KDIR" M="$src" LLVM="$llvm" modules >/dev/null
+build_variant_modules bench
 "$top/scripts/build-guest-programs.sh"
 INITRD=$top/build/bench.cpio.gz
-UTRACE_MODULE_SRC=$src "$top/scripts/mkinitramfs.sh" "$INITRD"
+UTRACE_MODULE_SRC=$MODULE_SRC "$top/scripts/mkinitramfs.sh" "$INITRD"
 export UTRACE_QEMU_SMP=1 UTRACE_QEMU_MEM=2G UTRACE_QEMU_EXTRA="-icount shift=0"
 # BENCH_ROUNDS and BENCH_N_* (see scripts/bench/bench.sh) go to the guest.
 boot_guest bench "${UTRACE_BENCH_TIMEOUT:-3000}" utrace.mode=bench nokaslr norandmaps \

@@ -119,8 +119,11 @@ int utrace_shim_syscall_hooks(bool on)
 			break;
 		}
 		ret = tracepoint_probe_register(syscall_hooks[i].tp, syscall_hooks[i].probe, NULL);
-		if (ret)
+		if (ret) {
+			pr_err("utrace_rs: cannot register a probe on %s: %d\n",
+			       syscall_hooks[i].name, ret);
 			break;
+		}
 		syscall_hooks[i].registered = true;
 	}
 	if (on && !ret)

@@ -12,6 +12,7 @@ N_SYS=${BENCH_N_SYS:-100000}
 N_SCALE=${BENCH_N_SCALE:-10000}
 N_FORK=${BENCH_N_FORK:-300}
 N_PTRACE_SYS=${BENCH_N_PTRACE_SYS:-2000}
+N_STOP=${BENCH_N_STOP:-1000}
 
 fail() { echo "BENCH-ERROR $*"; exit 1; }
 # Unload everything; engines of reaped tasks go from a workqueue, so retry.
@@ -145,6 +146,28 @@ for r in $(seq $ROUNDS); do
 	ut cleanup
 done
 teardown
+
+# STOP -> RESUME round trips (the task runs again before the next one) vs
+# PTRACE_INTERRUPT -> waitpid -> PTRACE_CONT, on a task in a getppid() loop.
+for r in $(seq $ROUNDS); do
+	setup sys_traced
+	bench getppid 2000000000 >/dev/null &
+	T=$!
+	ut attach 0 $T 0x10; ut noop 0 1; ut events 0 0x41
+	[ "$(utctl stoploop 0 $N_STOP)" = 0 ] || fail "stoploop"
+	sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace
+	ut cleanup
+	kill $T; wait $T
+	teardown
+	bench getppid 2000000000 >/dev/null &
+	T=$!
+	ptracer interrupt $T $N_STOP | sed -n 's/^ns_per_op=//p' >>/tmp/res.stop.ptrace_interrupt
+	kill $T; wait $T
+done
+for c in utrace ptrace_interrupt; do
+	[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
+	sort -n /tmp/res.stop.$c | awk -v c=$c '{ v[NR] = $1 } END { printf "RESULT stop %s %s %s %s\n", c, v[int((NR + 1) / 2)], v[1], v[NR] }'
+done
 
 for k in attach barrier; do
 	sort -n /tmp/res.$k | awk -v k=$k '{ v[NR] = $1 } END { printf "RESULT %s kernel %s %s %s\n", k, v[int((NR + 1) / 2)], v[1], v[NR] }'

@@ -4,9 +4,25 @@
 # KDIR set. boot_guest runs one boot; report_boot prints the guest's KTAP and
 # the host's own checks of that boot, and adds to PASS/FAIL/SKIP.
 
-SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace:|Kernel panic|INFO: possible|possible recursive locking|inconsistent lock state|circular locking|KASAN|UBSAN|kmemleak|sleeping function called from invalid context|rcu_.*stall|blocked for more than'
+SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace:|Kernel panic|INFO: possible|possible recursive locking|inconsistent lock state|circular locking|KASAN|UBSAN|ODEBUG|kmemleak: [0-9]+ new suspected|unreferenced object|sleeping function called from invalid context|rcu_.*stall|blocked for more than'
 PASS=0 FAIL=0 SKIP=0
 HOST_N=0
+
+# build_variant_modules VARIANT: copy the module sources to build/VARIANT-src
+# and build them there against $KDIR (so the checkout's own build, for the
+# test kernel, stays as it is); sets MODULE_SRC.
+build_variant_modules() {
+	MODULE_SRC=$top/build/$1-src
+	local d
+	mkdir -p "$MODULE_SRC"
+	for d in Kbuild include rust samples tools/testing/selftests/utrace/module \
+		tools/testing/selftests/utrace/module_rs; do
+		mkdir -p "$MODULE_SRC/$(dirname "$d")"
+		rm -rf "${MODULE_SRC:?}/$d"
+		cp -r "$top/$d" "$MODULE_SRC/$d"
+	done
+	make -s -C "$KDIR" M="$MODULE_SRC" LLVM="${LLVM:--19}" modules >/dev/null
+}
 
 # boot_guest NAME TIMEOUT_S KERNEL_ARGS... ; uses $INITRD, writes build/NAME.log
 boot_guest() {

@@ -4,7 +4,7 @@
 # what it saw when it fails, and `fail` ends the test with exit 1.
 
 MODDIR=/utrace/modules
-SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace:|INFO: possible|possible recursive locking|inconsistent lock state|circular locking|lockdep|KASAN|UBSAN|kmemleak|sleeping function called from invalid context|rcu_.*stall|blocked for more than'
+SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace:|INFO: possible|possible recursive locking|inconsistent lock state|circular locking|lockdep|KASAN|UBSAN|ODEBUG|kmemleak: [0-9]+ new suspected|unreferenced object|sleeping function called from invalid context|rcu_.*stall|blocked for more than'
 
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 4; }

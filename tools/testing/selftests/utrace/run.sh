@@ -7,7 +7,8 @@
 # whose name contains WORD). A test passes with exit 0, skips with exit 4 (its last line is the
 # reason) and fails otherwise. A kernel splat (WARNING, BUG, lockdep, KASAN,
 # sleeping in atomic context, ...) that appears while a test runs fails that
-# test, whatever its exit status.
+# test, whatever its exit status. On a kernel with kmemleak (make
+# check-debug) a last test scans for memory leaked while the tests ran.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -20,6 +21,13 @@ else
 	tests=$(ls "$here"/tests/*.sh "$here"/extra/*.sh 2>/dev/null)
 fi
 n=$(echo "$tests" | grep -c .)
+KMEMLEAK=/sys/kernel/debug/kmemleak
+if [ -w $KMEMLEAK ]; then
+	# What boot left unreferenced is not ours: report it once, then forget it.
+	echo scan >$KMEMLEAK
+	echo clear >$KMEMLEAK
+	n=$((n + 1))
+fi
 
 echo "### KTAP-BEGIN"
 echo "TAP version 13"
@@ -32,6 +40,15 @@ for t in $tests; do
 	out=/tmp/test-$name.log
 	(cd /tmp && timeout "${UTRACE_TEST_TIMEOUT:-300}" sh "$t") >"$out" 2>&1
 	rc=$?
+	# A test that failed or timed out may leave modules behind: unload them
+	# so that the next test starts clean (their failure is reported anyway).
+	leftover=
+	for m in global_trace crash_suspend utrace_follow_rs utrace_test utrace_rs; do
+		loaded $m || continue
+		leftover="$leftover $m"
+		[ $m = utrace_test ] && [ -w $UT/ctl ] && { utctl release; utctl cleanup; } >/dev/null 2>&1
+		rmmod $m 2>/dev/null
+	done
 	splat=$(dmesg | tail -n +"$((before + 1))" | grep -E "$SPLAT_RE" | head -n 5)
 	sed 's/^/# /' "$out"
 	if [ -n "$splat" ]; then
@@ -44,10 +61,28 @@ for t in $tests; do
 	elif [ "$rc" = 4 ]; then
 		echo "ok $i $name # SKIP $(tail -n 1 "$out")"; skip=$((skip + 1))
 	else
-		[ "$rc" = 124 ] && echo "# $name timed out"
+		[ "$rc" = 124 ] || [ "$rc" = 143 ] && echo "# $name timed out"
+		[ -n "$leftover" ] && echo "# $name left loaded:$leftover"
 		echo "not ok $i $name"; fail=$((fail + 1))
 	fi
 done
+if [ -w $KMEMLEAK ]; then
+	i=$((i + 1))
+	# Objects younger than 5 s are never reported; scan twice as the
+	# kmemleak documentation advises against transient false positives.
+	sleep 6
+	echo scan >$KMEMLEAK
+	echo scan >$KMEMLEAK
+	leaks=$(grep -c 'unreferenced object' $KMEMLEAK)
+	if [ "$leaks" = 0 ]; then
+		echo "# kmemleak: no unreferenced object after all tests"
+		echo "ok $i kmemleak"; pass=$((pass + 1))
+	else
+		echo "# kmemleak: $leaks unreferenced object(s):"
+		head -n 60 $KMEMLEAK | sed 's/^/#   /'
+		echo "not ok $i kmemleak"; fail=$((fail + 1))
+	fi
+fi
 echo "# totals: pass:$pass fail:$fail skip:$skip"
 echo "### KTAP-END"
 [ "$fail" = 0 ]

@@ -43,6 +43,10 @@
  *                         PID (logs "ATTACHALL <count>")
  *   barrierloop SLOT N    N x utrace_barrier() with nothing in flight;
  *                         stats "bench.barrier_ns"
+ *   stoploop SLOT N       N x (STOP, wait for the QUIESCE report of the stop,
+ *                         RESUME, wait for the task's next SYSCALL_ENTRY);
+ *                         SLOT's engine needs QUIESCE|SYSCALL_ENTRY and a task
+ *                         in a syscall loop; stats "bench.stop_ns"
  *   slow SLOT USEC        SLOT's sleepable callbacks sleep USEC..2*USEC first
  *                         (widens the window for signals mid-callback)
  *   chaos SECONDS         for SECONDS, random operations on random user
@@ -53,6 +57,7 @@
  *   cleanup               detach, barrier and put everything held
  */
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -143,6 +148,12 @@ static bool hs_parse(const char *name, int *p, int *i)
 }
 
 static const struct utrace_engine_ops ops_a, ops_b;
+
+/* stoploop: the stop was reported / the task runs again. */
+static DECLARE_COMPLETION(stop_reported);
+static DECLARE_COMPLETION(run_again);
+static int stoploop_slot = -1;
+static bool stoploop_wait_run;
 
 static const char *const event_names[] = {
 	"QUIESCE", "REAP", "CLONE", "EXEC", "EXIT", "DEATH",
@@ -333,6 +344,11 @@ static u32 cb_quiesce(u32 action, struct utrace_engine *engine, unsigned long ev
 {
 	char detail[24];
 
+	if (slot_of(engine) == READ_ONCE(stoploop_slot) && event == 0) {
+		complete(&stop_reported);
+		return UTRACE_RESUME;
+	}
+
 	snprintf(detail, sizeof(detail), "event=0x%lx", event);
 	return report(engine, _UTRACE_EVENT_QUIESCE, current, detail);
 }
@@ -354,6 +370,10 @@ static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 	long nr = syscall_get_nr(current, regs);
 
+	if (n == READ_ONCE(stoploop_slot) && READ_ONCE(stoploop_wait_run)) {
+		WRITE_ONCE(stoploop_wait_run, false);
+		complete(&run_again);
+	}
 	if (!s || READ_ONCE(s->noop))
 		return UTRACE_RESUME;
 	if (nr == READ_ONCE(s->sys_nr))
@@ -473,7 +493,7 @@ static void hs_setup(int p, int k)
 	WRITE_ONCE(hs_k, k);
 }
 
-static u64 bench_attach_ns, bench_barrier_ns;
+static u64 bench_attach_ns, bench_barrier_ns, bench_stop_ns;
 
 static int cmd_attachloop(long pid, long n)
 {
@@ -503,6 +523,39 @@ static int cmd_attachloop(long pid, long n)
 		bench_attach_ns = (ktime_get_ns() - start) / i;
 	put_task_struct(task);
 	return ret;
+}
+
+static int cmd_stoploop(int slot, long n)
+{
+	struct slot *s = &slots[slot];
+	u64 start = ktime_get_ns();
+	long i;
+	int ret = 0;
+
+	WRITE_ONCE(stoploop_slot, slot);
+	for (i = 0; i < n && !ret; i++) {
+		reinit_completion(&stop_reported);
+		ret = utrace_control(s->task, s->engine, UTRACE_STOP);
+		if (ret != -EINPROGRESS)
+			break;	/* 0 would mean still stopped: a bug here */
+		ret = 0;
+		if (wait_for_completion_killable_timeout(&stop_reported, 10 * HZ) <= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		reinit_completion(&run_again);
+		WRITE_ONCE(stoploop_wait_run, true);
+		ret = utrace_control(s->task, s->engine, UTRACE_RESUME);
+		if (!ret && wait_for_completion_killable_timeout(&run_again, 10 * HZ) <= 0)
+			ret = -ETIMEDOUT;
+	}
+	WRITE_ONCE(stoploop_slot, -1);
+	WRITE_ONCE(stoploop_wait_run, false);
+	if (ret)
+		return ret;
+	if (n)
+		bench_stop_ns = (ktime_get_ns() - start) / n;
+	return 0;
 }
 
 static int cmd_barrierloop(struct slot *s, long n)
@@ -916,6 +969,8 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "barrierloop") && s && s->engine && argc == 3)
 		return cmd_barrierloop(s, a2);
+	if (!strcmp(argv[0], "stoploop") && s && s->engine && s->task && argc == 3)
+		return cmd_stoploop(n, a2);
 	if (!strcmp(argv[0], "sigret") && s && argc == 3) {
 		WRITE_ONCE(s->sigret, a2);
 		return 0;
@@ -1053,8 +1108,8 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "chaos.%s %d\n", chaos_names[i], atomic_read(&chaos_stat[i]));
 	if (chaos_last[0])
 		seq_printf(m, "chaos.last_unexpected %s\n", chaos_last);
-	seq_printf(m, "bench.attach_ns %llu\nbench.barrier_ns %llu\n", bench_attach_ns,
-		   bench_barrier_ns);
+	seq_printf(m, "bench.attach_ns %llu\nbench.barrier_ns %llu\nbench.stop_ns %llu\n",
+		   bench_attach_ns, bench_barrier_ns, bench_stop_ns);
 	if (hs_k) {
 		hs_show(m, "exec", &hs_exec[0][0], HS_K, hs_k);
 		hs_show(m, "clone", &hs_clone[0][0], HS_K, hs_k);

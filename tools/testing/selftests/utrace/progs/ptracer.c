@@ -7,11 +7,42 @@
  *         EXEC, DEATH)
  *   sys   PTRACE_SYSCALL with TRACESYSGOOD: every syscall entry and exit
  * Exits with PROG's exit status.
+ *
+ * ptracer interrupt PID N: PTRACE_SEIZE the running PID, then N times
+ * PTRACE_INTERRUPT, wait for its stop, PTRACE_CONT (utrace's STOP/RESUME
+ * round trip); prints "ns_per_op=<ns>" and detaches.
  */
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include "progs.h"
+
+static int interrupt_loop(pid_t pid, long n)
+{
+	struct timespec a, b;
+	int status;
+	long i;
+
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0))
+		die("seize");
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++) {
+		if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
+			die("interrupt");
+		if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+			die("waitpid");
+		if (ptrace(PTRACE_CONT, pid, 0, 0))
+			die("cont");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("ns_per_op=%lld\n", ((b.tv_sec - a.tv_sec) * 1000000000LL +
+				    (b.tv_nsec - a.tv_nsec)) / n);
+	ptrace(PTRACE_INTERRUPT, pid, 0, 0);
+	waitpid(pid, &status, __WALL);
+	ptrace(PTRACE_DETACH, pid, 0, 0);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -19,6 +50,8 @@ int main(int argc, char **argv)
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC;
 	pid_t child, pid;
 
+	if (argc == 4 && !strcmp(argv[1], "interrupt") && atol(argv[3]) > 0)
+		return interrupt_loop(atoi(argv[2]), atol(argv[3]));
 	if (argc < 3)
 		return 2;
 	sys = !strcmp(argv[1], "sys");
