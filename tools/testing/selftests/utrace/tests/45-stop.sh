@@ -72,3 +72,14 @@ wait_until 10 "utlog | grep -q '^[0-9]* 3 EXEC'"
 expect_eq "QUIESCE(EXEC) right before EXEC" \
 	"$(utlog | awk '$2 == 3 && ($3 == "QUIESCE" || $3 == "EXEC") { printf "%s:%s ", $3, $5 }')" \
 	"QUIESCE:event=0x0 QUIESCE:event=0x8 EXEC:/bin/true "
+
+# --- 200 STOP/RESUME round trips on a task in a syscall loop: each STOP
+# gets its QUIESCE report and -EINPROGRESS (never "already stopped"), each
+# RESUME lets it run to its next syscall (stoploop times out otherwise).
+bench getppid 2000000000 >/dev/null &
+sl=$!
+expect_ut "attach" 0 attach 4 $sl $A_CREATE
+expect_ut "QUIESCE|SYSCALL_ENTRY" 0 events 4 $((EV_QUIESCE | EV_SYSCALL_ENTRY))
+expect_ut "200 x STOP, QUIESCE, RESUME, runs again" 0 stoploop 4 200
+expect_eq "state after the last RESUME" "$(state_of $sl)" R
+kill $sl
