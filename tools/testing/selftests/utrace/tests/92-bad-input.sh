@@ -13,6 +13,18 @@ load utrace_rs
 trap 'rmmod global_trace 2>/dev/null; rmmod crash_suspend 2>/dev/null; rmmod utrace_rs' EXIT
 EINVAL=-22 ERANGE=-34 ESPIPE=-29 ENOTTY=-25 ENODEV=-19 EFAULT=-14 EAGAIN=-11
 
+# params_readonly MODULE: every parameter file is 0444 and refuses a write,
+# even root's.
+params_readonly() {
+	local p n=0
+	for p in /sys/module/$1/parameters/*; do
+		[ -e "$p" ] || continue
+		[ "$(stat -c %a "$p")" = 444 ] && ! echo 1 2>/dev/null >"$p" || fail "$p is writable"
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] || fail "$1 shows no parameters in sysfs"
+}
+
 # --- parameters (95 and 96 cover bad pid= values; unknown ones are the
 # kernel's business: it loads the module and logs "unknown parameter")
 for bad in "records=65537:$EINVAL" "records=0:$EINVAL" "records=-1:$EINVAL" \
@@ -54,6 +66,7 @@ echo "ok: consecutive sequence numbers $seqs"
 unload global_trace
 sleep 1000 &
 quiet=$!
+wait_until 5 '[ "$(cat /proc/$quiet/comm)" = sleep ]'
 load global_trace pid=$quiet
 streamio closewait $S >/tmp/t92.cw &
 cw=$!
@@ -84,10 +97,7 @@ echo "ok: nobody cannot read the stream ($out)"
 chmod 444 $S 2>/dev/null
 out=$(runas 65534 /bin/cat $S 2>&1) && fail "nobody read the stream after chmod 444"
 echo "ok: still refused after chmod 444 (debugfs is root-only: $out)"
-for p in /sys/module/global_trace/parameters/*; do
-	[ -e "$p" ] || continue
-	[ "$(stat -c %a "$p")" = 444 ] && ! echo 1 2>/dev/null >"$p" || fail "$p is writable"
-done
+params_readonly global_trace
 echo "ok: global_trace parameters are read-only"
 unload global_trace
 
@@ -97,10 +107,7 @@ out=$(runas 65534 /utrace/bin/modload $MODDIR/crash_suspend.ko pid=$victim)
 expect_eq "insmod crash_suspend by nobody" "$out" -1
 ! loaded crash_suspend || fail "crash_suspend loaded by nobody"
 load crash_suspend pid=$victim
-for p in /sys/module/crash_suspend/parameters/*; do
-	[ -e "$p" ] || continue
-	[ "$(stat -c %a "$p")" = 444 ] && ! echo 1 2>/dev/null >"$p" || fail "$p is writable"
-done
+params_readonly crash_suspend
 echo "ok: crash_suspend's pid cannot be re-aimed after load"
 unload crash_suspend
 kill $victim
