@@ -22,6 +22,7 @@ for line in sys.stdin:
 CONFIG = {
     "base": "module not loaded (baseline)",
     "loaded": "utrace_rs.ko loaded, no engine",
+    "floor": "empty sys_enter/sys_exit probes (probe_floor.ko): the floor",
     "global": "global CLONE/EXEC/DEATH engine, no-op callbacks",
     "gtrace": "global_trace (stream, no reader)",
     "gtrace_reader": "global_trace with a reader",
@@ -94,6 +95,14 @@ for w in ("forkexit", "forkexec"):
     p = rows.get((w, "ptrace"), (0,))[0]
     if b and g and p and p > b:
         print(f"{WORK[w]}: global engine adds {g - b:,.0f} ns, ptrace {p - b:,.0f} ns per iteration.")
+fl = rows.get(("getppid", "floor"), (0,))[0]
+bs = rows.get(("getppid", "base"), (0,))[0]
+un = rows.get(("getppid", "sys_untraced"), (0,))[0]
+tr = rows.get(("getppid", "sys_traced"), (0,))[0]
+if fl and bs and un and tr:
+    print(f"Syscall hooks: any probe on sys_enter/sys_exit costs every task {fl - bs:.0f} ns "
+          f"(the floor); utrace_rs adds {un - fl:.0f} ns on an untraced task and "
+          f"{tr - fl:.0f} ns on the traced one (one no-op engine, entry + exit).")
 su = rows.get(("stop", "utrace"), (0,))[0]
 sp = rows.get(("stop", "ptrace_interrupt"), (0,))[0]
 if su and sp:

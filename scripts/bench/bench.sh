@@ -17,7 +17,7 @@ N_STOP=${BENCH_N_STOP:-1000}
 fail() { echo "BENCH-ERROR $*"; exit 1; }
 # Unload everything; engines of reaped tasks go from a workqueue, so retry.
 mods_off() {
-	for m in global_trace utrace_test utrace_rs; do
+	for m in global_trace utrace_test utrace_rs probe_floor; do
 		t=0
 		while grep -q "^$m " /proc/modules; do
 			rmmod $m 2>/dev/null && break
@@ -34,6 +34,7 @@ setup() {
 	case "$1" in
 	base) ;;
 	loaded) insmod $M/utrace_rs.ko ;;
+	floor) insmod $M/probe_floor.ko || fail load ;;
 	global)
 		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load
 		ut noop 7 1; ut attach 7 0 0x110; ut events 7 0x2c ;;
@@ -125,10 +126,10 @@ measure() {
 # Room for the 10,000-thread row.
 echo 100000 >/proc/sys/kernel/threads-max
 echo "BENCH-BEGIN rounds=$ROUNDS"
-measure getppid $N_SYS base loaded sys_untraced sys_traced
+measure getppid $N_SYS base loaded floor sys_untraced sys_traced
 measure getppid $N_SCALE engines_10 engines_100 tasks_1000 tasks_10000
 measure getppid $N_PTRACE_SYS ptrace
-measure threads $N_SYS base sys_untraced
+measure threads $N_SYS base floor sys_untraced
 measure forkexit $N_FORK base loaded global gtrace gtrace_reader ptrace
 measure forkexec $N_FORK base loaded global gtrace ptrace
 
