@@ -624,8 +624,10 @@ static int cmd_attachall(long pid, long events)
  */
 #define CHAOS_ENGINES 8
 #define CHAOS_DATA ((void *)0xc4a05L)
-enum { C_ATTACH, C_ATTACH_ERR, C_EVENTS, C_STOP, C_RESUME, C_INTERRUPT, C_REPORT,
-       C_BARRIER, C_DETACH, C_CALLBACKS, C_SLEPT, C_RELEASES, C_UNEXPECTED, C_NSTATS };
+enum {
+	C_ATTACH, C_ATTACH_ERR, C_EVENTS, C_STOP, C_RESUME, C_INTERRUPT, C_REPORT,
+	C_BARRIER, C_DETACH, C_CALLBACKS, C_SLEPT, C_RELEASES, C_UNEXPECTED, C_NSTATS
+};
 static const char *const chaos_names[C_NSTATS] = {
 	"attach", "attach_err", "events", "stop", "resume", "interrupt", "report",
 	"barrier", "detach", "callbacks", "slept", "releases", "unexpected",
