@@ -16,6 +16,7 @@
 //!   and frees it.
 
 use crate::events::Events;
+use crate::shim::RcuGuard;
 use crate::wait;
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
@@ -202,9 +203,9 @@ impl Engine {
         if !unsafe { bindings::refcount_dec_and_test((*this).refcount.get()) } {
             return;
         }
-        // SAFETY: That was the last reference: nobody else can reach `this`,
-        // which was allocated by `new` with `KBox`.
-        let engine = unsafe { KBox::from_raw(this) };
+        // SAFETY: That was the last reference; the memory stays until the
+        // RCU callback below.
+        let engine = unsafe { &*this };
         let ops = engine.ops();
         let module = ops.owner;
         if let Some(release) = ops.release {
@@ -212,7 +213,12 @@ impl Engine {
             // the data it attached with; the module is still pinned.
             unsafe { release(engine.data) };
         }
-        drop(engine);
+        // The memory goes after an RCU grace period: `leave` may still read
+        // the engine inside its read-side section after its callback's pin
+        // was the last thing keeping the attached reference (see `leave`).
+        // SAFETY: `rcu` is free: `retire`'s callback, if it was queued, has
+        // run, since it is what gave up the attached reference.
+        unsafe { bindings::call_rcu(engine.rcu.get(), Some(engine_free_rcu)) };
         if !module.is_null() {
             // SAFETY: Drops the reference `new` took.
             unsafe { bindings::module_put(module) };
@@ -287,8 +293,13 @@ impl Engine {
     ///
     /// `this` was pinned by `enter`; it may be freed when this returns.
     pub(crate) unsafe fn leave(this: *mut Engine) {
-        // SAFETY: Pinned by `enter`: the attached reference is not dropped
-        // while `in_callback` is not zero, so `this` is valid.
+        // Once `in_callback` drops to zero nothing pins the engine: the RCU
+        // callback of a detach may drop the attached reference and a barrier
+        // waiter may put the last one at once. The read-side section keeps
+        // the memory valid until we are done with it (`put` frees by RCU).
+        let _rcu = RcuGuard::new();
+        // SAFETY: Pinned by `enter` (the attached reference is not dropped
+        // while `in_callback` is not zero), then by `_rcu`.
         let engine = unsafe { &*this };
         if engine.in_callback.fetch_sub(1, SeqCst) != 1 {
             return;
@@ -363,6 +374,20 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// RCU callback queued by the last [`Engine::put`]: frees the memory.
+///
+/// # Safety
+///
+/// `head` is the `rcu` field of an engine allocated by [`Engine::new`] whose
+/// last reference is gone.
+unsafe extern "C" fn engine_free_rcu(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `rcu` field of an `Engine`.
+    let this = unsafe { kernel::container_of!(head, Engine, rcu) }.cast_mut();
+    // SAFETY: Allocated with `KBox` by `new`; no reference and no reader
+    // (a grace period has passed) is left.
+    drop(unsafe { KBox::from_raw(this) });
 }
 
 /// RCU callback queued by [`Engine::retire`].
