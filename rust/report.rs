@@ -93,6 +93,11 @@ fn walk(
     }
 }
 
+/// [`walk`] over `ut`'s own engines, starting from RESUME.
+fn walk_task(pass: Pass<'_>, ut: &UTask, call: &mut impl FnMut(&Engine, u32) -> u32) -> u32 {
+    walk(pass, Target::Task(ut), &ut.engines, action::RESUME, call)
+}
+
 /// One event: the engines of `owner` (the task the event belongs to), then
 /// the global engines if the event is one they can have.
 fn report(
@@ -131,13 +136,7 @@ fn report(
         event: event | quiesce,
         seq,
     };
-    let act = walk(
-        pass,
-        Target::Task(owner),
-        &owner.engines,
-        action::RESUME,
-        &mut call,
-    );
+    let act = walk_task(pass, owner, &mut call);
     if event & events::GLOBAL_EVENTS == 0 {
         return act;
     }
@@ -161,13 +160,7 @@ fn report_quiesce(st: &State, ut: &UTask) {
         event: events::QUIESCE,
         seq: u64::MAX,
     };
-    walk(
-        pass,
-        Target::Task(ut),
-        &ut.engines,
-        action::RESUME,
-        &mut |e, act| call_quiesce(e, act, 0),
-    );
+    walk_task(pass, ut, &mut |e, act| call_quiesce(e, act, 0));
 }
 
 /// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context,
@@ -361,19 +354,13 @@ pub(crate) fn reap(st: &State, ut: &UTask) {
         event: events::REAP,
         seq: u64::MAX,
     };
-    walk(
-        pass,
-        Target::Task(ut),
-        &ut.engines,
-        action::RESUME,
-        &mut |e, _| {
-            if let Some(f) = e.ops().report_reap {
-                // SAFETY: The engine's callback; the `UTask` holds a reference
-                // on `task`.
-                unsafe { f(e.as_ptr(), task) };
-            }
-            action::RESUME
-        },
-    );
+    walk_task(pass, ut, &mut |e, _| {
+        if let Some(f) = e.ops().report_reap {
+            // SAFETY: The engine's callback; the `UTask` holds a reference
+            // on `task`.
+            unsafe { f(e.as_ptr(), task) };
+        }
+        action::RESUME
+    });
     while control::detach_first(st, ut) {}
 }
