@@ -31,6 +31,28 @@ static inline int ctl(const char *cmd)
 	return n < 0 ? -errno : 0;
 }
 
+/*
+ * The safe detach of utrace_test's SLOT: DETACH, and barrier if a callback
+ * may be in flight. barrier's -ESRCH means the callback ended before it was
+ * called; it still waited for the full detach, so that is success. Returns
+ * 0 or the negative errno.
+ */
+static inline int ctl_detach(int slot)
+{
+	char cmd[32];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "control %d 6", slot);
+	ret = ctl(cmd);
+	if (ret == -EINPROGRESS) {
+		snprintf(cmd, sizeof(cmd), "barrier %d", slot);
+		ret = ctl(cmd);
+		if (ret == -ESRCH)
+			ret = 0;
+	}
+	return ret;
+}
+
 /* Waits for one byte on standard input (the test's "go"). */
 static inline void wait_go(void)
 {

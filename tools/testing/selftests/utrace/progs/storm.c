@@ -46,14 +46,7 @@ int main(int argc, char **argv)
 	}
 	while (wait(&status) > 0)
 		exits++;
-	ret = ctl("control 15 6");
-	/* -ESRCH: the callback ended before barrier was called (it still
-	 * waited for the full detach). */
-	if (ret == -EINPROGRESS) {
-		ret = ctl("barrier 15");
-		if (ret == -ESRCH)
-			ret = 0;
-	}
+	ret = ctl_detach(15);
 	printf("workload: clone=%d exec=%d death=%d detach=%d\n", n, n, exits, ret);
 	ctl("put 15");
 	ctl("filter 0");

@@ -117,22 +117,10 @@ int main(int argc, char **argv)
 	while (threads_left() > 1)
 		usleep(10000);
 	ctl("slow 15 0");
-	/*
-	 * The safe detach: barrier after -EINPROGRESS. barrier gives -ESRCH when
-	 * the callback ended before it was called; it still waited until the
-	 * engine was fully detached, so that is success too.
-	 */
-	ret = ctl("control 15 6");
-	if (ret && ret != -EINPROGRESS) {
-		fprintf(stderr, "stress: detach returned %d\n", ret);
+	ret = ctl_detach(15);
+	if (ret) {
+		fprintf(stderr, "stress: detach (and barrier) returned %d\n", ret);
 		return 2;
-	}
-	if (ret == -EINPROGRESS) {
-		ret = ctl("barrier 15");
-		if (ret && ret != -ESRCH) {
-			fprintf(stderr, "stress: barrier after detach returned %d\n", ret);
-			return 2;
-		}
 	}
 	ctl("put 15");
 	ctl("filter 0");
