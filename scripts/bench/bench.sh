@@ -104,6 +104,13 @@ one() {
 	echo "$out" | sed -n 's/^ns_per_op=//p'
 }
 
+# result WORKLOAD CONFIG FILE: the RESULT line (median, min, max) of the
+# ns/op values in FILE, one per line.
+result() {
+	sort -n "$3" | awk -v w="$1" -v c="$2" '
+		{ v[NR] = $1 } END { printf "RESULT %s %s %s %s %s\n", w, c, v[int((NR + 1) / 2)], v[1], v[NR] }'
+}
+
 # measure WORKLOAD N CONFIG...: ROUNDS rounds, configs interleaved.
 measure() {
 	w=$1 n=$2
@@ -118,8 +125,7 @@ measure() {
 		r=$((r + 1))
 	done
 	for cfg in "$@"; do
-		sort -n /tmp/res.$w.$cfg | awk -v w=$w -v c=$cfg '
-			{ v[NR] = $1 } END { printf "RESULT %s %s %s %s %s\n", w, c, v[int((NR + 1) / 2)], v[1], v[NR] }'
+		result $w $cfg /tmp/res.$w.$cfg
 	done
 }
 
@@ -167,10 +173,10 @@ for r in $(seq $ROUNDS); do
 done
 for c in utrace ptrace_interrupt; do
 	[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
-	sort -n /tmp/res.stop.$c | awk -v c=$c '{ v[NR] = $1 } END { printf "RESULT stop %s %s %s %s\n", c, v[int((NR + 1) / 2)], v[1], v[NR] }'
+	result stop $c /tmp/res.stop.$c
 done
 
 for k in attach barrier; do
-	sort -n /tmp/res.$k | awk -v k=$k '{ v[NR] = $1 } END { printf "RESULT %s kernel %s %s %s\n", k, v[int((NR + 1) / 2)], v[1], v[NR] }'
+	result $k kernel /tmp/res.$k
 done
 echo "BENCH-END"
