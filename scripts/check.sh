@@ -45,20 +45,22 @@ fi
 echo "TAP version 13"
 echo "# utrace-rs selftests on $(basename "$KDIR")"
 
-if [ "$variant" = test ]; then
 # Source checks on the host: formatting and lints are part of the suite.
-if out=$(make -s -C "$top" fmt-check 2>&1) && ! echo "$out" | grep -q '^Diff in'; then
-	host_result OK "rustfmt (kernel .rustfmt.toml) finds nothing to change"
-else
-	host_result FAIL "rustfmt (kernel .rustfmt.toml) finds nothing to change" "$out"
-fi
-out=$(make -s -C "$top" clippy 2>&1)
-if [ $? = 0 ] && ! echo "$out" | grep -qE '^(warning|error)'; then
-	host_result OK "CLIPPY=1 build has no warnings"
-else
-	host_result FAIL "CLIPPY=1 build has no warnings" "$(echo "$out" | grep -E -A8 '^(warning|error)' | head -n 40)"
-fi
-fi
+# They do not depend on the kernel, so only the test variant runs them.
+source_checks() {
+	if out=$(make -s -C "$top" fmt-check 2>&1) && ! echo "$out" | grep -q '^Diff in'; then
+		host_result OK "rustfmt (kernel .rustfmt.toml) finds nothing to change"
+	else
+		host_result FAIL "rustfmt (kernel .rustfmt.toml) finds nothing to change" "$out"
+	fi
+	out=$(make -s -C "$top" clippy 2>&1)
+	if [ $? = 0 ] && ! echo "$out" | grep -qE '^(warning|error)'; then
+		host_result OK "CLIPPY=1 build has no warnings"
+	else
+		host_result FAIL "CLIPPY=1 build has no warnings" "$(echo "$out" | grep -E -A8 '^(warning|error)' | head -n 40)"
+	fi
+}
+[ "$variant" = test ] && source_checks
 
 INITRD=$top/build/$boot.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD" || { echo "check: cannot build the initramfs" >&2; exit 1; }
