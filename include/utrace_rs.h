@@ -17,7 +17,7 @@ struct pid;
 struct pt_regs;
 struct task_struct;
 
-#define UTRACE_RS_API_VERSION 1
+#define UTRACE_RS_API_VERSION 2
 
 /* Event bits, in utrace's order. Not every bit is reported yet: see the docs. */
 enum utrace_events {
@@ -112,22 +112,33 @@ struct utrace_engine {
  *
  * Context: report_clone, report_exec, report_exit and report_death run in the
  * traced task's own context (current == the task; for report_clone, the
- * parent; for a CLONE_VFORK clone, the child, see the docs), with no locks
- * held: they may sleep and allocate with GFP_KERNEL, but must not wait for
- * user space or for other tasks' progress. report_reap runs from a workqueue,
- * after the task is gone: it must not block. release may run in any context,
- * including softirq: it must not sleep.
+ * parent, except for a CLONE_VFORK clone, whose child reports for its
+ * sleeping parent: @parent says which task the event belongs to), with no
+ * locks held: they may sleep and allocate with GFP_KERNEL, but must not wait
+ * for user space or for other tasks' progress. report_reap runs from a
+ * workqueue, after the task is gone: it must not block.
+ *
+ * release runs once, in process context (it may sleep): at the engine
+ * module's last utrace_engine_put() when that caller may sleep, else from a
+ * utrace-rs worker (the last reference dropped by utrace-rs itself, e.g.
+ * after a DETACH or a reap, or by a caller that may not sleep).
  */
 struct utrace_engine_ops {
 	/*
-	 * Pins this module while one of its engines exists (so it cannot be
-	 * unloaded before they are detached and put). NULL: the module detaches
-	 * and waits for its engines itself, see utrace_barrier().
+	 * The module whose code the callbacks are. By default it is pinned
+	 * while one of its engines exists (it cannot be unloaded before they
+	 * are detached and put). With UTRACE_OPS_UNPINNED in @flags it is not
+	 * pinned; instead, when it unloads, utrace-rs detaches the engines it
+	 * left behind and runs their release before its memory is freed (see
+	 * utrace_release_engines()). NULL: nobody is pinned or tracked; the
+	 * module must detach, wait for and put its engines itself (see
+	 * utrace_barrier()).
 	 */
 	struct module *owner;
 
 	u32 (*report_clone)(u32 action, struct utrace_engine *engine,
-			    unsigned long clone_flags, struct task_struct *child);
+			    struct task_struct *parent, unsigned long clone_flags,
+			    struct task_struct *child);
 	u32 (*report_exec)(u32 action, struct utrace_engine *engine,
 			   const char *filename, pid_t old_pid);
 	u32 (*report_exit)(u32 action, struct utrace_engine *engine,
@@ -173,7 +184,12 @@ struct utrace_engine_ops {
 	 */
 	u32 (*report_syscall_entry)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
 	u32 (*report_syscall_exit)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
+
+	unsigned int flags;	/* UTRACE_OPS_* */
 };
+
+/* ops->flags: @owner is not pinned (see above). */
+#define UTRACE_OPS_UNPINNED	0x1
 
 unsigned int utrace_api_version(void);
 
@@ -231,7 +247,8 @@ int utrace_control(struct task_struct *target, struct utrace_engine *engine,
  * -ERESTARTSYS (a signal interrupted the wait) or -ESRCH (the engine was
  * already detached with no callback in progress when called). Works on
  * detached engines. Context: may sleep; returns 0 at once when called from a
- * callback of @engine (or with @target == current).
+ * callback of @engine, or with @target == current and @engine attached (no
+ * callback of the caller's own task can be in flight).
  *
  * An engine module whose ops have no owner (ops->owner == NULL) is not
  * pinned by its engines and must, before it unloads, for every engine:
@@ -239,6 +256,19 @@ int utrace_control(struct task_struct *target, struct utrace_engine *engine,
  * the detach), then utrace_engine_put() of all its references.
  */
 int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
+
+/*
+ * Detach every engine whose ops->owner is @mod (with UTRACE_ATTACH_MATCH_DATA
+ * in @flags: only those whose data is @data), wait until no callback to them
+ * can come, and run their ->release here, for those that still have
+ * references too (their later puts only free memory). When it returns, no
+ * code of @mod is called for those engines again. Engines attached by a
+ * callback in flight meanwhile are detached too. Returns how many engines
+ * it detached, or -EINVAL (NULL @mod, other flags). Context: process, may sleep;
+ * not from a callback of those engines. utrace-rs calls it (for all of a
+ * module's engines) when a module unloads.
+ */
+int utrace_release_engines(struct module *mod, int flags, void *data);
 
 /*
  * Tracer handoff: replace @from (attached to @target, or global when @target
@@ -284,7 +314,7 @@ u64 utrace_lost_events(void);
  * records are dropped but never silently: the reader then gets
  * "<seq> <ns> DROPPED <n>" at the place of the loss (and "LOST <n>" for
  * events the framework lost, see utrace_lost_events()). See
- * Documentation/utrace-rs/streams.rst.
+ * Documentation/utrace-rs/global-trace.rst.
  */
 struct utrace_stream;
 

@@ -19,7 +19,7 @@ use kernel::task::Task;
 use kernel::types::ForeignOwnable;
 
 /// `UTRACE_RS_API_VERSION`.
-const API_VERSION: u32 = 1;
+const API_VERSION: u32 = 2;
 
 fn state() -> Result<&'static State> {
     state::get().ok_or(ENODEV)
@@ -181,6 +181,26 @@ pub(crate) unsafe extern "C" fn utrace_barrier(
         let (task, engine) = unsafe { (task_opt(target), Engine::from_raw(engine)) };
         control::barrier(st, task, engine)
     }))
+}
+
+/// # Safety
+///
+/// `module` is a loaded module (normally the caller's own `THIS_MODULE`).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_release_engines(
+    module: *mut bindings::module,
+    flags: i32,
+    data: *mut c_void,
+) -> i32 {
+    if module.is_null() || flags & !crate::events::attach::MATCH_DATA != 0 {
+        return EINVAL.to_errno();
+    }
+    let Ok(st) = state() else {
+        return ENODEV.to_errno();
+    };
+    let data = (flags & crate::events::attach::MATCH_DATA != 0).then_some(data);
+    let n = st.releaser.release_engines(st, module, data);
+    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 /// # Safety

@@ -65,7 +65,40 @@ pub(crate) fn detach(st: &State, target: Target<'_>, engine: &Engine) -> Result<
     if !won {
         return Err(ESRCH);
     }
-    finish_detach(st, engine);
+    after_detach(st, target, engine);
+    Ok(engine.callback_in_flight())
+}
+
+/// Detaches the first engine on `target` that `wanted` picks, if any
+/// (reap: all of them; unloading a module: its own).
+pub(crate) fn detach_where(
+    st: &State,
+    target: Target<'_>,
+    wanted: &dyn Fn(&Engine) -> bool,
+) -> bool {
+    let found = target.locked(st, |list| {
+        // SAFETY: Writer lock held.
+        let engine = unsafe { list.iter() }.find(|e| wanted(e))?;
+        engine.mark_detached();
+        // SAFETY: Writer lock held; `engine` is linked there.
+        unsafe { list.unlink(engine.as_ptr()) };
+        Some(engine.as_ptr())
+    });
+    match found {
+        Some(engine) => {
+            // SAFETY: Its attached reference stays until `retire`'s RCU
+            // callback, which `after_detach` queues.
+            after_detach(st, target, unsafe { Engine::from_raw(engine) });
+            true
+        }
+        None => false,
+    }
+}
+
+/// What follows marking and unlinking: the engine's stop and held signals
+/// no longer hold the task, and its attached reference goes after a grace
+/// period.
+fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
     if let Target::Task(ut) = target {
         if engine.wants_stop() {
             engine.set_stop(false);
@@ -75,7 +108,7 @@ pub(crate) fn detach(st: &State, target: Target<'_>, engine: &Engine) -> Result<
             release_held(st, ut);
         }
     }
-    Ok(engine.callback_in_flight())
+    finish_detach(st, engine);
 }
 
 /// Delivers the signals held for `ut`'s process by continuing it (SIGCONT,
@@ -93,27 +126,6 @@ fn release_held(st: &State, ut: &UTask) {
     {
         // SAFETY: The task is valid; no siglock is held here.
         unsafe { crate::shim::signal::continue_group(ut.task_ptr()) };
-    }
-}
-
-/// Detaches the first engine of a task's list, if any (reap).
-pub(crate) fn detach_first(st: &State, ut: &UTask) -> bool {
-    let first = Target::Task(ut).locked(st, |list| {
-        // SAFETY: Writer lock held.
-        let engine = unsafe { list.iter() }.next()?;
-        engine.mark_detached();
-        // SAFETY: Writer lock held; `engine` is linked there.
-        unsafe { list.unlink(engine.as_ptr()) };
-        Some(engine.as_ptr())
-    });
-    match first {
-        Some(engine) => {
-            // SAFETY: Its attached reference stays until `retire`'s RCU
-            // callback, which `finish_detach` queues.
-            finish_detach(st, unsafe { Engine::from_raw(engine) });
-            true
-        }
-        None => false,
     }
 }
 
@@ -211,6 +223,7 @@ pub(crate) fn attach(
         unsafe { Engine::discard(engine.as_ptr()) };
         return Err(e);
     }
+    st.releaser.register(new);
     Ok(engine)
 }
 
@@ -277,6 +290,7 @@ pub(crate) fn handoff(
         }
         return Err(e);
     }
+    st.releaser.register(new);
     finish_detach(st, from);
     Ok(engine)
 }
@@ -431,9 +445,14 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
 
 /// `utrace_barrier()`.
 pub(crate) fn barrier(st: &State, task: Option<&Task>, engine: &Engine) -> Result {
-    // A task cannot race itself: its own callback to the engine, if any, is
-    // the one calling us.
-    if current_in_callback(st, engine) || task.is_some_and(task::is_current) {
+    // A callback cannot wait for itself. And a task cannot race itself: no
+    // callback of its own can be in flight while it runs this, so for an
+    // attached engine there is nothing to wait for; a detached one still
+    // waits for the attached reference to go (an RCU grace period), so that
+    // the caller's last put releases the engine.
+    if current_in_callback(st, engine)
+        || task.is_some_and(task::is_current) && !engine.is_detached()
+    {
         return Ok(());
     }
     // Works on detached engines too, even after the task was reaped.

@@ -12,8 +12,9 @@
 //! - detach: `DETACHED` is set and it is unlinked under the list's lock; after
 //!   an RCU grace period no reporter can find it any more (`UNLINKED`), and the
 //!   implicit reference is dropped as soon as no callback is in flight.
-//! - the last `put` calls `ops->release(data)`, drops the module reference
-//!   and frees it.
+//! - the last reference: `ops->release(data)` runs in process context
+//!   (see [`crate::release`]), the module reference is dropped and the
+//!   memory freed after an RCU grace period.
 
 use crate::events::Events;
 use crate::shim::RcuGuard;
@@ -29,8 +30,15 @@ use kernel::types::Opaque;
 #[repr(C)]
 pub(crate) struct EngineOps {
     pub(crate) owner: *mut bindings::module,
-    pub(crate) report_clone:
-        Option<unsafe extern "C" fn(u32, *mut Engine, u64, *mut bindings::task_struct) -> u32>,
+    pub(crate) report_clone: Option<
+        unsafe extern "C" fn(
+            u32,
+            *mut Engine,
+            *mut bindings::task_struct,
+            u64,
+            *mut bindings::task_struct,
+        ) -> u32,
+    >,
     pub(crate) report_exec: Option<unsafe extern "C" fn(u32, *mut Engine, *const u8, i32) -> u32>,
     pub(crate) report_exit: Option<unsafe extern "C" fn(u32, *mut Engine, i64, *mut i64) -> u32>,
     pub(crate) report_death: Option<unsafe extern "C" fn(*mut Engine, bool, i32) -> u32>,
@@ -42,7 +50,24 @@ pub(crate) struct EngineOps {
         Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
     pub(crate) report_syscall_exit:
         Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
+    /// `UTRACE_OPS_*` flags.
+    pub(crate) flags: u32,
 }
+
+// The layout of `include/utrace_rs.h` (asserted there too, in
+// `shim/exports.c`): eleven pointers, then `unsigned int flags`.
+const _: () = {
+    assert!(core::mem::offset_of!(EngineOps, report_clone) == 8);
+    assert!(core::mem::offset_of!(EngineOps, release) == 48);
+    assert!(core::mem::offset_of!(EngineOps, report_syscall_exit) == 80);
+    assert!(core::mem::offset_of!(EngineOps, flags) == 88);
+    assert!(core::mem::size_of::<EngineOps>() == 96);
+    assert!(core::mem::offset_of!(Engine, data) == 8);
+};
+
+/// `UTRACE_OPS_UNPINNED`: `owner` is not pinned by the engines; utrace-rs
+/// releases them when it unloads instead.
+pub(crate) const OPS_UNPINNED: u32 = 1 << 0;
 
 /// The engine has been detached: it gets no new callbacks.
 const DETACHED: u32 = 1 << 0;
@@ -51,6 +76,11 @@ const DETACHED: u32 = 1 << 0;
 const UNLINKED: u32 = 1 << 1;
 /// The implicit attached reference has not been dropped yet.
 const ATTACHED_REF: u32 = 1 << 2;
+/// `ops->release` has been called, or is being called (see
+/// [`crate::release`]): it is never called again.
+pub(crate) const RELEASED: u32 = 1 << 3;
+/// On the registry of engines with an owner module.
+pub(crate) const REGISTERED: u32 = 1 << 4;
 
 /// An attached engine. The first two fields are the public part of
 /// `struct utrace_engine`.
@@ -83,6 +113,16 @@ pub(crate) struct Engine {
     pub(crate) owner: *const c_void,
     /// Next engine on the list it is linked on (RCU-published).
     pub(crate) next: AtomicPtr<Engine>,
+    /// `ops->owner`, copied so that it is known without reading `ops` once
+    /// `release` has run; pinned (a module reference held) unless `ops`
+    /// says `UTRACE_OPS_UNPINNED`.
+    module: *mut bindings::module,
+    pinned: bool,
+    /// Links on the registry of engines with an owner module; only
+    /// touched with the registry's lock held (see [`crate::release`]).
+    pub(crate) registry: crate::release::RegistryLinks,
+    /// Next engine on the queue of deferred releases.
+    pub(crate) release_next: AtomicPtr<Engine>,
     rcu: Opaque<bindings::callback_head>,
 }
 
@@ -108,10 +148,11 @@ impl Engine {
         owner: *const c_void,
     ) -> Result<NonNull<Engine>> {
         // SAFETY: `ops` is valid by the caller's promise.
-        let module = unsafe { (*ops).owner };
+        let (module, flags) = unsafe { ((*ops).owner, (*ops).flags) };
+        let pinned = !module.is_null() && flags & OPS_UNPINNED == 0;
         // SAFETY: `module` is null or the module that owns `ops`, which is
         // live since its code is calling us.
-        if !module.is_null() && !unsafe { bindings::try_module_get(module) } {
+        if pinned && !unsafe { bindings::try_module_get(module) } {
             pr_err!("attach: the engine's module is being unloaded\n");
             return Err(ENODEV);
         }
@@ -129,6 +170,10 @@ impl Engine {
                 seq: AtomicU64::new(0),
                 owner,
                 next: AtomicPtr::new(ptr::null_mut()),
+                module,
+                pinned,
+                registry: crate::release::RegistryLinks::new(),
+                release_next: AtomicPtr::new(ptr::null_mut()),
                 rcu: Opaque::uninit(),
             }),
             GFP_KERNEL,
@@ -136,7 +181,7 @@ impl Engine {
         let engine = match engine {
             Ok(engine) => engine,
             Err(e) => {
-                if !module.is_null() {
+                if pinned {
                     // SAFETY: Drops the reference taken above.
                     unsafe { bindings::module_put(module) };
                 }
@@ -165,9 +210,12 @@ impl Engine {
         (self as *const Engine).cast_mut()
     }
 
+    /// The callbacks. Only called on an engine that can still be reported
+    /// to (linked, or pinned for a callback).
     pub(crate) fn ops(&self) -> &EngineOps {
-        // SAFETY: `ops` is valid while the owner module is loaded, and the
-        // engine holds a reference on that module.
+        // SAFETY: `ops` is valid while the owner module is loaded: a pinned
+        // engine holds a reference on it, and an unpinned one is detached
+        // and released before the module's memory goes (`release.rs`).
         unsafe { &*self.ops }
     }
 
@@ -193,36 +241,78 @@ impl Engine {
         unsafe { bindings::refcount_inc(self.refcount.get()) };
     }
 
-    /// Drops a reference; the last one releases and frees the engine.
+    /// Drops a reference held by an engine module; the last one releases
+    /// the engine (`ops->release` right here if the caller may sleep, else
+    /// from the release worker) and frees it.
     ///
     /// # Safety
     ///
     /// The caller owns one reference, which it gives up: `this` may be freed.
     pub(crate) unsafe fn put(this: *mut Engine) {
         // SAFETY: The caller owns a reference, so `this` is valid.
-        if !unsafe { bindings::refcount_dec_and_test((*this).refcount.get()) } {
-            return;
+        if unsafe { bindings::refcount_dec_and_test((*this).refcount.get()) } {
+            if crate::shim::may_sleep() {
+                // SAFETY: That was the last reference.
+                unsafe { crate::release::finish(this) };
+            } else {
+                // SAFETY: As above.
+                unsafe { crate::release::defer(this) };
+            }
         }
-        // SAFETY: That was the last reference; the memory stays until the
-        // RCU callback below.
-        let engine = unsafe { &*this };
-        let ops = engine.ops();
-        let module = ops.owner;
-        if let Some(release) = ops.release {
-            // SAFETY: The engine module's release callback, called once, with
-            // the data it attached with; the module is still pinned.
-            unsafe { release(engine.data) };
+    }
+
+    /// Drops a reference held by utrace-rs itself (the attached one): the
+    /// release, if this was the last, always goes to the release worker,
+    /// since the callers are RCU callbacks and report passes.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Engine::put`].
+    unsafe fn put_internal(this: *mut Engine) {
+        // SAFETY: The caller owns a reference, so `this` is valid.
+        if unsafe { bindings::refcount_dec_and_test((*this).refcount.get()) } {
+            // SAFETY: That was the last reference.
+            unsafe { crate::release::defer(this) };
         }
-        // The memory goes after an RCU grace period: `leave` may still read
-        // the engine inside its read-side section after its callback's pin
-        // was the last thing keeping the attached reference (see `leave`).
+    }
+
+    /// The owner module, if `ops` names one.
+    pub(crate) fn module(&self) -> *mut bindings::module {
+        self.module
+    }
+
+    /// Whether the engine holds a reference on its owner module.
+    pub(crate) fn pins_module(&self) -> bool {
+        self.pinned
+    }
+
+    /// Sets `bit` in the state word; returns whether it was already set.
+    pub(crate) fn set_flag(&self, bit: u32) -> bool {
+        self.state.fetch_or(bit, SeqCst) & bit != 0
+    }
+
+    pub(crate) fn has_flag(&self, bit: u32) -> bool {
+        self.state.load(SeqCst) & bit != 0
+    }
+
+    /// Frees the memory after an RCU grace period (`leave` may still read
+    /// the engine inside its read-side section after its callback's pin was
+    /// the last thing keeping the attached reference).
+    ///
+    /// # Safety
+    ///
+    /// The last reference is gone and `release` was dealt with.
+    pub(crate) unsafe fn free(this: *mut Engine) {
         // SAFETY: `rcu` is free: `retire`'s callback, if it was queued, has
         // run, since it is what gave up the attached reference.
-        unsafe { bindings::call_rcu(engine.rcu.get(), Some(engine_free_rcu)) };
-        if !module.is_null() {
-            // SAFETY: Drops the reference `new` took.
-            unsafe { bindings::module_put(module) };
-        }
+        unsafe { bindings::call_rcu((*this).rcu.get(), Some(engine_free_rcu)) };
+    }
+
+    /// Whether no callback can come any more: detached, off every list for
+    /// an RCU grace period, and none in flight.
+    pub(crate) fn quiet(&self) -> bool {
+        self.state.load(SeqCst) & (DETACHED | UNLINKED) == DETACHED | UNLINKED
+            && !self.callback_in_flight()
     }
 
     /// Frees an engine that never got attached: no `release` call, since
@@ -234,9 +324,10 @@ impl Engine {
     pub(crate) unsafe fn discard(this: *mut Engine) {
         // SAFETY: Exclusively owned, allocated with `KBox` by `new`.
         let engine = unsafe { KBox::from_raw(this) };
-        let module = engine.ops().owner;
+        let pinned = engine.pinned;
+        let module = engine.module;
         drop(engine);
-        if !module.is_null() {
+        if pinned {
             // SAFETY: Drops the reference `new` took.
             unsafe { bindings::module_put(module) };
         }
@@ -324,7 +415,7 @@ impl Engine {
             // SAFETY: Not freed before the `put` below.
             unsafe { (*this).wake_barrier() };
             // SAFETY: The attached reference is ours to give up.
-            unsafe { Engine::put(this) };
+            unsafe { Engine::put_internal(this) };
         }
     }
 

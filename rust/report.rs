@@ -215,11 +215,12 @@ pub(crate) fn maybe_stop(ut: &UTask) {
 
 fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
     let child = task::raw(child);
+    let parent_task = parent.task_ptr();
     report(st, Some(cur), parent, events::CLONE, seq, |e, act| {
         match e.ops().report_clone {
             // SAFETY: The engine module's callback, with the engine pinned and
-            // `child` a live task we hold a reference on.
-            Some(f) => unsafe { f(act, e.as_ptr(), flags, child) },
+            // `parent` and `child` live tasks we hold references on.
+            Some(f) => unsafe { f(act, e.as_ptr(), parent_task, flags, child) },
             None => action::RESUME,
         }
     });
@@ -327,7 +328,8 @@ fn report_exit(st: &State, ut: &UTask, seq: u64) {
     });
     if code != orig {
         // The exit code is an int in the kernel; engines are told so.
-        task::set_exit_code(ut.task(), code as i32);
+        // SAFETY: `ut`'s task is `current`, in its EXIT report.
+        unsafe { shim::set_exit_code(ut.task_ptr(), code as i32) };
     }
 }
 
@@ -362,5 +364,5 @@ pub(crate) fn reap(st: &State, ut: &UTask) {
         }
         action::RESUME
     });
-    while control::detach_first(st, ut) {}
+    while control::detach_where(st, Target::Task(ut), &|_| true) {}
 }

@@ -41,9 +41,12 @@ mod ffi {
         pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_continue(task: *mut bindings::task_struct);
+        pub(super) fn utrace_shim_set_exit_code(task: *mut bindings::task_struct, code: c_int);
         pub(super) fn utrace_shim_rcu_read_lock();
         pub(super) fn utrace_shim_rcu_read_unlock();
         pub(super) fn utrace_shim_synchronize_tasks();
+        pub(super) fn utrace_shim_may_sleep() -> bool;
+        pub(super) fn utrace_shim_module_notifier(on: bool) -> c_int;
         pub(super) fn utrace_shim_debugfs_init() -> c_int;
         pub(super) fn utrace_shim_debugfs_exit();
         pub(super) fn utrace_shim_debugfs_file(
@@ -201,11 +204,50 @@ pub(crate) mod signal {
     }
 }
 
+/// Sets the exit code of `task`, and its process's when it is the last
+/// thread (what `wait()` reports).
+///
+/// # Safety
+///
+/// `task` is `current`, in its own EXIT report (before `exit_notify()`).
+pub(crate) unsafe fn set_exit_code(task: *mut bindings::task_struct, code: i32) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_set_exit_code(task, code) }
+}
+
 /// Waits until every task has passed a voluntary context switch, so none can
 /// still be executing this module's text. May sleep.
 pub(crate) fn synchronize_tasks() {
     // SAFETY: Plain C call from process context (module exit).
     unsafe { ffi::utrace_shim_synchronize_tasks() };
+}
+
+/// Whether the caller may sleep: process context, preemption and
+/// interrupts enabled, outside any RCU read-side section. False where the
+/// kernel cannot tell (no `CONFIG_PREEMPT_COUNT`).
+pub(crate) fn may_sleep() -> bool {
+    // SAFETY: Reads the current context; callable anywhere.
+    unsafe { ffi::utrace_shim_may_sleep() }
+}
+
+/// The module notifier, registered while this value lives: it calls
+/// `release::utrace_rs_module_going()` for every module being unloaded.
+pub(crate) struct ModuleNotifier(());
+
+impl ModuleNotifier {
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: Plain C call from module init.
+        to_result(unsafe { ffi::utrace_shim_module_notifier(true) })?;
+        Ok(ModuleNotifier(()))
+    }
+}
+
+impl Drop for ModuleNotifier {
+    fn drop(&mut self) {
+        // SAFETY: Registered by `register`; unregistering waits for a
+        // notification in progress.
+        unsafe { ffi::utrace_shim_module_notifier(false) };
+    }
 }
 
 /// `/sys/kernel/debug/utrace/`, present while this value lives.

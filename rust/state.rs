@@ -7,6 +7,7 @@
 use crate::engine::Engine;
 use crate::engine_list::EngineList;
 use crate::events::Events;
+use crate::release::Releaser;
 use crate::table::TaskTable;
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
@@ -21,6 +22,9 @@ use kernel::types::Opaque;
 pub(crate) struct State {
     #[pin]
     pub(crate) table: TaskTable,
+    /// Engine releases and the registry of engines with an owner module.
+    #[pin]
+    pub(crate) releaser: Releaser,
     /// Writer lock of `global` (never taken by reporters).
     #[pin]
     pub(crate) global_lock: SpinLock<()>,
@@ -86,6 +90,7 @@ impl State {
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(State {
             table <- TaskTable::new(),
+            releaser <- Releaser::new(),
             global_lock <- new_spinlock!(()),
             global: EngineList::new(),
             global_events: AtomicU64::new(0),

@@ -75,13 +75,6 @@ pub(crate) fn exit_code(task: &Task) -> i32 {
     unsafe { core::ptr::read_volatile(&(*raw(task)).exit_code) }
 }
 
-/// Stores a new exit code (EXIT callbacks may rewrite it).
-pub(crate) fn set_exit_code(task: &Task, code: i32) {
-    // SAFETY: Only called on `current` during its own exit report, the one
-    // place `do_exit()` expects the code may change before `exit_notify()`.
-    unsafe { core::ptr::write_volatile(&mut (*raw(task)).exit_code, code) };
-}
-
 /// The signal sent to the parent at death (`exit_signal`), -1 for none.
 pub(crate) fn exit_signal(task: &Task) -> i32 {
     // SAFETY: `task` is valid; a plain int.
@@ -107,6 +100,12 @@ pub(crate) struct Info {
     pub(crate) exit_code: i32,
     pub(crate) comm: [u8; 16],
 }
+
+// `struct utrace_task_info` (asserted in `shim/exports.c` too).
+const _: () = {
+    assert!(core::mem::offset_of!(Info, exit_code) == 12);
+    assert!(core::mem::size_of::<Info>() == 32);
+};
 
 /// Ids, parent, exit code and name of `task`, read consistently enough for
 /// a trace record (the parent under RCU).

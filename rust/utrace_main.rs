@@ -47,6 +47,7 @@ mod engine_list;
 mod errno;
 mod events;
 mod hooks;
+mod release;
 mod report;
 mod shim;
 mod state;
@@ -67,6 +68,7 @@ module! {
 struct UtraceModule {
     state: Pin<KBox<state::State>>,
     hooks: Option<shim::Hooks>,
+    notifier: Option<shim::ModuleNotifier>,
     _debugfs: shim::DebugfsDir,
 }
 
@@ -75,9 +77,21 @@ impl kernel::Module for UtraceModule {
         let state = KBox::pin_init(state::State::new(), GFP_KERNEL)?;
         let debugfs = shim::DebugfsDir::create()?;
         state.as_ref().publish();
+        let notifier = match shim::ModuleNotifier::register() {
+            Ok(notifier) => notifier,
+            Err(e) => {
+                state::State::unpublish();
+                pr_err!(
+                    "cannot register a module notifier (errno {})\n",
+                    e.to_errno()
+                );
+                return Err(e);
+            }
+        };
         let hooks = match shim::Hooks::register() {
             Ok(hooks) => hooks,
             Err(e) => {
+                drop(notifier);
                 state::State::unpublish();
                 pr_err!(
                     "cannot hook the kernel's tracepoints (errno {})\n",
@@ -90,6 +104,7 @@ impl kernel::Module for UtraceModule {
         Ok(UtraceModule {
             state,
             hooks: Some(hooks),
+            notifier: Some(notifier),
             _debugfs: debugfs,
         })
     }
@@ -106,11 +121,19 @@ impl Drop for UtraceModule {
                 leaked
             );
         }
-        // 1. No probe runs after this.
+        // 1. No probe or notification runs after this.
+        drop(self.notifier.take());
         drop(self.hooks.take());
         self.state.syscall_shutdown();
-        // 2. Every queued task_work and reap work has run.
+        // 2. Every queued task_work and reap work has run, and the engines
+        //    they detached are released.
         self.state.wait_idle();
+        // SAFETY: Plain C calls from process context.
+        unsafe {
+            kernel::bindings::synchronize_rcu();
+            kernel::bindings::rcu_barrier();
+        }
+        self.state.releaser.flush();
         state::State::unpublish();
         // 3. Free the per-task state; RCU callbacks (engine retirement,
         //    `UTask` frees) point into our text: wait for them.

@@ -6,7 +6,23 @@
  */
 #include <linux/export.h>
 #include <linux/module.h>
+#include <linux/stddef.h>
 #include <utrace_rs.h>
+
+/*
+ * The Rust mirrors of the ABI structs (rust/engine.rs, rust/task.rs and
+ * rust/api/raw.rs) assert the same numbers: a change on one side fails the
+ * build of the other.
+ */
+static_assert(offsetof(struct utrace_engine_ops, report_clone) == 8);
+static_assert(offsetof(struct utrace_engine_ops, release) == 48);
+static_assert(offsetof(struct utrace_engine_ops, report_syscall_exit) == 80);
+static_assert(offsetof(struct utrace_engine_ops, flags) == 88);
+static_assert(sizeof(struct utrace_engine_ops) == 96);
+static_assert(offsetof(struct utrace_engine, data) == 8);
+static_assert(offsetof(struct utrace_task_info, exit_code) == 12);
+static_assert(sizeof(struct utrace_task_info) == 32);
+static_assert(UTRACE_RS_API_VERSION == 2);
 
 EXPORT_SYMBOL_GPL(utrace_api_version);
 EXPORT_SYMBOL_GPL(utrace_attach_task);
@@ -16,6 +32,7 @@ EXPORT_SYMBOL_GPL(utrace_engine_put);
 EXPORT_SYMBOL_GPL(utrace_set_events);
 EXPORT_SYMBOL_GPL(utrace_control);
 EXPORT_SYMBOL_GPL(utrace_barrier);
+EXPORT_SYMBOL_GPL(utrace_release_engines);
 EXPORT_SYMBOL_GPL(utrace_handoff);
 EXPORT_SYMBOL_GPL(utrace_task_info);
 EXPORT_SYMBOL_GPL(utrace_lost_events);

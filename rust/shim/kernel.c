@@ -4,6 +4,9 @@
  * enums of headers that the kernel crate's bindings do not include.
  */
 #include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/notifier.h>
+#include <linux/preempt.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/task_work.h>
@@ -41,6 +44,39 @@ void utrace_shim_rcu_read_unlock(void)
 void utrace_shim_synchronize_tasks(void)
 {
 	synchronize_rcu_tasks();
+}
+
+/*
+ * Whether the caller may sleep: task context, preemption and interrupts on,
+ * outside an RCU read-side section. Without CONFIG_PREEMPT_COUNT the kernel
+ * cannot tell, and preemptible() says no.
+ */
+bool utrace_shim_may_sleep(void)
+{
+	return in_task() && preemptible() && !rcu_preempt_depth();
+}
+
+/*
+ * The module notifier: at MODULE_STATE_GOING (after the module's exit
+ * function, before its memory is freed; also when its init failed) the
+ * engines it left behind are detached and released.
+ */
+static int utrace_module_notify(struct notifier_block *nb, unsigned long state, void *data)
+{
+	if (state == MODULE_STATE_GOING)
+		utrace_rs_module_going(data);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block utrace_module_nb = {
+	.notifier_call = utrace_module_notify,
+};
+
+int utrace_shim_module_notifier(bool on)
+{
+	if (on)
+		return register_module_notifier(&utrace_module_nb);
+	return unregister_module_notifier(&utrace_module_nb);
 }
 
 /* debugfs: /sys/kernel/debug/utrace/ and the stream files in it. */

@@ -38,6 +38,8 @@ int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *wo
 void utrace_shim_rcu_read_lock(void);
 void utrace_shim_rcu_read_unlock(void);
 void utrace_shim_synchronize_tasks(void);
+bool utrace_shim_may_sleep(void);
+int utrace_shim_module_notifier(bool on);
 int utrace_shim_debugfs_init(void);
 void utrace_shim_debugfs_exit(void);
 struct dentry *utrace_shim_debugfs_file(const char *name, void *data,
@@ -53,6 +55,9 @@ void utrace_rs_hook_exit(struct task_struct *task);
 void utrace_rs_hook_free(struct task_struct *task);
 void utrace_rs_hook_signal(int sig, struct task_struct *task);
 void utrace_rs_hook_syscall(struct pt_regs *regs, bool entry);
+/* release.rs: a module is going (after its exit, before its memory goes). */
+struct module;
+void utrace_rs_module_going(struct module *mod);
 
 int utrace_shim_syscall_hooks(bool on);
 void utrace_shim_syscall_abort(struct pt_regs *regs);
@@ -65,5 +70,6 @@ void utrace_shim_hold_signal(struct task_struct *task, int sig);
 void utrace_shim_unblock_signals(struct task_struct *task, u64 mask, bool locked);
 void utrace_shim_stop_self(void);
 void utrace_shim_continue(struct task_struct *task);
+void utrace_shim_set_exit_code(struct task_struct *task, int code);
 
 #endif /* _UTRACE_SHIM_H */

@@ -109,3 +109,22 @@ void utrace_shim_continue(struct task_struct *task)
 {
 	kill_pid(task_tgid(task), SIGCONT, 1);
 }
+
+/*
+ * An EXIT report changed @task's (current's) exit code to @code. When its
+ * whole process is dead, the group's code is what wait() reports (since
+ * 5.17 a last thread's plain exit() sets SIGNAL_GROUP_EXIT too), so change
+ * that as well; a thread that is not the last only changes its own.
+ */
+void utrace_shim_set_exit_code(struct task_struct *task, int code)
+{
+	struct signal_struct *signal = task->signal;
+
+	task->exit_code = code;
+	if (atomic_read(&signal->live))
+		return;
+	spin_lock_irq(&task->sighand->siglock);
+	if (signal->flags & SIGNAL_GROUP_EXIT)
+		signal->group_exit_code = code;
+	spin_unlock_irq(&task->sighand->siglock);
+}

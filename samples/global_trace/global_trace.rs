@@ -92,7 +92,7 @@ impl utrace::Engine for Trace {
         Action::Resume
     }
 
-    fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>) -> Action {
+    fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>, _old_pid: i32) -> Action {
         let info = TaskInfo::of(cx.task());
         let file = filename.map_or(BStr::from_bytes(b"?"), |f| BStr::from_bytes(f.as_bytes()));
         self.emit(format_args!(
@@ -156,7 +156,7 @@ impl kernel::Module for GlobalTrace {
             return Ok(GlobalTrace { tracer });
         }
         match tracer.attach_pid(pid, EVENTS) {
-            Ok(()) => {
+            Ok(_) => {
                 pr_info!("tracing pid {} and its new descendants\n", pid);
                 Ok(GlobalTrace { tracer })
             }

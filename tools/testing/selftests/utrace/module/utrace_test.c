@@ -247,8 +247,8 @@ static u32 report(struct utrace_engine *engine, int event, struct task_struct *t
 	return s ? s->ret : UTRACE_RESUME;
 }
 
-static u32 cb_clone(u32 action, struct utrace_engine *engine, unsigned long clone_flags,
-		    struct task_struct *child)
+static u32 cb_clone(u32 action, struct utrace_engine *engine, struct task_struct *parent,
+		    unsigned long clone_flags, struct task_struct *child)
 {
 	int n = slot_of(engine);
 	char detail[32];
@@ -258,7 +258,7 @@ static u32 cb_clone(u32 action, struct utrace_engine *engine, unsigned long clon
 	if (READ_ONCE(hs_k) && !(clone_flags & CLONE_THREAD)) {
 		int p, i;
 
-		if (hs_parse(current->comm, &p, &i)) {
+		if (hs_parse(parent->comm, &p, &i)) {
 			atomic_inc(&hs_clone[p][i]);
 			atomic_inc(&hs_by_ops[engine->ops == &ops_b]);
 			return UTRACE_RESUME;
@@ -290,7 +290,8 @@ static u32 cb_clone(u32 action, struct utrace_engine *engine, unsigned long clon
 			log_line("%d FOLLOW_FAILED %d", n, err);
 		}
 	}
-	return report(engine, _UTRACE_EVENT_CLONE, current, detail);
+	/* The event is the parent's, even where the vfork child reports it. */
+	return report(engine, _UTRACE_EVENT_CLONE, parent, detail);
 }
 
 static u32 cb_exec(u32 action, struct utrace_engine *engine, const char *filename,
@@ -649,7 +650,8 @@ static u32 chaos_cb(void)
 	}
 	return UTRACE_RESUME;
 }
-static u32 chaos_clone(u32 a, struct utrace_engine *e, unsigned long f, struct task_struct *c)
+static u32 chaos_clone(u32 a, struct utrace_engine *e, struct task_struct *p, unsigned long f,
+		       struct task_struct *c)
 {
 	return chaos_cb();
 }

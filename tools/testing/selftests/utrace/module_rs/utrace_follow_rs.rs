@@ -3,7 +3,8 @@
 //! A Rust engine on the safe API, for the selftests: a global engine that
 //! follows every child of tasks named `spawn` with a per-task engine, and
 //! counts what those followers see. At unload it detaches everything (while
-//! its engines are still attached) and prints the counts.
+//! its engines are still attached) and prints the counts; with `leak=1` it
+//! forgets its `Tracer` instead (safe code), and utrace-rs must clean up.
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use kernel::prelude::*;
@@ -52,14 +53,14 @@ impl utrace::Engine for Follow {
         Action::Resume
     }
 
-    fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>) -> Action {
+    fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>, _old_pid: i32) -> Action {
         if !cx.is_global() && filename.is_some() {
             self.execs.fetch_add(1, Relaxed);
         }
         Action::Resume
     }
 
-    fn exit(&self, cx: &Context<'_, Self>, _code: &mut i64) -> Action {
+    fn exit(&self, cx: &Context<'_, Self>, _orig_code: i64, _code: &mut i64) -> Action {
         if !cx.is_global() {
             self.exits.fetch_add(1, Relaxed);
         }
@@ -79,8 +80,15 @@ impl utrace::Engine for Follow {
     }
 }
 
+utrace::module_param_int!(
+    LEAK,
+    "leak",
+    0,
+    "1: forget the Tracer at unload instead of dropping it"
+);
+
 struct FollowModule {
-    tracer: Tracer<Follow>,
+    tracer: Option<Tracer<Follow>>,
 }
 
 impl kernel::Module for FollowModule {
@@ -88,19 +96,33 @@ impl kernel::Module for FollowModule {
         let tracer = Tracer::new(Follow::default())?;
         tracer.attach_global(Events::CLONE)?;
         pr_info!("following the children of `spawn`\n");
-        Ok(FollowModule { tracer })
+        Ok(FollowModule {
+            tracer: Some(tracer),
+        })
     }
 }
 
 impl Drop for FollowModule {
     fn drop(&mut self) {
+        let Some(tracer) = self.tracer.take() else {
+            return;
+        };
+        if LEAK.get() == 1 {
+            pr_info!(
+                "forgetting the tracer with {} engine(s)\n",
+                tracer.attached()
+            );
+            core::mem::forget(tracer);
+            return;
+        }
         // The global engine plus followers whose task was not reaped yet.
-        let attached = self.tracer.attached();
-        self.tracer.detach_all();
-        let f = self.tracer.engine();
+        let attached = tracer.attached();
+        tracer.detach_all();
+        let f = tracer.engine();
         pr_info!(
-            "attached={} clones={} execs={} exits={} deaths={} reaps={} follow_errors={}\n",
+            "attached={} remaining={} clones={} execs={} exits={} deaths={} reaps={} follow_errors={}\n",
             attached,
+            tracer.attached(),
             f.clones.load(Relaxed),
             f.execs.load(Relaxed),
             f.exits.load(Relaxed),

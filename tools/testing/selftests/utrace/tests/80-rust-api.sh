@@ -26,14 +26,16 @@ unload utrace_follow_rs
 line=$(dmesg_since_mark | grep 'utrace_follow_rs: attached=' | tail -n 1)
 echo "$line"
 set -- $(echo "$line" | sed 's/.*attached=//; s/[a-z_]*=//g')
-attached=$1 clones=$2 execs=$3 exits=$4 deaths=$5 reaps=$6 errors=$7
+attached=$1 remaining=$2 clones=$3 execs=$4 exits=$5 deaths=$6 reaps=$7 errors=$8
 expect_eq "CLONE callbacks (children of spawn)" "$clones" 31
 expect_eq "EXEC seen by followers" "$execs" 31
 expect_eq "EXIT seen by followers" "$exits" 30
 expect_eq "DEATH seen by followers" "$deaths" 30
-# Every follower was either reaped or still attached at unload (plus the
-# global engine).
-expect_eq "reaped + attached followers" "$((reaps + attached - 1))" 31
+expect_eq "REAP seen by followers (the 30 waited-for children)" "$reaps" 30
+# At unload: the global engine and the sleeping child's follower at least
+# (reaped followers may still be on their way to release).
+[ "$attached" -ge 2 ] || fail "engines at unload: got $attached, want >= 2"
+expect_eq "engines left after detach_all (all released before it returned)" "$remaining" 0
 expect_eq "follow errors" "$errors" 0
 wait $pid || fail "the sleeping child's spawner failed"
 unload utrace_rs

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The callbacks of an engine: [`Engine`] for the events reported where a
+//! callback may sleep, [`SyscallEngine`] for the syscall events, reported in
+//! atomic context with a context type that offers nothing that may sleep.
+
+use super::{Action, Context, Events, Signal, SyscallContext, SyscallEntry, SyscallRegs};
+use kernel::str::CStr;
+use kernel::task::Task;
+
+/// The callbacks of an engine. Every method has a default that does nothing.
+///
+/// Context: every callback but `reap` runs in process context with no lock
+/// held, in the task the event belongs to (a `CLONE_VFORK` child reports its
+/// parent's CLONE): it may sleep and allocate, but must not wait for user
+/// space or for other tasks' progress. `reap` runs from a workqueue after
+/// the task is gone and must not block. The engine value is dropped in
+/// process context too, when the [`Tracer`](super::Tracer) and the last of
+/// its engines are gone.
+pub(crate) trait Engine: Send + Sync + Sized + 'static {
+    /// QUIESCE: before each other event of this engine (`event` is that
+    /// event), and with `event` empty at the safe point that
+    /// [`Control::Stop`](super::Control::Stop), `Report` or `Interrupt`
+    /// asked for. Return [`Action::Stop`] to stop (or stay stopped).
+    fn quiesce(&self, _cx: &Context<'_, Self>, _event: Events) -> Action {
+        Action::Resume
+    }
+
+    /// [`Context::task`] created `child`, which has not run yet. Engines
+    /// attached to `child` from here see all its events from its first
+    /// instruction. (For a `CLONE_VFORK` child the callback runs in the
+    /// child, on behalf of its sleeping parent; `cx.task()` is the parent
+    /// all the same.)
+    fn clone(&self, _cx: &Context<'_, Self>, _child: &Task, _flags: u64) -> Action {
+        Action::Resume
+    }
+
+    /// The task exec'd `filename` (`None` if it could not be copied);
+    /// `old_pid` is the thread id it had before (a non-leader thread that
+    /// exec'd takes over the leader's).
+    fn exec(&self, _cx: &Context<'_, Self>, _filename: Option<&CStr>, _old_pid: i32) -> Action {
+        Action::Resume
+    }
+
+    /// The task is exiting with `orig_code` (`wait()` status format);
+    /// `*code` (the same, or what an engine before this one made of it) may
+    /// be changed.
+    fn exit(&self, _cx: &Context<'_, Self>, _orig_code: i64, _code: &mut i64) -> Action {
+        Action::Resume
+    }
+
+    /// The task is dead; `signal` is what its parent will be sent (-1: none).
+    fn death(&self, _cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+        Action::Resume
+    }
+
+    /// `task` was reaped; the engine is detached after this. Must not block.
+    fn reap(&self, _task: &Task) {}
+
+    /// SIGNAL (any signal but SIGKILL, SIGSTOP and SIGCONT) or SIGNAL_CORE
+    /// (only core-dumping signals left at the default disposition): `signr`
+    /// is about to be delivered to the task.
+    fn signal(&self, _cx: &Context<'_, Self>, _signr: i32) -> Signal {
+        Signal::Deliver
+    }
+}
+
+/// The syscall callbacks, for a tracer made with
+/// [`Tracer::with_syscalls`](super::Tracer::with_syscalls). They run in
+/// the syscall tracepoints, in atomic context: the [`SyscallContext`] offers
+/// nothing that may sleep, and `regs` gives the syscall's number, arguments
+/// and return value.
+pub(crate) trait SyscallEngine: Engine {
+    /// The task enters a syscall (its number and arguments are in `regs`,
+    /// and may be changed).
+    fn syscall_entry(&self, _cx: &SyscallContext<'_>, _regs: &mut SyscallRegs<'_>) -> SyscallEntry {
+        SyscallEntry::Run
+    }
+
+    /// The task leaves a syscall (its return value is in `regs`, and may be
+    /// changed). [`Action::Stop`] takes effect as it returns to user mode.
+    fn syscall_exit(&self, _cx: &SyscallContext<'_>, _regs: &mut SyscallRegs<'_>) -> Action {
+        Action::Resume
+    }
+}

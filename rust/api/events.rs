@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Event masks and what callbacks return.
+
+use super::raw;
+
+/// An event mask (`UTRACE_EVENT(...)` bits of `include/utrace_rs.h`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Events(u64);
+
+impl Events {
+    pub(crate) const NONE: Events = Events(0);
+    /// [`Engine::quiesce`](super::Engine::quiesce) before each other event
+    /// and at the safe point a STOP, REPORT or INTERRUPT asked for.
+    pub(crate) const QUIESCE: Events = Events(1 << 0);
+    pub(crate) const REAP: Events = Events(1 << 1);
+    pub(crate) const CLONE: Events = Events(1 << 2);
+    pub(crate) const EXEC: Events = Events(1 << 3);
+    pub(crate) const EXIT: Events = Events(1 << 4);
+    pub(crate) const DEATH: Events = Events(1 << 5);
+    /// Needs a [`SyscallEngine`](super::SyscallEngine) tracer.
+    pub(crate) const SYSCALL_ENTRY: Events = Events(1 << 6);
+    /// Needs a [`SyscallEngine`](super::SyscallEngine) tracer.
+    pub(crate) const SYSCALL_EXIT: Events = Events(1 << 7);
+    /// Any signal but SIGKILL, SIGSTOP and SIGCONT.
+    pub(crate) const SIGNAL: Events = Events(1 << 8);
+    /// Core-dumping signals left at their default disposition.
+    pub(crate) const SIGNAL_CORE: Events = Events(1 << 12);
+
+    pub(crate) const SYSCALL: Events = Self::SYSCALL_ENTRY.or(Self::SYSCALL_EXIT);
+
+    /// The mask of the `UTRACE_EVENT()` bits `bits`.
+    pub(crate) const fn from_bits(bits: u64) -> Events {
+        Events(bits)
+    }
+
+    pub(crate) const fn intersects(self, other: Events) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub(crate) const fn or(self, other: Events) -> Events {
+        Events(self.0 | other.0)
+    }
+
+    pub(crate) const fn bits(self) -> u64 {
+        self.0
+    }
+
+    pub(crate) const fn contains(self, other: Events) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl core::ops::BitOr for Events {
+    type Output = Events;
+
+    fn bitor(self, rhs: Events) -> Events {
+        self.or(rhs)
+    }
+}
+
+/// What a callback asks for once it returns.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Action {
+    /// Keep going.
+    Resume,
+    /// Detach this engine from the task (or, for a global engine, from all).
+    Detach,
+    /// Stop the task at its next safe point (or keep it stopped) until this
+    /// engine resumes it ([`Control::Resume`]) or detaches.
+    Stop,
+}
+
+impl Action {
+    pub(super) fn raw(self) -> u32 {
+        match self {
+            Action::Resume => raw::UTRACE_RESUME,
+            Action::Detach => raw::UTRACE_DETACH,
+            Action::Stop => raw::UTRACE_STOP,
+        }
+    }
+}
+
+/// What `utrace_control()` asks of a task (see `include/utrace_rs.h`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Control {
+    /// Stop at the next safe point: `Ok` if already stopped, else
+    /// `EINPROGRESS` (the QUIESCE report tells when it is).
+    Stop,
+    /// Drop this engine's stop.
+    Resume,
+    /// A QUIESCE report soon, interrupting a blocked syscall (needs QUIESCE).
+    Interrupt,
+    /// A QUIESCE report at the next return to user mode (needs QUIESCE).
+    Report,
+    /// Detach: `EINPROGRESS` if a callback may still be running.
+    Detach,
+}
+
+impl Control {
+    pub(super) fn raw(self) -> u32 {
+        match self {
+            Control::Stop => raw::UTRACE_STOP,
+            Control::Resume => raw::UTRACE_RESUME,
+            Control::Interrupt => raw::UTRACE_INTERRUPT,
+            Control::Report => raw::UTRACE_REPORT,
+            Control::Detach => raw::UTRACE_DETACH,
+        }
+    }
+}
+
+/// What [`SyscallEngine::syscall_entry`](super::SyscallEngine::syscall_entry)
+/// decides.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SyscallEntry {
+    /// Let the syscall run.
+    Run,
+    /// Do not run it; it returns what [`SyscallRegs::set_return_value`]
+    /// set (`-ENOSYS` if nothing).
+    ///
+    /// [`SyscallRegs::set_return_value`]: super::SyscallRegs::set_return_value
+    Abort,
+    /// Let it run, then stop the task when it returns to user mode.
+    Stop,
+    /// Let it run and detach this engine.
+    Detach,
+}
+
+impl SyscallEntry {
+    pub(super) fn raw(self) -> u32 {
+        match self {
+            SyscallEntry::Run => raw::UTRACE_RESUME,
+            SyscallEntry::Abort => raw::UTRACE_RESUME | raw::UTRACE_SYSCALL_ABORT,
+            SyscallEntry::Stop => raw::UTRACE_STOP,
+            SyscallEntry::Detach => raw::UTRACE_DETACH,
+        }
+    }
+}
+
+/// What [`Engine::signal`](super::Engine::signal) decides.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Signal {
+    /// Deliver it as usual.
+    Deliver,
+    /// Discard it.
+    Ignore,
+    /// Keep it queued and stop the process in a group stop until SIGCONT
+    /// (or this engine detaches); then it is delivered.
+    Hold,
+}
+
+impl Signal {
+    pub(super) fn raw(self) -> u32 {
+        match self {
+            Signal::Deliver => raw::UTRACE_RESUME,
+            Signal::Ignore => raw::UTRACE_RESUME | raw::UTRACE_SIGNAL_IGN,
+            Signal::Hold => raw::UTRACE_STOP | raw::UTRACE_SIGNAL_HOLD,
+        }
+    }
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Module parameters (6.12's `module!` has none).
+
+use core::ffi::c_void;
+use core::ptr;
+use kernel::bindings;
+
+/// An `int` module parameter, declared with [`module_param_int!`] (6.12's
+/// `module!` has no parameters).
+pub(crate) struct IntParam(core::cell::UnsafeCell<i32>);
+
+// SAFETY: The kernel writes the value while loading the module, before
+// `init`; the parameter is read-only (0444) afterwards.
+unsafe impl Sync for IntParam {}
+
+impl IntParam {
+    pub(crate) const fn new(default: i32) -> Self {
+        IntParam(core::cell::UnsafeCell::new(default))
+    }
+
+    pub(crate) const fn as_ptr(&self) -> *mut c_void {
+        self.0.get().cast()
+    }
+
+    pub(crate) fn get(&self) -> i32 {
+        // SAFETY: No writer after load (see `Sync`).
+        unsafe { ptr::read_volatile(self.0.get()) }
+    }
+}
+
+/// A `struct kernel_param` placed in the `__param` section.
+pub(crate) struct ParamEntry(pub(crate) bindings::kernel_param);
+
+// SAFETY: Read-only; its pointers are to statics.
+unsafe impl Sync for ParamEntry {}
+
+/// `s` as a byte array for the `.modinfo` section.
+pub(crate) const fn modinfo_bytes<const N: usize>(s: &str) -> [u8; N] {
+    let mut out = [0u8; N];
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < N && i < bytes.len() {
+        out[i] = bytes[i];
+        i += 1;
+    }
+    out
+}
+
+/// Declares an `int` module parameter: `module_param_int!(PID, "pid", -1,
+/// "what it is")` makes `PID.get()` the value given to `insmod` (or -1),
+/// shown by `modinfo` with its description. A value that is not an integer
+/// makes `insmod` fail with `-EINVAL`, as for C modules.
+#[allow(unused_macros)]
+macro_rules! module_param_int {
+    ($var:ident, $name:literal, $default:expr, $desc:literal) => {
+        static $var: $crate::utrace::IntParam = $crate::utrace::IntParam::new($default);
+        const _: () = {
+            extern "C" {
+                static __this_module: kernel::types::Opaque<kernel::bindings::module>;
+            }
+            #[link_section = "__param"]
+            #[used(compiler)]
+            static PARAM: $crate::utrace::ParamEntry =
+                $crate::utrace::ParamEntry(kernel::bindings::kernel_param {
+                    name: concat!($name, "\0").as_ptr(),
+                    // SAFETY: Only addresses of kernel objects are taken.
+                    mod_: unsafe { __this_module.get() },
+                    // SAFETY: As above.
+                    ops: unsafe { &kernel::bindings::param_ops_int },
+                    perm: 0o444,
+                    level: -1,
+                    flags: 0,
+                    __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 {
+                        arg: $var.as_ptr(),
+                    },
+                });
+            const PARM: &str = concat!("parm=", $name, ":", $desc, "\0");
+            #[link_section = ".modinfo"]
+            #[used(compiler)]
+            static PARM_INFO: [u8; PARM.len()] = $crate::utrace::modinfo_bytes(PARM);
+            const TYPE: &str = concat!("parmtype=", $name, ":int\0");
+            #[link_section = ".modinfo"]
+            #[used(compiler)]
+            static TYPE_INFO: [u8; TYPE.len()] = $crate::utrace::modinfo_bytes(TYPE);
+        };
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use module_param_int;

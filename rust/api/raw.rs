@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The C ABI, as `include/utrace_rs.h` declares it. Keep the two in step;
+//! the layout assertions below and `UTRACE_RS_API_VERSION` (checked by
+//! [`Tracer::new`](super::Tracer::new)) catch a drift.
+
+use super::TaskInfo;
+use core::ffi::c_void;
+use core::mem::{offset_of, size_of};
+use kernel::bindings;
+
+pub(super) const UTRACE_RS_API_VERSION: u32 = 2;
+
+pub(super) const UTRACE_STOP: u32 = 0;
+pub(super) const UTRACE_INTERRUPT: u32 = 1;
+pub(super) const UTRACE_REPORT: u32 = 2;
+pub(super) const UTRACE_RESUME: u32 = 5;
+pub(super) const UTRACE_DETACH: u32 = 6;
+pub(super) const UTRACE_SIGNAL_IGN: u32 = 0x10;
+pub(super) const UTRACE_SIGNAL_HOLD: u32 = 0x100;
+pub(super) const UTRACE_SYSCALL_ABORT: u32 = 0x10;
+pub(super) const UTRACE_ATTACH_MATCH_OPS: i32 = 0x0001;
+pub(super) const UTRACE_ATTACH_MATCH_DATA: i32 = 0x0002;
+pub(super) const UTRACE_ATTACH_CREATE: i32 = 0x0010;
+pub(super) const UTRACE_ATTACH_EXCLUSIVE: i32 = 0x0020;
+pub(super) const UTRACE_ATTACH_GLOBAL: i32 = 0x0100;
+pub(super) const UTRACE_OPS_UNPINNED: u32 = 0x1;
+
+extern "C" {
+    /// This module (`THIS_MODULE`): every engine crate compiles this file.
+    static __this_module: kernel::types::Opaque<bindings::module>;
+}
+
+/// `THIS_MODULE` of the engine crate, usable in constant tables.
+// SAFETY: Only the address of the module's own `struct module` is taken.
+pub(super) const THIS_MODULE: *mut bindings::module = unsafe { __this_module.get() };
+
+/// `THIS_MODULE` of the engine crate.
+pub(super) fn this_module() -> *mut bindings::module {
+    THIS_MODULE
+}
+
+#[repr(C)]
+pub(super) struct utrace_engine {
+    pub(super) ops: *const Ops,
+    pub(super) data: *mut c_void,
+}
+
+pub(super) type Regs = *mut bindings::pt_regs;
+pub(super) type TaskPtr = *mut bindings::task_struct;
+
+#[repr(C)]
+pub(super) struct Ops {
+    pub(super) owner: *mut bindings::module,
+    pub(super) report_clone:
+        Option<unsafe extern "C" fn(u32, *mut utrace_engine, TaskPtr, u64, TaskPtr) -> u32>,
+    pub(super) report_exec:
+        Option<unsafe extern "C" fn(u32, *mut utrace_engine, *const u8, i32) -> u32>,
+    pub(super) report_exit:
+        Option<unsafe extern "C" fn(u32, *mut utrace_engine, i64, *mut i64) -> u32>,
+    pub(super) report_death: Option<unsafe extern "C" fn(*mut utrace_engine, bool, i32) -> u32>,
+    pub(super) report_reap: Option<unsafe extern "C" fn(*mut utrace_engine, TaskPtr)>,
+    pub(super) release: Option<unsafe extern "C" fn(*mut c_void)>,
+    pub(super) report_signal: Option<unsafe extern "C" fn(u32, *mut utrace_engine, i32) -> u32>,
+    pub(super) report_quiesce: Option<unsafe extern "C" fn(u32, *mut utrace_engine, u64) -> u32>,
+    pub(super) report_syscall_entry:
+        Option<unsafe extern "C" fn(u32, *mut utrace_engine, Regs) -> u32>,
+    pub(super) report_syscall_exit:
+        Option<unsafe extern "C" fn(u32, *mut utrace_engine, Regs) -> u32>,
+    pub(super) flags: u32,
+}
+
+// The layout of `include/utrace_rs.h` on 64-bit: eleven pointers, then
+// `unsigned int flags` (padded to 8).
+const _: () = {
+    assert!(offset_of!(Ops, report_clone) == 8);
+    assert!(offset_of!(Ops, release) == 48);
+    assert!(offset_of!(Ops, report_syscall_exit) == 80);
+    assert!(offset_of!(Ops, flags) == 88);
+    assert!(size_of::<Ops>() == 96);
+    assert!(offset_of!(utrace_engine, data) == 8);
+    assert!(offset_of!(TaskInfo, exit_code) == 12);
+    assert!(size_of::<TaskInfo>() == 32);
+};
+
+// `task_struct` embeds structs that are empty in some configurations;
+// only pointers cross here.
+#[allow(improper_ctypes)]
+extern "C" {
+    pub(super) fn utrace_api_version() -> u32;
+    pub(super) fn utrace_task_info(task: TaskPtr, info: *mut TaskInfo);
+    pub(super) fn utrace_stream_create(name: *const u8, records: u32) -> *mut c_void;
+    pub(super) fn utrace_stream_emit(stream: *mut c_void, text: *const u8, len: usize) -> i32;
+    pub(super) fn utrace_stream_dropped(stream: *mut c_void) -> u64;
+    pub(super) fn utrace_lost_events() -> u64;
+    pub(super) fn utrace_stream_destroy(stream: *mut c_void);
+    pub(super) fn utrace_attach_task(
+        task: TaskPtr,
+        flags: i32,
+        ops: *const Ops,
+        data: *mut c_void,
+    ) -> *mut utrace_engine;
+    pub(super) fn utrace_engine_put(engine: *mut utrace_engine);
+    pub(super) fn utrace_handoff(
+        target: TaskPtr,
+        from: *mut utrace_engine,
+        ops: *const Ops,
+        data: *mut c_void,
+        events: u64,
+    ) -> *mut utrace_engine;
+    pub(super) fn utrace_set_events(
+        target: TaskPtr,
+        engine: *mut utrace_engine,
+        events: u64,
+    ) -> i32;
+    pub(super) fn utrace_control(target: TaskPtr, engine: *mut utrace_engine, action: u32) -> i32;
+    pub(super) fn utrace_barrier(target: TaskPtr, engine: *mut utrace_engine) -> i32;
+    pub(super) fn utrace_release_engines(
+        module: *mut bindings::module,
+        flags: i32,
+        data: *mut c_void,
+    ) -> i32;
+}

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The [`Tracer`]: owner of an engine value and of every engine attached
+//! with it, and the trampolines through which `utrace_rs.ko` calls it.
+//!
+//! Every attached engine's `data` is a reference on the tracer's [`Shared`]
+//! value; `release` gives it back. The `Tracer` keeps no per-engine state:
+//! the framework detaches engines whose task is reaped (or that return
+//! [`Action::Detach`]) and releases them, so memory follows the number of
+//! live traced tasks. To find its engines again (to detach them all), the
+//! tracer names its module and its `data` to `utrace_release_engines()`.
+
+use super::raw;
+use super::task::task_ptr;
+use super::{
+    task_by_pid, Context, Control, Engine, Events, SyscallContext, SyscallEngine, SyscallRegs,
+};
+use core::ffi::c_void;
+use core::marker::PhantomData;
+use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use kernel::bindings;
+use kernel::error::{to_result, Error};
+use kernel::prelude::*;
+use kernel::str::CStr;
+use kernel::sync::{Arc, ArcBorrow};
+use kernel::task::Task;
+use kernel::types::{ARef, ForeignOwnable};
+
+/// Owner of an engine value and of every engine attached with it.
+pub(crate) struct Tracer<E: Engine> {
+    shared: Arc<Shared<E>>,
+    /// The `data` pointer every engine of this tracer carries.
+    key: *mut c_void,
+}
+
+// SAFETY: `key` is only compared by the framework, never dereferenced
+// through the `Tracer`; the rest is `Send + Sync` since `E` is.
+unsafe impl<E: Engine> Send for Tracer<E> {}
+// SAFETY: See `Send`.
+unsafe impl<E: Engine> Sync for Tracer<E> {}
+
+/// What the tracer's engines share (their `data`).
+pub(crate) struct Shared<E: Engine> {
+    engine: E,
+    /// The ops tables for per-task and global engines: with or without the
+    /// syscall callbacks.
+    ops: OpsPair,
+    /// Set when the tracer is dropped: no more attaches.
+    closed: AtomicBool,
+    /// Engines attached and not yet released.
+    live: AtomicUsize,
+}
+
+#[derive(Clone, Copy)]
+struct OpsPair {
+    task: &'static raw::Ops,
+    global: &'static raw::Ops,
+}
+
+impl OpsPair {
+    fn get(self, global: bool) -> &'static raw::Ops {
+        if global {
+            self.global
+        } else {
+            self.task
+        }
+    }
+
+    fn has_syscalls(self) -> bool {
+        self.task.report_syscall_entry.is_some()
+    }
+}
+
+impl<E: Engine> Tracer<E> {
+    /// A tracer for `engine`. `EINVAL` if the loaded `utrace_rs.ko` speaks
+    /// another API version than this file.
+    pub(crate) fn new(engine: E) -> Result<Self> {
+        Self::with_ops(
+            engine,
+            OpsPair {
+                task: &Ops::<E, false>::OPS.0,
+                global: &Ops::<E, true>::OPS.0,
+            },
+        )
+    }
+
+    fn with_ops(engine: E, ops: OpsPair) -> Result<Self> {
+        // SAFETY: No arguments; callable in any context.
+        let version = unsafe { raw::utrace_api_version() };
+        if version != raw::UTRACE_RS_API_VERSION {
+            pr_err!(
+                "utrace_rs.ko speaks API version {}, this engine was built for {}\n",
+                version,
+                raw::UTRACE_RS_API_VERSION
+            );
+            return Err(EINVAL);
+        }
+        let shared = Arc::new(
+            Shared {
+                engine,
+                ops,
+                closed: AtomicBool::new(false),
+                live: AtomicUsize::new(0),
+            },
+            GFP_KERNEL,
+        )?;
+        // The pointer `into_foreign` hands out for this `Arc`, which every
+        // engine's `data` will be.
+        let key = shared.clone().into_foreign().cast_mut().cast::<c_void>();
+        // SAFETY: Just made by `into_foreign`; takes that reference back.
+        drop(unsafe { Arc::<Shared<E>>::from_foreign(key) });
+        Ok(Tracer { shared, key })
+    }
+
+    pub(crate) fn engine(&self) -> &E {
+        &self.shared.engine
+    }
+
+    /// Attaches a new engine to `task` with `events`.
+    pub(crate) fn attach(&self, task: &Task, events: Events) -> Result<EngineRef<E>> {
+        Shared::attach(&self.shared.as_arc_borrow(), Some(task), events)
+    }
+
+    /// Attaches a new engine to the task with thread id `pid` (init
+    /// namespace). `ESRCH` if there is none.
+    pub(crate) fn attach_pid(&self, pid: i32, events: Events) -> Result<EngineRef<E>> {
+        let task = task_by_pid(pid).ok_or(ESRCH)?;
+        self.attach(&task, events)
+    }
+
+    /// Attaches a new engine to `task` unless this tracer already has one
+    /// there (`EEXIST`: `UTRACE_ATTACH_EXCLUSIVE`).
+    pub(crate) fn attach_exclusive(&self, task: &Task, events: Events) -> Result<EngineRef<E>> {
+        Shared::attach_flags(
+            &self.shared.as_arc_borrow(),
+            Some(task),
+            events,
+            raw::UTRACE_ATTACH_EXCLUSIVE
+                | raw::UTRACE_ATTACH_MATCH_OPS
+                | raw::UTRACE_ATTACH_MATCH_DATA,
+        )
+    }
+
+    /// Attaches a global engine (CLONE, EXEC, EXIT, DEATH of every user task).
+    pub(crate) fn attach_global(&self, events: Events) -> Result<EngineRef<E>> {
+        Shared::attach(&self.shared.as_arc_borrow(), None, events)
+    }
+
+    /// This tracer's engine on `task` (the first, if several): `ENOENT` if
+    /// it has none.
+    pub(crate) fn lookup(&self, task: &Task) -> Result<EngineRef<E>> {
+        let task_raw = task_ptr(task);
+        // SAFETY: Looks up only (no CREATE); `ops` and `key` are compared.
+        let engine = unsafe {
+            raw::utrace_attach_task(
+                task_raw,
+                raw::UTRACE_ATTACH_MATCH_OPS | raw::UTRACE_ATTACH_MATCH_DATA,
+                self.shared.ops.task,
+                self.key,
+            )
+        };
+        // SAFETY: A new reference (or an error pointer, which it refuses).
+        unsafe { EngineRef::from_raw(engine, Some(task)) }
+    }
+
+    /// How many of its engines exist (attached, or detached and not yet
+    /// released).
+    pub(crate) fn attached(&self) -> usize {
+        self.shared.live.load(SeqCst)
+    }
+
+    /// Detaches every engine of this tracer, waits for their callbacks in
+    /// flight and runs their releases. Returns how many were attached. May
+    /// sleep; not from a callback.
+    pub(crate) fn detach_all(&self) -> usize {
+        // SAFETY: Our own module, live (its code is running); `key` is
+        // only compared.
+        let n = unsafe {
+            raw::utrace_release_engines(raw::this_module(), raw::UTRACE_ATTACH_MATCH_DATA, self.key)
+        };
+        usize::try_from(n).unwrap_or(0)
+    }
+}
+
+impl<E: SyscallEngine> Tracer<E> {
+    /// A tracer whose engines may also ask for SYSCALL_ENTRY and
+    /// SYSCALL_EXIT ([`SyscallEngine`]).
+    pub(crate) fn with_syscalls(engine: E) -> Result<Self> {
+        Self::with_ops(
+            engine,
+            OpsPair {
+                task: &SysOps::<E, false>::OPS.0,
+                global: &SysOps::<E, true>::OPS.0,
+            },
+        )
+    }
+}
+
+impl<E: Engine> Drop for Tracer<E> {
+    fn drop(&mut self) {
+        self.shared.closed.store(true, SeqCst);
+        self.detach_all();
+    }
+}
+
+/// A counted reference on one engine of a tracer, for acting on it from
+/// outside its callbacks. Dropping it drops the reference (the engine stays
+/// attached); keeping it keeps nothing else alive: the tracer still
+/// releases the engine when it is dropped.
+pub(crate) struct EngineRef<E: Engine> {
+    engine: NonNull<raw::utrace_engine>,
+    /// Its task (`None`: global), referenced.
+    task: Option<ARef<Task>>,
+    _engine: PhantomData<E>,
+}
+
+// SAFETY: A counted engine reference and a task reference, both usable
+// from any thread.
+unsafe impl<E: Engine> Send for EngineRef<E> {}
+// SAFETY: See `Send`; every method goes through the framework's API.
+unsafe impl<E: Engine> Sync for EngineRef<E> {}
+
+impl<E: Engine> EngineRef<E> {
+    /// Takes over the reference `engine` carries.
+    ///
+    /// # Safety
+    ///
+    /// `engine` is an error pointer or a new reference on an engine of
+    /// this tracer type, attached to `task` (`None`: global).
+    unsafe fn from_raw(engine: *mut raw::utrace_engine, task: Option<&Task>) -> Result<Self> {
+        let errno = engine as isize;
+        if (-4095..0).contains(&errno) {
+            return Err(Error::from_errno(errno as i32));
+        }
+        let engine = NonNull::new(engine).ok_or(EINVAL)?;
+        Ok(EngineRef {
+            engine,
+            task: task.map(ARef::from),
+            _engine: PhantomData,
+        })
+    }
+
+    fn target(&self) -> raw::TaskPtr {
+        self.task.as_deref().map_or(ptr::null_mut(), task_ptr)
+    }
+
+    /// The task it is attached to (`None`: global).
+    pub(crate) fn task(&self) -> Option<&Task> {
+        self.task.as_deref()
+    }
+
+    /// Changes its events (`utrace_set_events()`).
+    pub(crate) fn set_events(&self, events: Events) -> Result {
+        // SAFETY: We hold a reference on the engine and the task.
+        to_result(unsafe {
+            raw::utrace_set_events(self.target(), self.engine.as_ptr(), events.bits())
+        })
+    }
+
+    /// `utrace_control()`: `EINPROGRESS` for a STOP the task has not reached
+    /// yet or a DETACH while a callback may be running.
+    pub(crate) fn control(&self, action: Control) -> Result {
+        // SAFETY: As in `set_events`.
+        to_result(unsafe { raw::utrace_control(self.target(), self.engine.as_ptr(), action.raw()) })
+    }
+
+    /// Waits until no callback to it is in flight (`utrace_barrier()`);
+    /// `ERESTARTSYS` if a signal came first. May sleep.
+    pub(crate) fn barrier(&self) -> Result {
+        // SAFETY: As in `set_events`.
+        to_result(unsafe { raw::utrace_barrier(self.target(), self.engine.as_ptr()) })
+    }
+
+    /// Replaces this engine by a new one of `to` with `events` (empty: the
+    /// same events), atomically for every event of the task
+    /// (`utrace_handoff()`). This engine is detached; a callback to it may
+    /// still be running (wait with [`EngineRef::barrier`]).
+    pub(crate) fn handoff<F: Engine>(
+        &self,
+        to: &Tracer<F>,
+        events: Events,
+    ) -> Result<EngineRef<F>> {
+        let shared = &to.shared;
+        if shared.closed.load(SeqCst) {
+            return Err(eshutdown());
+        }
+        let data = shared.clone().into_foreign();
+        let ops = shared.ops.get(self.task.is_none());
+        // SAFETY: We hold a reference on the engine and the task; `ops` is a
+        // static table of this module and `data` a reference that `release`
+        // takes back.
+        let engine = unsafe {
+            raw::utrace_handoff(
+                self.target(),
+                self.engine.as_ptr(),
+                ops,
+                data.cast_mut(),
+                events.bits(),
+            )
+        };
+        // SAFETY: A new reference or an error pointer.
+        let new = unsafe { EngineRef::from_raw(engine, self.task.as_deref()) };
+        match new {
+            Ok(_) => {
+                // INVARIANT: `release` will run once for the new engine.
+                shared.live.fetch_add(1, SeqCst);
+            }
+            // SAFETY: Not attached: the reference is still ours.
+            Err(_) => drop(unsafe { Arc::<Shared<F>>::from_foreign(data) }),
+        }
+        new
+    }
+}
+
+impl<E: Engine> PartialEq for EngineRef<E> {
+    /// The same engine.
+    fn eq(&self, other: &Self) -> bool {
+        self.engine == other.engine
+    }
+}
+
+impl<E: Engine> Drop for EngineRef<E> {
+    fn drop(&mut self) {
+        // SAFETY: Our reference, given up. If it is the last one and this
+        // context may not sleep, the framework releases the engine from its
+        // worker.
+        unsafe { raw::utrace_engine_put(self.engine.as_ptr()) };
+    }
+}
+
+/// `ESHUTDOWN` (the 6.12 kernel crate does not name it).
+fn eshutdown() -> Error {
+    Error::from_errno(-(bindings::ESHUTDOWN as i32))
+}
+
+/// What an attach error means, for the log line that says why.
+pub(crate) fn attach_error(e: Error) -> &'static str {
+    if e == ESRCH {
+        "no such process (or it is exiting)"
+    } else if e == EPERM {
+        "it is a kernel thread or an io_uring/vhost worker"
+    } else if e == ENOMEM {
+        "out of memory"
+    } else if e == eshutdown() {
+        "the tracer is being dropped"
+    } else {
+        "cannot attach"
+    }
+}
+
+impl<E: Engine> Shared<E> {
+    /// Attaches an engine whose `data` is a new reference on `this`.
+    pub(super) fn attach(
+        this: &ArcBorrow<'_, Self>,
+        task: Option<&Task>,
+        events: Events,
+    ) -> Result<EngineRef<E>> {
+        Self::attach_flags(this, task, events, 0)
+    }
+
+    fn attach_flags(
+        this: &ArcBorrow<'_, Self>,
+        task: Option<&Task>,
+        events: Events,
+        flags: i32,
+    ) -> Result<EngineRef<E>> {
+        if this.closed.load(SeqCst) {
+            return Err(eshutdown());
+        }
+        if events.intersects(Events::SYSCALL) && !this.ops.has_syscalls() {
+            // Only a `Tracer::with_syscalls` has the syscall callbacks.
+            return Err(EINVAL);
+        }
+        let data = Arc::<Self>::from(*this).into_foreign();
+        let flags = if task.is_some() {
+            flags | raw::UTRACE_ATTACH_CREATE
+        } else {
+            flags | raw::UTRACE_ATTACH_CREATE | raw::UTRACE_ATTACH_GLOBAL
+        };
+        let task_raw = task.map_or(ptr::null_mut(), task_ptr);
+        // SAFETY: `ops` is a static table of this module; `data` is an `Arc`
+        // reference that `release` takes back.
+        let engine = unsafe {
+            raw::utrace_attach_task(
+                task_raw,
+                flags,
+                this.ops.get(task.is_none()),
+                data.cast_mut(),
+            )
+        };
+        // SAFETY: A new reference or an error pointer.
+        let engine = match unsafe { EngineRef::<E>::from_raw(engine, task) } {
+            Ok(engine) => engine,
+            Err(e) => {
+                // SAFETY: Not attached: the reference is still ours.
+                drop(unsafe { Arc::<Self>::from_foreign(data) });
+                return Err(e);
+            }
+        };
+        // INVARIANT: From here `release` will run once for this engine.
+        this.live.fetch_add(1, SeqCst);
+        let mut ret = engine.set_events(events);
+        if ret.is_ok() && this.closed.load(SeqCst) {
+            // Dropped meanwhile: its detach may have missed this engine.
+            ret = Err(eshutdown());
+        }
+        if let Err(e) = ret {
+            let _ = engine.control(Control::Detach);
+            return Err(e);
+        }
+        Ok(engine)
+    }
+}
+
+/// The ops table of engine type `E`, one per type and kind (global or not):
+/// the callbacks learn which kind they serve from the table they come from.
+struct Ops<E: Engine, const GLOBAL: bool>(PhantomData<E>);
+
+/// The same with the syscall callbacks of a [`SyscallEngine`].
+struct SysOps<E: SyscallEngine, const GLOBAL: bool>(PhantomData<E>);
+
+/// `Sync` wrapper: the table is immutable and its pointers are functions
+/// and this module.
+struct OpsTable(raw::Ops);
+// SAFETY: Read-only after initialisation.
+unsafe impl Sync for OpsTable {}
+
+impl<E: Engine, const GLOBAL: bool> Ops<E, GLOBAL> {
+    const OPS: OpsTable = OpsTable(raw::Ops {
+        // Not pinned: the `Tracer` (or, if it is leaked, the framework at
+        // unload) detaches and releases the engines.
+        owner: raw::THIS_MODULE,
+        report_clone: Some(clone_cb::<E, GLOBAL>),
+        report_exec: Some(exec_cb::<E, GLOBAL>),
+        report_exit: Some(exit_cb::<E, GLOBAL>),
+        report_death: Some(death_cb::<E, GLOBAL>),
+        report_reap: Some(reap_cb::<E>),
+        release: Some(release_cb::<E>),
+        report_signal: Some(signal_cb::<E, GLOBAL>),
+        report_quiesce: Some(quiesce_cb::<E, GLOBAL>),
+        report_syscall_entry: None,
+        report_syscall_exit: None,
+        flags: raw::UTRACE_OPS_UNPINNED,
+    });
+}
+
+impl<E: SyscallEngine, const GLOBAL: bool> SysOps<E, GLOBAL> {
+    const OPS: OpsTable = OpsTable(raw::Ops {
+        report_syscall_entry: Some(syscall_entry_cb::<E>),
+        report_syscall_exit: Some(syscall_exit_cb::<E>),
+        ..Ops::<E, GLOBAL>::OPS.0
+    });
+}
+
+/// The tracer's shared value behind a raw engine pointer.
+///
+/// # Safety
+///
+/// `engine` is an engine attached by [`Shared::attach`], pinned for a
+/// callback (so its `data`, an `Arc<Shared<E>>` reference, is alive).
+unsafe fn shared<'a, E: Engine>(engine: *mut raw::utrace_engine) -> ArcBorrow<'a, Shared<E>> {
+    // SAFETY: By the function's safety requirements.
+    unsafe { <Arc<Shared<E>> as ForeignOwnable>::borrow((*engine).data) }
+}
+
+/// The context of a callback for the event of `task`.
+///
+/// # Safety
+///
+/// As for [`shared`]; `task` is a task alive during the callback.
+unsafe fn context<'a, E: Engine, const GLOBAL: bool>(
+    engine: *mut raw::utrace_engine,
+    task: *mut bindings::task_struct,
+) -> Context<'a, E> {
+    Context {
+        // SAFETY: By the function's safety requirements.
+        shared: unsafe { shared::<E>(engine) },
+        global: GLOBAL,
+        // SAFETY: As above.
+        task: unsafe { &*task.cast::<Task>() },
+        // SAFETY: The framework passes a valid engine.
+        engine: unsafe { NonNull::new_unchecked(engine) },
+    }
+}
+
+fn current() -> *mut bindings::task_struct {
+    // SAFETY: Always valid in process context.
+    unsafe { bindings::get_current() }
+}
+
+/// # Safety
+///
+/// Called by `utrace_rs.ko` for an engine attached by [`Shared::attach`], with
+/// the arguments `include/utrace_rs.h` documents.
+unsafe extern "C" fn clone_cb<E: Engine, const GLOBAL: bool>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    parent: *mut bindings::task_struct,
+    flags: u64,
+    child: *mut bindings::task_struct,
+) -> u32 {
+    // SAFETY: Called by utrace_rs.ko for an engine we attached; `parent`
+    // and `child` are live tasks.
+    let (cx, child) = unsafe { (context::<E, GLOBAL>(engine, parent), &*child.cast::<Task>()) };
+    cx.shared.engine.clone(&cx, child, flags).raw()
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`].
+unsafe extern "C" fn exec_cb<E: Engine, const GLOBAL: bool>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    filename: *const u8,
+    old_pid: i32,
+) -> u32 {
+    // SAFETY: As for `clone_cb`; the task is `current`.
+    let cx = unsafe { context::<E, GLOBAL>(engine, current()) };
+    // SAFETY: Null or a NUL-terminated string alive during the callback.
+    let filename = (!filename.is_null()).then(|| unsafe { CStr::from_char_ptr(filename) });
+    cx.shared.engine.exec(&cx, filename, old_pid).raw()
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`].
+unsafe extern "C" fn exit_cb<E: Engine, const GLOBAL: bool>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    orig_code: i64,
+    code: *mut i64,
+) -> u32 {
+    // SAFETY: As for `clone_cb`; `code` is valid during the callback.
+    let (cx, code) = unsafe { (context::<E, GLOBAL>(engine, current()), &mut *code) };
+    cx.shared.engine.exit(&cx, orig_code, code).raw()
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`].
+unsafe extern "C" fn death_cb<E: Engine, const GLOBAL: bool>(
+    engine: *mut raw::utrace_engine,
+    group_dead: bool,
+    signal: i32,
+) -> u32 {
+    // SAFETY: As for `clone_cb`.
+    let cx = unsafe { context::<E, GLOBAL>(engine, current()) };
+    cx.shared.engine.death(&cx, group_dead, signal).raw()
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`].
+unsafe extern "C" fn reap_cb<E: Engine>(
+    engine: *mut raw::utrace_engine,
+    task: *mut bindings::task_struct,
+) {
+    // SAFETY: As for `clone_cb`; `task` is valid during the callback.
+    let (shared, task) = unsafe { (shared::<E>(engine), &*task.cast::<Task>()) };
+    shared.engine.reap(task);
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`].
+unsafe extern "C" fn signal_cb<E: Engine, const GLOBAL: bool>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    signr: i32,
+) -> u32 {
+    // SAFETY: As for `clone_cb`.
+    let cx = unsafe { context::<E, GLOBAL>(engine, current()) };
+    cx.shared.engine.signal(&cx, signr).raw()
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`].
+unsafe extern "C" fn quiesce_cb<E: Engine, const GLOBAL: bool>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    event: u64,
+) -> u32 {
+    // SAFETY: As for `clone_cb`.
+    let cx = unsafe { context::<E, GLOBAL>(engine, current()) };
+    cx.shared
+        .engine
+        .quiesce(&cx, Events::from_bits(event))
+        .raw()
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`]; in the syscall tracepoint, with the registers of
+/// `current`'s syscall.
+unsafe extern "C" fn syscall_entry_cb<E: SyscallEngine>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    regs: *mut bindings::pt_regs,
+) -> u32 {
+    // SAFETY: As for `clone_cb`; `regs` is valid and ours for the callback.
+    let (shared, regs) = unsafe { (shared::<E>(engine), &mut *regs) };
+    let cx = SyscallContext {
+        // SAFETY: `current` is alive.
+        task: unsafe { &*current().cast::<Task>() },
+        _not_send: PhantomData,
+    };
+    shared
+        .engine
+        .syscall_entry(&cx, &mut SyscallRegs(regs))
+        .raw()
+}
+
+/// # Safety
+///
+/// As for [`syscall_entry_cb`].
+unsafe extern "C" fn syscall_exit_cb<E: SyscallEngine>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    regs: *mut bindings::pt_regs,
+) -> u32 {
+    // SAFETY: As for `syscall_entry_cb`.
+    let (shared, regs) = unsafe { (shared::<E>(engine), &mut *regs) };
+    let cx = SyscallContext {
+        // SAFETY: `current` is alive.
+        task: unsafe { &*current().cast::<Task>() },
+        _not_send: PhantomData,
+    };
+    shared
+        .engine
+        .syscall_exit(&cx, &mut SyscallRegs(regs))
+        .raw()
+}
+
+/// # Safety
+///
+/// Called by `utrace_rs.ko` once per engine attached by [`Shared::attach`],
+/// in process context, with the `data` it was attached with.
+unsafe extern "C" fn release_cb<E: Engine>(data: *mut c_void) {
+    // SAFETY: `data` is the `Arc` reference `attach` handed over.
+    let shared = unsafe { Arc::<Shared<E>>::from_foreign(data) };
+    shared.live.fetch_sub(1, SeqCst);
+    // May drop the engine value: process context, where that may sleep.
+    drop(shared);
+}

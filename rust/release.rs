@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Where and when an engine's `ops->release` runs, and how an engine
+//! module's engines are finished before its memory goes.
+//!
+//! The rules (`include/utrace_rs.h`):
+//! - `release` runs exactly once, in process context, where it may sleep:
+//!   at an engine module's last `utrace_engine_put()` when that caller may
+//!   sleep, else from the release worker (the last reference dropped by an
+//!   RCU callback, by a report pass, or by a caller in atomic context).
+//! - An engine whose ops name an owner module is on the registry until its
+//!   release has run. [`Releaser::release_engines`] (`utrace_release_engines()`,
+//!   and the module notifier at `MODULE_STATE_GOING`) detaches a module's
+//!   engines, waits until no callback can come, and runs the releases still
+//!   due right there: afterwards no code of that module is called for them,
+//!   whoever still holds references (their puts then only free memory).
+//!
+//! Whoever sets [`RELEASED`] first (under the registry lock for registered
+//! engines) runs the release and drops the module reference; whoever drops
+//! the last reference frees the memory. The two may be different callers.
+
+use crate::control::{self, Target};
+use crate::engine::{Engine, REGISTERED, RELEASED};
+use crate::state::{self, State};
+use crate::wait;
+use core::cell::Cell;
+use core::ffi::c_void;
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::SeqCst};
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{new_spinlock, SpinLock};
+use kernel::types::Opaque;
+
+/// An engine's links on the registry.
+///
+/// # Invariants
+///
+/// Read and written only with the registry's lock held, which the
+/// [`Registry`] methods prove by taking `&mut Registry`.
+pub(crate) struct RegistryLinks {
+    prev: Cell<*mut Engine>,
+    next: Cell<*mut Engine>,
+}
+
+impl RegistryLinks {
+    pub(crate) const fn new() -> Self {
+        RegistryLinks {
+            prev: Cell::new(ptr::null_mut()),
+            next: Cell::new(ptr::null_mut()),
+        }
+    }
+}
+
+/// The engines with an owner module whose release has not run yet: a
+/// doubly linked list through [`Engine::registry`]. Only reachable through
+/// its lock, so `&mut Registry` is the proof that the lock is held.
+pub(crate) struct Registry {
+    head: *mut Engine,
+}
+
+// SAFETY: The engines it links are `Send + Sync`; the list is only touched
+// under its lock.
+unsafe impl Send for Registry {}
+
+impl Registry {
+    fn add(&mut self, e: &Engine) {
+        e.registry.prev.set(ptr::null_mut());
+        e.registry.next.set(self.head);
+        if !self.head.is_null() {
+            // SAFETY: Registered engines are valid until they are removed,
+            // which needs this lock.
+            unsafe { (*self.head).registry.prev.set(e.as_ptr()) };
+        }
+        // INVARIANT: Links change only here and in `remove`, under the lock.
+        self.head = e.as_ptr();
+    }
+
+    fn remove(&mut self, e: &Engine) {
+        let (prev, next) = (e.registry.prev.get(), e.registry.next.get());
+        if prev.is_null() {
+            self.head = next;
+        } else {
+            // SAFETY: A registered neighbour, valid (see `add`).
+            unsafe { (*prev).registry.next.set(next) };
+        }
+        if !next.is_null() {
+            // SAFETY: As above.
+            unsafe { (*next).registry.prev.set(prev) };
+        }
+        e.registry.prev.set(ptr::null_mut());
+        e.registry.next.set(ptr::null_mut());
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Engine> + '_ {
+        let mut cur = self.head;
+        core::iter::from_fn(move || {
+            if cur.is_null() {
+                return None;
+            }
+            // SAFETY: Registered, so valid while `self` (the lock) is held.
+            let e = unsafe { Engine::from_raw(cur) };
+            cur = e.registry.next.get();
+            Some(e)
+        })
+    }
+}
+
+/// A release claimed by one caller: what it needs to run it, copied while
+/// the engine was certainly valid.
+struct Claimed {
+    release: Option<unsafe extern "C" fn(*mut c_void)>,
+    data: *mut c_void,
+    module: *mut bindings::module,
+    pinned: bool,
+}
+
+#[pin_data]
+pub(crate) struct Releaser {
+    #[pin]
+    registry: SpinLock<Registry>,
+    /// Engines whose last reference went where `release` may not run, for
+    /// the worker (a lock-free stack through [`Engine::release_next`]).
+    deferred: AtomicPtr<Engine>,
+    #[pin]
+    work: Opaque<bindings::work_struct>,
+    /// Releases claimed and not finished yet.
+    releasing: AtomicUsize,
+}
+
+// SAFETY: The registry is behind its lock, the rest is atomic, and the work
+// item is the workqueue's to synchronise.
+unsafe impl Send for Releaser {}
+// SAFETY: See `Send`.
+unsafe impl Sync for Releaser {}
+
+/// # Safety
+///
+/// Called by the workqueue with the `work` field of the live state's
+/// [`Releaser`].
+unsafe extern "C" fn release_work(_work: *mut bindings::work_struct) {
+    if let Some(st) = state::get() {
+        st.releaser.run_deferred();
+    }
+}
+
+impl Releaser {
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Releaser {
+            registry <- new_spinlock!(Registry { head: ptr::null_mut() }),
+            deferred: AtomicPtr::new(ptr::null_mut()),
+            // SAFETY: `slot` is the field's memory, initialised in place.
+            work <- Opaque::ffi_init(|slot| unsafe {
+                bindings::init_work_with_key(
+                    slot,
+                    Some(release_work),
+                    false,
+                    kernel::c_str!("utrace_rs_release").as_char_ptr(),
+                    static_lock_class_key!(),
+                )
+            }),
+            releasing: AtomicUsize::new(0),
+        })
+    }
+
+    /// Puts a newly attached engine with an owner module on the registry.
+    /// The caller holds a reference, so it cannot be released meanwhile.
+    pub(crate) fn register(&self, e: &Engine) {
+        if e.module().is_null() {
+            return;
+        }
+        let mut reg = self.registry.lock();
+        e.set_flag(REGISTERED);
+        reg.add(e);
+    }
+
+    /// Takes the release of `e` for the caller, if nobody did before.
+    fn claim(&self, e: &Engine) -> Option<Claimed> {
+        if e.has_flag(REGISTERED) {
+            let mut reg = self.registry.lock();
+            return self.claim_locked(&mut reg, e);
+        }
+        if e.set_flag(RELEASED) {
+            return None;
+        }
+        self.releasing.fetch_add(1, SeqCst);
+        Some(Self::claimed(e))
+    }
+
+    fn claim_locked(&self, reg: &mut Registry, e: &Engine) -> Option<Claimed> {
+        if e.set_flag(RELEASED) {
+            return None;
+        }
+        reg.remove(e);
+        self.releasing.fetch_add(1, SeqCst);
+        Some(Self::claimed(e))
+    }
+
+    fn claimed(e: &Engine) -> Claimed {
+        Claimed {
+            release: e.ops().release,
+            data: e.data(),
+            module: e.module(),
+            pinned: e.pins_module(),
+        }
+    }
+
+    /// Runs a claimed release. Process context; may sleep.
+    fn run(&self, c: Claimed) {
+        if let Some(release) = c.release {
+            // SAFETY: The engine module's release callback, called once (the
+            // claim), with the data it attached with; its module is pinned
+            // or is not gone yet (it is unloaded only after its engines are
+            // released, see `release_engines`).
+            unsafe { release(c.data) };
+        }
+        if c.pinned {
+            // SAFETY: Drops the reference `Engine::new` took.
+            unsafe { bindings::module_put(c.module) };
+        }
+        self.releasing.fetch_sub(1, SeqCst);
+        wait::wake((&self.releasing as *const AtomicUsize).cast());
+    }
+
+    fn run_deferred(&self) {
+        let mut cur = self.deferred.swap(ptr::null_mut(), SeqCst);
+        while !cur.is_null() {
+            // SAFETY: Queued by `defer` with its last reference gone; freed
+            // only by the `finish` below.
+            let next = unsafe { (*cur).release_next.load(SeqCst) };
+            // SAFETY: As above.
+            unsafe { self.finish(cur) };
+            cur = next;
+        }
+    }
+
+    /// The last reference to `this` is gone: release (unless somebody did)
+    /// and free it. Process context.
+    ///
+    /// # Safety
+    ///
+    /// `this` is valid and its last reference was dropped.
+    unsafe fn finish(&self, this: *mut Engine) {
+        // SAFETY: Valid until `free` below.
+        if let Some(c) = self.claim(unsafe { Engine::from_raw(this) }) {
+            self.run(c);
+        }
+        // SAFETY: No reference left, release dealt with.
+        unsafe { Engine::free(this) };
+    }
+
+    /// Waits until every deferred release queued so far has run.
+    pub(crate) fn flush(&self) {
+        // SAFETY: Initialised in `new`; process context.
+        unsafe { bindings::flush_work(self.work.get()) };
+    }
+
+    /// Detaches every engine of `module` (with data `data`, if given), waits
+    /// until no callback to them can come, and runs the releases still due
+    /// (or waits for the worker running them). Returns how many engines it
+    /// detached. Process context; must not be called from a callback of
+    /// those engines.
+    pub(crate) fn release_engines(
+        &self,
+        st: &State,
+        module: *mut bindings::module,
+        data: Option<*mut c_void>,
+    ) -> usize {
+        let wanted = |e: &Engine| e.module() == module && data.map_or(true, |d| e.data() == d);
+        let mut detached = 0;
+        let mut waits = 0u32;
+        loop {
+            detached += detach_all(st, &wanted);
+            // Detached engines are marked unlinked by RCU callbacks queued at
+            // the detach: wait for them.
+            // SAFETY: Process context, no locks held.
+            unsafe { bindings::rcu_barrier() };
+            let mut attached = false;
+            loop {
+                let step = {
+                    let mut reg = self.registry.lock();
+                    let mut step = Step::Done;
+                    let mut found = ptr::null_mut();
+                    for e in reg.iter().filter(|e| wanted(e)) {
+                        if !e.is_detached() {
+                            // Attached meanwhile (from a callback in flight).
+                            step = Step::Attached;
+                            break;
+                        }
+                        if !e.quiet() {
+                            step = Step::Busy;
+                            continue;
+                        }
+                        found = e.as_ptr();
+                        break;
+                    }
+                    if !found.is_null() {
+                        // SAFETY: Registered, so valid while the lock is held.
+                        let e = unsafe { Engine::from_raw(found) };
+                        match self.claim_locked(&mut reg, e) {
+                            Some(c) => Step::Claimed(c),
+                            None => Step::Busy,
+                        }
+                    } else {
+                        step
+                    }
+                };
+                match step {
+                    Step::Claimed(c) => self.run(c),
+                    Step::Busy => {
+                        waits += 1;
+                        if waits % 1000 == 0 {
+                            pr_info!(
+                                "unload: waiting for callbacks in flight ({} s)\n",
+                                waits / 1000
+                            );
+                        }
+                        // SAFETY: Process context, no locks held.
+                        unsafe { bindings::msleep(1) };
+                    }
+                    Step::Attached => {
+                        attached = true;
+                        break;
+                    }
+                    Step::Done => break,
+                }
+            }
+            if !attached {
+                break;
+            }
+        }
+        // Releases the worker claimed may still be running.
+        let releasing = &self.releasing;
+        let _ = wait::wait_killable_idle((releasing as *const AtomicUsize).cast(), || {
+            releasing.load(SeqCst) == 0
+        });
+        detached
+    }
+}
+
+enum Step {
+    Claimed(Claimed),
+    Busy,
+    Attached,
+    Done,
+}
+
+/// Detaches every engine `wanted` picks, global and per task; returns how
+/// many.
+fn detach_all(st: &State, wanted: &dyn Fn(&Engine) -> bool) -> usize {
+    let mut n = 0;
+    while control::detach_where(st, Target::Global, wanted) {
+        n += 1;
+    }
+    st.table.for_each(|ut| {
+        while control::detach_where(st, Target::Task(ut), wanted) {
+            n += 1;
+        }
+    });
+    n
+}
+
+/// The last reference to `this` is gone, in a context that may sleep:
+/// release and free it now.
+///
+/// # Safety
+///
+/// `this` is valid and its last reference was dropped by the caller.
+pub(crate) unsafe fn finish(this: *mut Engine) {
+    match state::get() {
+        // SAFETY: By the function's safety requirements.
+        Some(st) => unsafe { st.releaser.finish(this) },
+        // SAFETY: As above; utrace-rs is unloading and every engine module
+        // is gone: nothing is left to call.
+        None => unsafe { Engine::free(this) },
+    }
+}
+
+/// The last reference to `this` is gone where `release` may not run: hand
+/// it to the release worker. Any context.
+///
+/// # Safety
+///
+/// As for [`finish`].
+pub(crate) unsafe fn defer(this: *mut Engine) {
+    let Some(st) = state::get() else {
+        // SAFETY: As in `finish`.
+        unsafe { Engine::free(this) };
+        return;
+    };
+    let r = &st.releaser;
+    let mut head = r.deferred.load(SeqCst);
+    loop {
+        // SAFETY: `this` is valid and exclusively ours now.
+        unsafe { (*this).release_next.store(head, SeqCst) };
+        match r.deferred.compare_exchange(head, this, SeqCst, SeqCst) {
+            Ok(_) => break,
+            Err(now) => head = now,
+        }
+    }
+    // SAFETY: Initialised in `new`; queueing a queued work does nothing, and
+    // the worker takes the whole stack each time it runs.
+    unsafe {
+        bindings::queue_work_on(
+            bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
+            bindings::system_wq,
+            r.work.get(),
+        )
+    };
+}
+
+/// `MODULE_STATE_GOING` of `module` (the module notifier, after its exit
+/// function returned and before its memory is freed): engines it left
+/// behind (a leaked `Tracer`, a failed init) are detached and released.
+#[no_mangle]
+pub(crate) extern "C" fn utrace_rs_module_going(module: *mut bindings::module) {
+    let Some(st) = state::get() else { return };
+    let n = st.releaser.release_engines(st, module, None);
+    if n != 0 {
+        // SAFETY: `module` is the module being unloaded, still in memory.
+        let name = unsafe { kernel::str::CStr::from_char_ptr((*module).name.as_ptr()) };
+        pr_warn!(
+            "module {} left {} engine(s) behind: detached and released them\n",
+            name,
+            n
+        );
+    }
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A Rust engine for the selftests that exercises the whole safe API:
+//! syscall callbacks (counting, aborting, changing arguments), exit-code
+//! rewriting, QUIESCE, STOP from a callback and RESUME from another task's
+//! callback through an [`EngineRef`], SIGNAL (ignore/deliver), lookup,
+//! exclusive attach, `set_events` after attach and handoff.
+//!
+//! `insmod utrace_api_rs.ko pid=N [abort=K] [exit=C] [ctl=M]`:
+//! - N's getppid() calls are counted at entry and exit; with `abort=K`
+//!   every K-th fails with EPERM without running;
+//! - with `exit=C`, N exits with status C whatever it asked for;
+//! - N's first SIGUSR1 is ignored, the second delivered, the third ignored
+//!   and N stopped (the QUIESCE report that follows says so), the rest
+//!   delivered;
+//! - with `ctl=M`, a SIGUSR1 to task M (ignored) resumes N.
+//!
+//! Checks made at load are logged as `check <name> ok` or `check <name>
+//! FAILED`; the counts are logged at unload.
+
+use core::sync::atomic::{AtomicI64, AtomicU32, Ordering::Relaxed};
+use kernel::prelude::*;
+use kernel::str::CStr;
+use kernel::sync::{new_mutex, Mutex};
+
+#[path = "../../../../../rust/api/utrace.rs"]
+mod utrace;
+
+use utrace::{
+    Action, Context, Control, EngineRef, Events, Signal, SyscallContext, SyscallEntry, SyscallRegs,
+    Tracer,
+};
+
+module! {
+    type: ApiModule,
+    name: "utrace_api_rs",
+    author: "utrace-rs developers",
+    description: "utrace-rs selftest engine exercising the whole safe Rust API",
+    license: "GPL",
+}
+
+utrace::module_param_int!(PID, "pid", 0, "the task to trace");
+utrace::module_param_int!(ABORT, "abort", 0, "abort every K-th getppid() with EPERM");
+utrace::module_param_int!(EXIT, "exit", -1, "make the task exit with this status");
+utrace::module_param_int!(
+    CTL,
+    "ctl",
+    0,
+    "a SIGUSR1 to this task resumes the traced one"
+);
+
+const SYS_GETPPID: i64 = 110;
+const SIGUSR1: i32 = 10;
+const EPERM: i64 = 1;
+
+#[derive(Default)]
+struct Counts {
+    entries: AtomicU32,
+    exits: AtomicU32,
+    aborted: AtomicU32,
+    quiesce: AtomicU32,
+    quiesce_stopped: AtomicU32,
+    usr1: AtomicU32,
+    ignored: AtomicU32,
+    delivered: AtomicU32,
+    resumed: AtomicU32,
+    orig_exit: AtomicI64,
+}
+
+struct Api {
+    counts: Counts,
+    abort_every: u32,
+    exit_status: i32,
+    ctl: i32,
+    /// The traced task's engine, for the controller's callback to resume.
+    target: Pin<KBox<Mutex<Option<EngineRef<Api>>>>>,
+}
+
+fn tid(cx_task: &kernel::task::Task) -> i32 {
+    utrace::TaskInfo::of(cx_task).pid
+}
+
+impl utrace::Engine for Api {
+    fn quiesce(&self, _cx: &Context<'_, Self>, event: Events) -> Action {
+        self.counts.quiesce.fetch_add(1, Relaxed);
+        if event == Events::NONE {
+            // The safe point a STOP asked for. The stop itself holds until
+            // RESUME (returning Resume here does not clear it).
+            self.counts.quiesce_stopped.fetch_add(1, Relaxed);
+        }
+        Action::Resume
+    }
+
+    fn exec(&self, _cx: &Context<'_, Self>, _filename: Option<&CStr>, _old_pid: i32) -> Action {
+        Action::Resume
+    }
+
+    fn exit(&self, _cx: &Context<'_, Self>, orig_code: i64, code: &mut i64) -> Action {
+        self.counts.orig_exit.store(orig_code, Relaxed);
+        if self.exit_status >= 0 {
+            *code = i64::from(self.exit_status) << 8;
+        }
+        Action::Resume
+    }
+
+    fn signal(&self, cx: &Context<'_, Self>, signr: i32) -> Signal {
+        if tid(cx.task()) == self.ctl {
+            if signr == SIGUSR1 {
+                if let Some(target) = self.target.lock().as_ref() {
+                    if target.control(Control::Resume).is_ok() {
+                        self.counts.resumed.fetch_add(1, Relaxed);
+                    }
+                }
+                return Signal::Ignore;
+            }
+            return Signal::Deliver;
+        }
+        if signr != SIGUSR1 {
+            return Signal::Deliver;
+        }
+        match self.counts.usr1.fetch_add(1, Relaxed) + 1 {
+            1 => {
+                self.counts.ignored.fetch_add(1, Relaxed);
+                Signal::Ignore
+            }
+            3 => {
+                self.counts.ignored.fetch_add(1, Relaxed);
+                // Stops at the safe point after this report: EINPROGRESS.
+                let _ = cx.control(Control::Stop);
+                Signal::Ignore
+            }
+            _ => {
+                self.counts.delivered.fetch_add(1, Relaxed);
+                Signal::Deliver
+            }
+        }
+    }
+}
+
+impl utrace::SyscallEngine for Api {
+    fn syscall_entry(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
+        if regs.nr() != SYS_GETPPID {
+            return SyscallEntry::Run;
+        }
+        let n = self.counts.entries.fetch_add(1, Relaxed) + 1;
+        if self.abort_every != 0 && n % self.abort_every == 0 {
+            self.counts.aborted.fetch_add(1, Relaxed);
+            regs.set_return_value(-EPERM);
+            return SyscallEntry::Abort;
+        }
+        SyscallEntry::Run
+    }
+
+    fn syscall_exit(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
+        if regs.nr() == SYS_GETPPID {
+            self.counts.exits.fetch_add(1, Relaxed);
+        }
+        Action::Resume
+    }
+}
+
+fn check(name: &str, ok: bool) {
+    if ok {
+        pr_info!("check {} ok\n", name);
+    } else {
+        pr_err!("check {} FAILED\n", name);
+    }
+}
+
+/// Attaches to `pid` the long way round, checking the API's answers: a
+/// first engine handed off to a second one, exclusive attach refused,
+/// lookup finding the survivor, events set after attach.
+fn attach_checked(tracer: &Tracer<Api>, pid: i32) -> Result<EngineRef<Api>> {
+    let task = utrace::task_by_pid(pid).ok_or(ESRCH)?;
+    check(
+        "lookup before attach",
+        tracer.lookup(&task).err() == Some(ENOENT),
+    );
+    let first = tracer.attach(&task, Events::EXEC)?;
+    check(
+        "exclusive attach refused",
+        tracer.attach_exclusive(&task, Events::EXEC).err() == Some(EEXIST),
+    );
+    let events = Events::QUIESCE | Events::SIGNAL | Events::EXIT | Events::SYSCALL;
+    let second = first.handoff(tracer, Events::EXEC)?;
+    check(
+        "handed-off engine detached",
+        first.control(Control::Detach).err() == Some(ESRCH),
+    );
+    check(
+        "barrier on the handed-off engine",
+        matches!(first.barrier(), Ok(()) | Err(ESRCH)),
+    );
+    drop(first);
+    check(
+        "lookup finds the new engine",
+        tracer.lookup(&task).is_ok_and(|e| e == second),
+    );
+    second.set_events(events)?;
+    check("syscall events refused without with_syscalls", {
+        let plain = Tracer::new(Plain).ok();
+        plain.is_some_and(|t| t.attach(&task, Events::SYSCALL_ENTRY).err() == Some(EINVAL))
+    });
+    Ok(second)
+}
+
+/// An engine without syscall callbacks.
+struct Plain;
+impl utrace::Engine for Plain {}
+
+struct ApiModule {
+    tracer: Tracer<Api>,
+}
+
+impl kernel::Module for ApiModule {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let pid = PID.get();
+        let target = KBox::pin_init(new_mutex!(None), GFP_KERNEL)?;
+        let tracer = Tracer::with_syscalls(Api {
+            counts: Counts::default(),
+            abort_every: u32::try_from(ABORT.get()).unwrap_or(0),
+            exit_status: EXIT.get(),
+            ctl: CTL.get(),
+            target,
+        })?;
+        let engine = match attach_checked(&tracer, pid) {
+            Ok(engine) => engine,
+            Err(e) => {
+                pr_err!(
+                    "pid={}: {} (errno {})\n",
+                    pid,
+                    utrace::attach_error(e),
+                    e.to_errno()
+                );
+                return Err(e);
+            }
+        };
+        *tracer.engine().target.lock() = Some(engine);
+        if CTL.get() > 0 {
+            tracer.attach_pid(CTL.get(), Events::SIGNAL)?;
+        }
+        pr_info!("tracing pid {}\n", pid);
+        Ok(ApiModule { tracer })
+    }
+}
+
+impl Drop for ApiModule {
+    fn drop(&mut self) {
+        let c = &self.tracer.engine().counts;
+        pr_info!(
+            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} resumed={} orig_exit={}\n",
+            c.entries.load(Relaxed),
+            c.exits.load(Relaxed),
+            c.aborted.load(Relaxed),
+            c.quiesce.load(Relaxed),
+            c.quiesce_stopped.load(Relaxed),
+            c.ignored.load(Relaxed),
+            c.delivered.load(Relaxed),
+            c.resumed.load(Relaxed),
+            c.orig_exit.load(Relaxed)
+        );
+    }
+}

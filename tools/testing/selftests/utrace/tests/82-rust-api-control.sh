@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# The whole safe Rust API, through utrace_api_rs.ko: checks made at load
+# (lookup, exclusive attach, handoff, barrier, set_events after attach,
+# SYSCALL refused without SyscallEngine), syscall entry/exit counts and
+# aborts with a chosen errno, exit-code rewriting, SIGNAL ignore/deliver,
+# STOP from a callback with its QUIESCE report, and RESUME from another
+# task's callback through an EngineRef.
+. /utrace/selftests/lib.sh
+load utrace_rs
+
+# --- syscalls and the exit code
+rm -f /tmp/t82.go
+mkfifo /tmp/t82.go
+sysloop 100 </tmp/t82.go >/tmp/t82.out &
+pid=$!
+mark
+load utrace_api_rs pid=$pid abort=4 exit=42
+! dmesg_has "check .* FAILED" || fail "API checks at load: $(dmesg_since_mark | grep FAILED)"
+expect_eq "API checks passed at load" "$(dmesg_since_mark | grep -c 'utrace_api_rs: check .* ok')" 6
+echo go >/tmp/t82.go
+wait $pid
+expect_eq "exit status (the exit callback rewrote 0 to 42)" "$?" 42
+expect_eq "what sysloop saw (every 4th getppid aborted with EPERM)" \
+	"$(cat /tmp/t82.out)" "ok=75 failed=25 errno=1"
+unload utrace_api_rs
+line=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1)
+echo "$line"
+count() { echo "$line" | sed -n "s/.* $1=\([-0-9]*\).*/\1/p"; }
+expect_eq "getppid entries" "$(count entries)" 100
+expect_eq "getppid exits (aborted ones never ran)" "$(count exits)" 75
+expect_eq "aborted" "$(count aborted)" 25
+expect_eq "original exit code" "$(count orig_exit)" 0
+
+# --- signals, STOP from a callback, RESUME from another task's callback
+rm -f /tmp/t82.sig
+sigcatch /tmp/t82.sig &
+tpid=$!
+wait_until 5 "[ -e /tmp/t82.sig ]"
+sleep 0.2
+# The controller catches SIGUSR1 too (a signal that would kill at its
+# default disposition is never reported: complete_signal() made it a group
+# kill already).
+rm -f /tmp/t82.ctl
+sigcatch /tmp/t82.ctl &
+ctl=$!
+wait_until 5 "[ -e /tmp/t82.ctl ]"
+sleep 0.2
+mark
+load utrace_api_rs pid=$tpid ctl=$ctl
+caught() { grep -c caught /tmp/t82.sig; }
+kill -USR1 $tpid
+sleep 0.3
+expect_eq "first SIGUSR1 ignored by the engine" "$(caught)" 0
+kill -USR1 $tpid
+wait_until 5 '[ "$(caught)" = 1 ]'
+echo "ok: second SIGUSR1 delivered"
+kill -USR1 $tpid
+wait_until 10 '[ "$(state_of $tpid)" = I ]'
+echo "ok: third SIGUSR1 ignored and the task stopped"
+kill -USR1 $tpid
+sleep 0.5
+expect_eq "a stopped task runs no handler" "$(caught)" 1
+expect_eq "still stopped" "$(state_of $tpid)" I
+kill -USR1 $ctl
+wait_until 10 '[ "$(caught)" = 2 ]'
+echo "ok: resumed from the controller's callback; the queued SIGUSR1 ran"
+expect_eq "the controller's SIGUSR1 (ignored by the engine) ran no handler" \
+	"$(grep -c caught /tmp/t82.ctl)" 0
+unload utrace_api_rs
+line=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1)
+echo "$line"
+expect_eq "signals ignored" "$(count ignored)" 2
+expect_eq "signals delivered" "$(count delivered)" 2
+expect_eq "resumes" "$(count resumed)" 1
+[ "$(count quiesce_stopped)" -ge 1 ] || fail "no QUIESCE report at the stop"
+kill $tpid $ctl
+wait $tpid $ctl 2>/dev/null
+unload utrace_rs
