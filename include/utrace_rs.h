@@ -141,6 +141,7 @@ struct utrace_engine_ops {
 			    struct task_struct *child);
 	u32 (*report_exec)(u32 action, struct utrace_engine *engine,
 			   const char *filename, pid_t old_pid);
+	/* *code may be changed: see "Exit codes" in the docs. */
 	u32 (*report_exit)(u32 action, struct utrace_engine *engine,
 			   long orig_code, long *code);
 	u32 (*report_death)(struct utrace_engine *engine, bool group_dead,
