@@ -8,21 +8,26 @@
 #
 #   make check-debug   the selftests on the debug kernel (KASAN, kmemleak,
 #                      lockdep, DEBUG_OBJECTS, failslab; built and cached too)
+#   make check-distro  the selftests on Debian 13's own kernel (trixie-backports
+#                      7.3.4, booted unmodified), the modules built in a trixie
+#                      chroot with Debian's toolchain (scripts/distro.sh, cached)
+#   make dkms-test     dkms build of dkms.conf in that chroot
 #
 # Other targets: modules (default), kernel, deps, guest, bench, fmt,
 # fmt-check, clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
 # builds the modules against your own kernel instead of the cached one.
 
-LLVM ?= -19
 KDIR ?=
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 # The kernel tree to build against: $(KDIR), or the cached test kernel
 # (built on first use by scripts/kernel.sh).
 kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
-kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) LLVM=$(LLVM)
+# The compiler is the kernel's own (scripts/kernel-cc.sh reads its .config):
+# LLVM=-19 for the clang-built test kernel, never LLVM= for a GCC-built one.
+kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) $$(scripts/kernel-cc.sh "$$kdir")
 
-.PHONY: all modules kernel deps guest check check-debug demo bench fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench fmt fmt-check clippy rust-analyzer clean
 
 all: modules
 
@@ -44,6 +49,13 @@ check: modules guest
 check-debug: deps guest
 	@kdir=$$(scripts/kernel.sh debug) && [ -n "$$kdir" ] && \
 		KDIR="$$kdir" UTRACE_VARIANT=debug scripts/check.sh
+
+check-distro: deps guest
+	@eval "$$(scripts/distro.sh prepare)" && KDIR="$$DISTRO_KDIR" \
+		BOOT_KERNEL="$$DISTRO_VMLINUZ" UTRACE_VARIANT=distro scripts/check.sh
+
+dkms-test: deps
+	@scripts/distro.sh dkms-test
 
 demo: modules guest
 	@$(kdir) && KDIR="$$kdir" scripts/demo.sh

@@ -10,7 +10,11 @@
 # kernel (KASAN, kmemleak, lockdep, DEBUG_OBJECTS, failslab): the modules are
 # built for it in build/debug-src, the guest runs the same selftests plus a
 # kmemleak scan, and the host-only checks (rustfmt, clippy, meta-tests), which
-# do not depend on the kernel, are left to `make check`.
+# do not depend on the kernel, are left to `make check`. `make check-distro`
+# runs it with UTRACE_VARIANT=distro, KDIR the object dir of Debian's kernel
+# in its chroot and BOOT_KERNEL Debian's unmodified vmlinuz
+# (scripts/distro.sh): the modules are built in the chroot, in
+# build/distro-src.
 #
 # Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
 # limit in seconds, default 1500), UTRACE_META=0 to skip the runner's
@@ -33,17 +37,30 @@ if [ "$variant" != test ]; then
 	UTRACE_META=0
 	build_variant_modules "$variant" || { echo "check: module build for $variant failed" >&2; exit 1; }
 	# KASAN under TCG runs fork+exec about 4x slower: a smaller storm.
-	export UTRACE_STORM=${UTRACE_STORM:-2000}
+	[ "$variant" = debug ] && export UTRACE_STORM=${UTRACE_STORM:-2000}
 	# QEMU's TCG CPU offers LA57; with 5-level paging an interrupt during
 	# identify_cpu() at boot sometimes trips a KASAN wild-memory-access
 	# report in handle_edge_irq (before any module loads). 4-level paging
 	# does not: boot the debug kernel with it.
-	boot_args=no5lvl
+	[ "$variant" = debug ] && boot_args=no5lvl
 	export UTRACE_MODULE_SRC=$MODULE_SRC
+fi
+if [ "$variant" = distro ]; then
+	# Debian's own kernel image, booted as shipped (console, debugfs,
+	# tracefs and the syscall tracepoints are built in).
+	: "${BOOT_KERNEL:?BOOT_KERNEL must be the distribution kernel image (use make check-distro)}"
+	# Debian's kernel patches its own text (jump labels: the syscall
+	# tracepoints are switched on and off as engines come and go) while
+	# other vCPUs run it. Under multi-threaded TCG that once ended in an
+	# "Oops: int3" in trace_syscall_exit during 97-stress; single-threaded
+	# TCG serialises the vCPUs as real CPUs' code patching expects.
+	export UTRACE_TCG=${UTRACE_TCG-thread=single}
 fi
 
 echo "TAP version 13"
 echo "# utrace-rs selftests on $(basename "$KDIR")"
+[ "$variant" = distro ] &&
+	host_result OK "distro: modules built by Debian's gcc-14 and rustc, and by dkms build, in the trixie chroot"
 
 # Source checks on the host: formatting and lints are part of the suite.
 # They do not depend on the kernel, so only the test variant runs them.

@@ -7,13 +7,14 @@
 #
 # Software emulation (TCG) always works; KVM is used only when UTRACE_KVM=1
 # and a probe boot proves it (on nested kvm-pvm hosts guests die early in
-# boot). Exit status: QEMU's, or 124 when the guest ran out of time.
+# boot). UTRACE_TCG adds TCG options (e.g. thread=single). Exit status:
+# QEMU's, or 124 when the guest ran out of time.
 set -uo pipefail
 
 kernel=$1 initrd=$2 log=$3 limit=$4
 shift 4
 
-accel=(-accel tcg -cpu max)
+accel=(-accel "tcg${UTRACE_TCG:+,$UTRACE_TCG}" -cpu max)
 if [ "${UTRACE_KVM:-0}" = 1 ] && [ -w /dev/kvm ]; then
 	accel=(-accel kvm -cpu host)
 fi

@@ -10,7 +10,8 @@ HOST_N=0
 
 # build_variant_modules VARIANT: copy the module sources to build/VARIANT-src
 # and build them there against $KDIR (so the checkout's own build, for the
-# test kernel, stays as it is); sets MODULE_SRC.
+# test kernel, stays as it is) with the compiler the kernel was built with;
+# the distro variant builds in its chroot (scripts/distro.sh). Sets MODULE_SRC.
 build_variant_modules() {
 	MODULE_SRC=$top/build/$1-src
 	local d
@@ -21,16 +22,22 @@ build_variant_modules() {
 		rm -rf "${MODULE_SRC:?}/$d"
 		cp -r "$top/$d" "$MODULE_SRC/$d"
 	done
-	make -s -C "$KDIR" M="$MODULE_SRC" LLVM="${LLVM:--19}" modules >/dev/null
+	if [ "$1" = distro ]; then
+		"$top/scripts/distro.sh" modules "$MODULE_SRC" >/dev/null
+	else
+		# shellcheck disable=SC2046 # kernel-cc.sh prints separate words
+		make -s -C "$KDIR" M="$MODULE_SRC" $("$top/scripts/kernel-cc.sh" "$KDIR") modules >/dev/null
+	fi
 }
 
-# boot_guest NAME TIMEOUT_S KERNEL_ARGS... ; uses $INITRD, writes build/NAME.log
+# boot_guest NAME TIMEOUT_S KERNEL_ARGS... ; uses $INITRD and the kernel image
+# $BOOT_KERNEL (default: KDIR's bzImage), writes build/NAME.log
 boot_guest() {
 	local name=$1 limit=$2
 	shift 2
 	BOOT_LOG=$top/build/$name.log
 	local start=$(date +%s.%N)
-	"$top/scripts/qemu-run.sh" "$KDIR/arch/x86/boot/bzImage" "$INITRD" "$BOOT_LOG" "$limit" "$@"
+	"$top/scripts/qemu-run.sh" "${BOOT_KERNEL:-$KDIR/arch/x86/boot/bzImage}" "$INITRD" "$BOOT_LOG" "$limit" "$@"
 	BOOT_RC=$?
 	BOOT_SECS=$(echo "$(date +%s.%N) - $start" | bc)
 	tr -d '\r' <"$BOOT_LOG" >"$BOOT_LOG.tmp" && mv "$BOOT_LOG.tmp" "$BOOT_LOG"
