@@ -4,6 +4,7 @@
 //! function converts between C conventions (ERR_PTR, negative errno) and the
 //! Rust operations in `control.rs`.
 
+use crate::compat::{Escaped, ForeignPtr};
 use crate::control;
 use crate::engine::{Engine, EngineOps};
 use crate::state::{self, State};
@@ -13,7 +14,6 @@ use core::ffi::c_void;
 use kernel::bindings;
 use kernel::error::{Error, Result};
 use kernel::prelude::*;
-use kernel::str::BStr;
 use kernel::sync::Arc;
 use kernel::task::Task;
 use kernel::types::ForeignOwnable;
@@ -230,7 +230,7 @@ pub(crate) unsafe extern "C" fn utrace_stream_create(name: *const u8, records: u
     // SAFETY: By the caller's promise.
     let name = unsafe { kernel::str::CStr::from_char_ptr(name) };
     match Stream::create(name, records as usize) {
-        Ok(stream) => stream.into_foreign().cast_mut(),
+        Ok(stream) => stream.into_foreign().into_mut(),
         Err(e) => e.to_errno() as isize as *mut c_void,
     }
 }
@@ -252,7 +252,7 @@ pub(crate) unsafe extern "C" fn utrace_stream_emit(
             core::slice::from_raw_parts(text, len),
         )
     };
-    to_errno(stream.emit(format_args!("{}", BStr::from_bytes(text))))
+    to_errno(stream.emit(format_args!("{}", Escaped(text))))
 }
 
 /// # Safety

@@ -475,7 +475,7 @@ impl Engine {
 /// last reference is gone.
 unsafe extern "C" fn engine_free_rcu(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `rcu` field of an `Engine`.
-    let this = unsafe { kernel::container_of!(head, Engine, rcu) }.cast_mut();
+    let this = unsafe { crate::compat::container_of_mut!(head, Engine, rcu) };
     // SAFETY: Allocated with `KBox` by `new`; no reference and no reader
     // (a grace period has passed) is left.
     drop(unsafe { KBox::from_raw(this) });
@@ -488,7 +488,7 @@ unsafe extern "C" fn engine_free_rcu(head: *mut bindings::callback_head) {
 /// `head` is the `rcu` field of an engine still holding its attached reference.
 unsafe extern "C" fn engine_unlinked_rcu(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `rcu` field of an `Engine`.
-    let this = unsafe { kernel::container_of!(head, Engine, rcu) }.cast_mut();
+    let this = unsafe { crate::compat::container_of_mut!(head, Engine, rcu) };
     // SAFETY: The attached reference keeps `this` alive.
     let engine = unsafe { &*this };
     engine.state.fetch_or(UNLINKED, SeqCst);

@@ -147,7 +147,7 @@ fn copy_cstr(s: *const u8) -> Option<KVec<u8>> {
     }
     // SAFETY: `s` is a NUL-terminated string (the exec path) that lives for
     // the duration of the hook.
-    let bytes = unsafe { kernel::str::CStr::from_char_ptr(s) }.as_bytes_with_nul();
+    let bytes = unsafe { core::ffi::CStr::from_ptr(s.cast()) }.to_bytes_with_nul();
     let mut copy = KVec::with_capacity(bytes.len(), GFP_ATOMIC).ok()?;
     copy.extend_from_slice(bytes, GFP_ATOMIC).ok()?;
     Some(copy)

@@ -421,7 +421,7 @@ pub(crate) extern "C" fn utrace_rs_module_going(module: *mut bindings::module) {
         let name = unsafe { kernel::str::CStr::from_char_ptr((*module).name.as_ptr()) };
         pr_warn!(
             "module {} left {} engine(s) behind: detached and released them\n",
-            name,
+            crate::compat::Escaped(crate::compat::cstr_bytes(name)),
             n
         );
     }

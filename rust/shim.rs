@@ -45,6 +45,11 @@ mod ffi {
         pub(super) fn utrace_shim_rcu_read_lock();
         pub(super) fn utrace_shim_rcu_read_unlock();
         pub(super) fn utrace_shim_synchronize_tasks();
+        pub(super) fn utrace_shim_task_comm(
+            buf: *mut u8,
+            len: usize,
+            task: *mut bindings::task_struct,
+        );
         pub(super) fn utrace_shim_may_sleep() -> bool;
         pub(super) fn utrace_shim_module_notifier(on: bool) -> c_int;
         pub(super) fn utrace_shim_debugfs_init() -> c_int;
@@ -102,14 +107,20 @@ impl RcuGuard {
         }
     }
 
-    /// The read-side section a tracepoint probe already is: probes run with
-    /// preemption disabled, which holds off RCU grace periods (consolidated
-    /// RCU). Saves the hot syscall path an `rcu_read_lock()` call.
+    /// The read-side section of a tracepoint probe. On 6.12 a probe runs
+    /// with preemption disabled, which holds off RCU grace periods
+    /// (consolidated RCU): that saves the hot syscall path an
+    /// `rcu_read_lock()` call. On 7.x a probe runs under SRCU-fast or RCU
+    /// tasks-trace, preemptible, and is no RCU reader: take a real section
+    /// (see `compat::PROBE_IS_RCU_READER`).
     ///
     /// # Safety
     ///
-    /// Preemption stays disabled for as long as the guard lives.
+    /// Called in a tracepoint probe, the guard dropped before it returns.
     pub(crate) unsafe fn preempt_disabled() -> Self {
+        if !crate::compat::PROBE_IS_RCU_READER {
+            return Self::new();
+        }
         RcuGuard {
             locked: false,
             _not_send: PhantomData,
@@ -326,4 +337,14 @@ pub(crate) fn syscall_hooks(on: bool) -> Result {
 pub(crate) unsafe fn syscall_abort(regs: *mut bindings::pt_regs) {
     // SAFETY: By the function's safety requirements.
     unsafe { ffi::utrace_shim_syscall_abort(regs) }
+}
+
+/// `task`'s comm, NUL-padded.
+///
+/// # Safety
+///
+/// `task` is a valid task.
+pub(crate) unsafe fn task_comm(buf: &mut [u8; 16], task: *mut bindings::task_struct) {
+    // SAFETY: `buf` has the 16 bytes it is said to have; `task` is valid.
+    unsafe { ffi::utrace_shim_task_comm(buf.as_mut_ptr(), buf.len(), task) };
 }

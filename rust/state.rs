@@ -153,8 +153,18 @@ impl State {
     fn syscall_off(&self) {
         let _guard = self.syscall_lock.lock();
         if self.syscall_users.load(SeqCst) == 0 && self.syscall_registered.load(SeqCst) {
-            let _ = crate::shim::syscall_hooks(false);
+            // Clear `registered` before unregistering, then look at the
+            // users again: a `syscall_user_add` either sees it cleared (and
+            // waits on the lock to register again) or is seen here. The
+            // unregistration waits for the probes' grace periods (on 7.x
+            // SRCU and RCU tasks-trace: long), a new user must not find
+            // `registered` still set meanwhile and go without probes.
             self.syscall_registered.store(false, SeqCst);
+            if self.syscall_users.load(SeqCst) != 0 {
+                self.syscall_registered.store(true, SeqCst);
+                return;
+            }
+            let _ = crate::shim::syscall_hooks(false);
         }
     }
 

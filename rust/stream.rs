@@ -15,6 +15,7 @@
 //! same way, as `<seq> <ns> LOST <n>`: `n` events of any task went unreported
 //! since the previous record, whether or not this stream was owed them.
 
+use crate::compat::{self, ForeignPtr};
 use crate::errno::eshutdown;
 use crate::shim;
 use crate::wait;
@@ -25,9 +26,7 @@ use core::sync::atomic::{AtomicPtr, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::{new_spinlock, Arc, SpinLock};
-use kernel::time::Ktime;
 use kernel::types::{ForeignOwnable, Opaque};
-use kernel::uaccess::UserSlice;
 
 /// Bytes in one record, newline included; longer payloads are cut.
 pub(crate) const RECORD: usize = 256;
@@ -71,7 +70,7 @@ impl Ring {
             buf: &mut slot.data,
             len: 0,
         };
-        let ns = Ktime::ktime_get().to_ns();
+        let ns = compat::ktime_get_ns();
         // A record that does not fit is cut; `SlotWriter` never fails.
         let _ = write!(w, "{} {} {}", seq, ns, args);
         let len = w.len.min(RECORD - 1);
@@ -179,7 +178,7 @@ impl Stream {
         let data = stream.clone().into_foreign();
         // SAFETY: `data` is an `Arc<Stream>` reference for `open`; `FOPS` is
         // static; `name` is NUL-terminated.
-        let dentry = unsafe { shim::debugfs_file(name.as_char_ptr(), data.cast_mut(), &FOPS.0) };
+        let dentry = unsafe { shim::debugfs_file(name.as_char_ptr(), data.into_mut(), &FOPS.0) };
         if dentry.is_null() {
             // SAFETY: Not handed to debugfs: ours again.
             drop(unsafe { Arc::<Stream>::from_foreign(data) });
@@ -187,7 +186,7 @@ impl Stream {
             return Err(ENOMEM);
         }
         stream.dentry.store(dentry, SeqCst);
-        stream.file_ref.store(data.cast_mut(), SeqCst);
+        stream.file_ref.store(data.into_mut(), SeqCst);
         Ok(stream)
     }
 
@@ -284,7 +283,7 @@ unsafe extern "C" fn stream_open(inode: *mut bindings::inode, file: *mut binding
     let stream = unsafe { Arc::<Stream>::borrow((*inode).i_private) };
     let arc: Arc<Stream> = stream.into();
     // SAFETY: `file` is being opened; `private_data` is ours.
-    unsafe { (*file).private_data = arc.into_foreign().cast_mut() };
+    unsafe { (*file).private_data = arc.into_foreign().into_mut() };
     // SAFETY: As above; streams do not seek.
     unsafe { bindings::nonseekable_open(inode, file) }
 }
@@ -343,7 +342,7 @@ unsafe extern "C" fn stream_read(
             return e.to_errno() as isize;
         }
     }
-    let mut writer = UserSlice::new(buf as usize, out.len()).writer();
+    let mut writer = compat::user_writer(buf.cast(), out.len());
     match writer.write_slice(&out) {
         Ok(()) => out.len() as isize,
         // The records are gone: a bad buffer loses them, as with trace_pipe.
@@ -369,6 +368,9 @@ struct Fops(bindings::file_operations);
 // SAFETY: Read-only after initialisation.
 unsafe impl Sync for Fops {}
 
+// 7.x's `struct module` has an empty `lock_class_key` member (rustc warns
+// about it in an extern block); only the address is used.
+#[allow(improper_ctypes)]
 extern "C" {
     static __this_module: Opaque<bindings::module>;
 }

@@ -3,9 +3,9 @@
 //! What utrace-rs reads of a `task_struct`, behind safe accessors on the
 //! kernel crate's [`Task`].
 
+use crate::compat::ARef;
 use kernel::bindings;
 use kernel::task::Task;
-use kernel::types::ARef;
 
 /// The raw pointer behind a [`Task`].
 pub(crate) fn raw(task: &Task) -> *mut bindings::task_struct {
@@ -125,8 +125,8 @@ pub(crate) fn info(task: &Task) -> Info {
         }
     };
     let mut comm = [0u8; 16];
-    // SAFETY: `comm` has the 16 bytes it is said to have; takes task_lock.
-    unsafe { bindings::__get_task_comm(comm.as_mut_ptr(), comm.len(), raw) };
+    // SAFETY: `task` is valid.
+    unsafe { crate::shim::task_comm(&mut comm, raw) };
     Info {
         pid: pid(task),
         // SAFETY: `task` is valid; a plain int.

@@ -9,6 +9,7 @@
 //! reaped. It holds a reference on its task. The hash table holds one
 //! reference on it; hooks use it under RCU without one; API calls take one.
 
+use crate::compat::{container_of_mut, ARef};
 use crate::engine::Engine;
 use crate::engine_list::EngineList;
 use crate::events::Events;
@@ -24,7 +25,7 @@ use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::{new_condvar, new_spinlock, CondVar, SpinLock};
 use kernel::task::Task;
-use kernel::types::{ARef, Opaque};
+use kernel::types::Opaque;
 
 /// `do_exit()` has passed the exit hook for this task.
 pub(crate) const EXIT_SEEN: u32 = 1 << 0;
@@ -204,7 +205,7 @@ impl Drop for UTaskRef {
 /// dropped.
 unsafe extern "C" fn utask_free_rcu(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `rcu` field of a `UTask` allocated by `UTask::create`.
-    let ut = unsafe { kernel::container_of!(head, UTask, rcu) }.cast_mut();
+    let ut = unsafe { container_of_mut!(head, UTask, rcu) };
     // SAFETY: Nobody can reach it any more; allocated with `KBox`.
     drop(unsafe { KBox::from_raw(ut) });
 }
@@ -436,7 +437,7 @@ impl UTask {
 /// Called by `task_work_run()` with the `work` field of a live `UTask`.
 unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `work` field of a live `UTask` (see `queue`).
-    let ut = unsafe { &*kernel::container_of!(head, UTask, work) };
+    let ut = unsafe { &*container_of_mut!(head, UTask, work) };
     let Some(st) = crate::state::get() else {
         return;
     };
@@ -465,7 +466,7 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
 /// Called by `task_work_run()` with the `kick` field of a live `UTask`.
 unsafe extern "C" fn utask_kick(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `kick` field of a live `UTask` (see `kick`).
-    let ut = unsafe { &*kernel::container_of!(head, UTask, kick) };
+    let ut = unsafe { &*container_of_mut!(head, UTask, kick) };
     ut.inner.lock().kick_queued = false;
     if let Some(st) = crate::state::get() {
         st.work_end();
@@ -481,7 +482,7 @@ unsafe extern "C" fn utask_kick(head: *mut bindings::callback_head) {
 unsafe extern "C" fn utask_reap_work(work: *mut bindings::work_struct) {
     // SAFETY: `work` is the `reap_work` field of a `UTask` that the table
     // still references.
-    let ut = unsafe { &*kernel::container_of!(work, UTask, reap_work) };
+    let ut = unsafe { &*container_of_mut!(work, UTask, reap_work) };
     let Some(st) = crate::state::get() else {
         return;
     };

@@ -41,6 +41,7 @@ macro_rules! static_lock_class_key {
 }
 
 mod abi;
+mod compat;
 mod control;
 mod engine;
 mod engine_list;
@@ -57,7 +58,7 @@ mod task;
 mod utask;
 mod wait;
 
-module! {
+compat::module_author! {
     type: UtraceModule,
     name: "utrace_rs",
     author: "utrace-rs developers",

@@ -56,6 +56,8 @@ macro_rules! module_param_int {
     ($var:ident, $name:literal, $default:expr, $desc:literal) => {
         static $var: $crate::utrace::IntParam = $crate::utrace::IntParam::new($default);
         const _: () = {
+            // See `raw.rs`: only the address of `struct module` is used.
+            #[allow(improper_ctypes)]
             extern "C" {
                 static __this_module: kernel::types::Opaque<kernel::bindings::module>;
             }

@@ -26,6 +26,9 @@ pub(super) const UTRACE_ATTACH_EXCLUSIVE: i32 = 0x0020;
 pub(super) const UTRACE_ATTACH_GLOBAL: i32 = 0x0100;
 pub(super) const UTRACE_OPS_UNPINNED: u32 = 0x1;
 
+// 7.x's `struct module` has an empty `lock_class_key` member (rustc warns
+// about it in an extern block); only the address is used.
+#[allow(improper_ctypes)]
 extern "C" {
     /// This module (`THIS_MODULE`): every engine crate compiles this file.
     static __this_module: kernel::types::Opaque<bindings::module>;

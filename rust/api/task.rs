@@ -2,11 +2,11 @@
 
 //! What engines want to know about tasks.
 
+use super::compat::ARef;
 use super::raw;
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::task::Task;
-use kernel::types::ARef;
 
 /// What a trace record wants to know about a task (`struct
 /// utrace_task_info`).

@@ -10,6 +10,7 @@
 //! live traced tasks. To find its engines again (to detach them all), the
 //! tracer names its module and its `data` to `utrace_release_engines()`.
 
+use super::compat::{ARef, ForeignPtr};
 use super::raw;
 use super::task::task_ptr;
 use super::{
@@ -25,7 +26,7 @@ use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::sync::{Arc, ArcBorrow};
 use kernel::task::Task;
-use kernel::types::{ARef, ForeignOwnable};
+use kernel::types::ForeignOwnable;
 
 /// Owner of an engine value and of every engine attached with it.
 pub(crate) struct Tracer<E: Engine> {
@@ -107,9 +108,10 @@ impl<E: Engine> Tracer<E> {
         )?;
         // The pointer `into_foreign` hands out for this `Arc`, which every
         // engine's `data` will be.
-        let key = shared.clone().into_foreign().cast_mut().cast::<c_void>();
+        let foreign = shared.clone().into_foreign();
+        let key = foreign.into_mut();
         // SAFETY: Just made by `into_foreign`; takes that reference back.
-        drop(unsafe { Arc::<Shared<E>>::from_foreign(key) });
+        drop(unsafe { Arc::<Shared<E>>::from_foreign(foreign) });
         Ok(Tracer { shared, key })
     }
 
@@ -295,7 +297,7 @@ impl<E: Engine> EngineRef<E> {
                 self.target(),
                 self.engine.as_ptr(),
                 ops,
-                data.cast_mut(),
+                data.into_mut(),
                 events.bits(),
             )
         };
@@ -386,7 +388,7 @@ impl<E: Engine> Shared<E> {
                 task_raw,
                 flags,
                 this.ops.get(task.is_none()),
-                data.cast_mut(),
+                data.into_mut(),
             )
         };
         // SAFETY: A new reference or an error pointer.

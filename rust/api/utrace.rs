@@ -28,6 +28,9 @@
 
 #![allow(dead_code, unused_imports)]
 
+#[path = "../compat.rs"]
+mod compat;
+
 pub(crate) mod context;
 pub(crate) mod engine;
 pub(crate) mod events;
@@ -37,6 +40,7 @@ pub(crate) mod stream;
 pub(crate) mod task;
 pub(crate) mod tracer;
 
+pub(crate) use compat::{cstr_bytes, module_author, Escaped};
 pub(crate) use context::{Context, SyscallContext, SyscallRegs};
 pub(crate) use engine::{Engine, SyscallEngine};
 pub(crate) use events::{Action, Control, Events, Signal, SyscallEntry};

@@ -9,6 +9,8 @@
 #include <linux/preempt.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/task_work.h>
 
 #include "shim.h"
@@ -24,6 +26,16 @@ int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *wo
 {
 	/* TWA_SIGNAL also interrupts an interruptible sleep (syscalls restart). */
 	return task_work_add(task, work, notify_signal ? TWA_SIGNAL : TWA_RESUME);
+}
+
+/* @task's comm, NUL-padded (compat: __get_task_comm() is gone in 6.13). */
+void utrace_shim_task_comm(char *buf, size_t len, struct task_struct *task)
+{
+#if UTRACE_KERNEL_7
+	strscpy_pad(buf, task->comm, len);
+#else
+	__get_task_comm(buf, len, task);
+#endif
 }
 
 void utrace_shim_rcu_read_lock(void)

@@ -7,6 +7,13 @@
 #define _UTRACE_SHIM_H
 
 #include <linux/types.h>
+#include <linux/version.h>
+
+/*
+ * Compat: the kernel API generation, the same threshold as the Rust cfg
+ * utrace_kernel_7 of the top-level Kbuild (see rust/compat.rs).
+ */
+#define UTRACE_KERNEL_7 (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
 
 struct callback_head;
 struct dentry;
@@ -38,6 +45,7 @@ int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *wo
 void utrace_shim_rcu_read_lock(void);
 void utrace_shim_rcu_read_unlock(void);
 void utrace_shim_synchronize_tasks(void);
+void utrace_shim_task_comm(char *buf, size_t len, struct task_struct *task);
 bool utrace_shim_may_sleep(void);
 int utrace_shim_module_notifier(bool on);
 int utrace_shim_debugfs_init(void);

@@ -18,7 +18,13 @@
 
 #include "shim.h"
 
-static void probe_newtask(void *data, struct task_struct *task, unsigned long clone_flags)
+#if UTRACE_KERNEL_7
+typedef u64 utrace_clone_flags_t;
+#else
+typedef unsigned long utrace_clone_flags_t;
+#endif
+
+static void probe_newtask(void *data, struct task_struct *task, utrace_clone_flags_t clone_flags)
 {
 	utrace_rs_hook_newtask(task, clone_flags);
 }
@@ -29,7 +35,11 @@ static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	utrace_rs_hook_exec(p, bprm->filename, old_pid);
 }
 
+#if UTRACE_KERNEL_7
+static void probe_exit(void *data, struct task_struct *p, bool group_dead)
+#else
 static void probe_exit(void *data, struct task_struct *p)
+#endif
 {
 	utrace_rs_hook_exit(p);
 }

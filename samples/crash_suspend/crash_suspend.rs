@@ -22,7 +22,7 @@ mod utrace;
 
 use utrace::{Action, Context, Events, Signal, TaskInfo, Tracer};
 
-module! {
+utrace::module_author! {
     type: CrashSuspend,
     name: "crash_suspend",
     author: "utrace-rs developers",
@@ -73,7 +73,7 @@ impl utrace::Engine for Suspend {
         pr_info!(
             "pid {} ({}) thread {} suspended on signal {} ({}): attach a debugger (gdb -p {}) or send SIGCONT to let it dump core\n",
             info.tgid,
-            kernel::str::BStr::from_bytes(info.comm()),
+            utrace::Escaped(info.comm()),
             info.pid,
             signr,
             signal_name(signr),

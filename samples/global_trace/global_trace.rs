@@ -15,7 +15,7 @@
 
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use kernel::prelude::*;
-use kernel::str::{BStr, CStr};
+use kernel::str::CStr;
 use kernel::task::Task;
 
 #[path = "../../rust/api/utrace.rs"]
@@ -23,7 +23,7 @@ mod utrace;
 
 use utrace::{Action, Context, Events, Stream, TaskInfo, Tracer};
 
-module! {
+utrace::module_author! {
     type: GlobalTrace,
     name: "global_trace",
     author: "utrace-rs developers",
@@ -64,8 +64,8 @@ impl Trace {
     }
 }
 
-fn comm(info: &TaskInfo) -> &BStr {
-    BStr::from_bytes(info.comm())
+fn comm(info: &TaskInfo) -> utrace::Escaped<'_> {
+    utrace::Escaped(info.comm())
 }
 
 impl utrace::Engine for Trace {
@@ -94,7 +94,9 @@ impl utrace::Engine for Trace {
 
     fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>, _old_pid: i32) -> Action {
         let info = TaskInfo::of(cx.task());
-        let file = filename.map_or(BStr::from_bytes(b"?"), |f| BStr::from_bytes(f.as_bytes()));
+        let file = filename.map_or(utrace::Escaped(b"?"), |f| {
+            utrace::Escaped(utrace::cstr_bytes(f))
+        });
         self.emit(format_args!(
             "EXEC pid={} tgid={} ppid={} comm={} file={}",
             info.pid,

@@ -31,7 +31,7 @@ use utrace::{
     Tracer,
 };
 
-module! {
+utrace::module_author! {
     type: ApiModule,
     name: "utrace_api_rs",
     author: "utrace-rs developers",

@@ -16,7 +16,7 @@ mod utrace;
 
 use utrace::{Action, Context, Events, TaskInfo, Tracer};
 
-module! {
+utrace::module_author! {
     type: FollowModule,
     name: "utrace_follow_rs",
     author: "utrace-rs developers",
