@@ -223,10 +223,12 @@ dkms_test() {
 	find "$src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 	ln -sfn "/$OBJ" "$ROOT/var/lib/utrace-rs/$kver"
 	log "$(in_chroot dkms --version): add, build utrace-rs/$modver for $kver"
-	in_chroot dkms add "utrace-rs/$modver" >&2
-	if ! in_chroot dkms build "utrace-rs/$modver" -k "$kver" >&2; then
-		tail -n 60 "$ROOT/var/lib/dkms/utrace-rs/$modver/build/make.log" >&2 2>/dev/null
-		die "dkms build failed"
+	local dlog=$dcache/dkms.log
+	if ! { in_chroot dkms add "utrace-rs/$modver" &&
+		in_chroot dkms build "utrace-rs/$modver" -k "$kver"; } >"$dlog" 2>&1; then
+		cat "$dlog" >&2
+		tail -n 60 "$ROOT/var/lib/dkms/utrace-rs/$modver/build/make.log" >&2 2>/dev/null || true
+		die "dkms build failed (log: $dlog)"
 	fi
 	DKMS_OUT=$ROOT/var/lib/dkms/utrace-rs/$modver/$kver/x86_64/module
 	for m in utrace_rs global_trace crash_suspend utrace_test utrace_follow_rs; do
