@@ -4,6 +4,7 @@
 //! function converts between C conventions (ERR_PTR, negative errno) and the
 //! Rust operations in `control.rs`.
 
+use crate::compat::ARef;
 use crate::compat::{Escaped, ForeignPtr};
 use crate::control;
 use crate::engine::{Engine, EngineOps};
@@ -67,7 +68,7 @@ pub(crate) unsafe extern "C" fn utrace_attach_task(
         control::attach(st, task, flags, ops, data)
     });
     match ret {
-        Ok(engine) => engine.as_ptr(),
+        Ok(engine) => ARef::into_raw(engine).as_ptr(),
         Err(e) => err_ptr(e),
     }
 }
@@ -113,7 +114,7 @@ pub(crate) unsafe extern "C" fn utrace_handoff(
         control::handoff(st, task, from, ops, data, events)
     });
     match ret {
-        Ok(engine) => engine.as_ptr(),
+        Ok(engine) => ARef::into_raw(engine).as_ptr(),
         Err(e) => err_ptr(e),
     }
 }
@@ -123,8 +124,10 @@ pub(crate) unsafe extern "C" fn utrace_handoff(
 /// The caller holds a reference on `engine`.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn utrace_engine_get(engine: *mut Engine) {
-    // SAFETY: By the caller's promise.
-    unsafe { Engine::from_raw(engine) }.get();
+    // SAFETY: By the caller's promise: a reference keeps `engine` valid.
+    let engine = unsafe { Engine::from_raw(engine) };
+    // The new reference goes to the caller.
+    core::mem::forget(ARef::from(engine));
 }
 
 /// # Safety
@@ -132,8 +135,9 @@ pub(crate) unsafe extern "C" fn utrace_engine_get(engine: *mut Engine) {
 /// The caller holds a reference on `engine` and gives it up.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn utrace_engine_put(engine: *mut Engine) {
-    // SAFETY: By the caller's promise.
-    unsafe { Engine::put(engine) };
+    // SAFETY: By the caller's promise: the reference is the caller's, and
+    // `engine` is not null.
+    drop(unsafe { ARef::from_raw(core::ptr::NonNull::new_unchecked(engine)) });
 }
 
 /// # Safety
@@ -199,7 +203,7 @@ pub(crate) unsafe extern "C" fn utrace_release_engines(
         return ENODEV.to_errno();
     };
     let data = (flags & crate::events::attach::MATCH_DATA != 0).then_some(data);
-    let n = st.releaser.release_engines(st, module, data);
+    let n = crate::detach::release_engines(st, module, data);
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 

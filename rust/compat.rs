@@ -30,9 +30,9 @@ use kernel::bindings;
 pub(crate) const PROBE_IS_RCU_READER: bool = cfg!(not(utrace_kernel_7));
 
 #[cfg(utrace_kernel_7)]
-pub(crate) use kernel::sync::aref::ARef;
+pub(crate) use kernel::sync::aref::{ARef, AlwaysRefCounted};
 #[cfg(not(utrace_kernel_7))]
-pub(crate) use kernel::types::ARef;
+pub(crate) use kernel::types::{ARef, AlwaysRefCounted};
 
 /// The containing `$type` of a pointer to its field `$field`, as `*mut`
 /// (7.x's `container_of!` wants a pointer of the field's exact type and

@@ -3,149 +3,30 @@
 //! The engine-facing operations behind the C ABI: attach, set_events,
 //! control and barrier, with utrace's return codes.
 
-use crate::engine::{Engine, EngineOps};
-use crate::engine_list::EngineList;
+use crate::compat::ARef;
+use crate::detach::{self, Target};
+use crate::engine::{Engine, EngineOps, NewEngine};
+use crate::engine_list::ListWriter;
 use crate::errno::{ealready, einprogress, eopnotsupp};
 use crate::events::{self, action, attach, Events};
+use crate::release;
+use crate::report;
 use crate::state::State;
 use crate::task;
-use crate::utask::{UTask, UTaskRef, DEATH_BEGUN, EXIT_SEEN, REAP_BEGUN};
+use crate::utask::{UTask, DEATH_BEGUN, EXIT_SEEN, REAP_BEGUN};
 use core::ffi::c_void;
-use core::ptr::{self, NonNull};
+use core::ptr;
 use kernel::prelude::*;
 use kernel::task::Task;
 
-/// What an engine is attached to.
-#[derive(Clone, Copy)]
-pub(crate) enum Target<'a> {
-    Task(&'a UTask),
-    Global,
-}
-
-impl Target<'_> {
-    /// The identity stored in [`Engine::owner`].
-    fn identity(self) -> *const c_void {
-        match self {
-            Target::Task(ut) => (ut as *const UTask).cast(),
-            Target::Global => ptr::null(),
-        }
-    }
-
-    /// Runs `f` on the target's engine list with its writer lock held, then
-    /// recomputes the target's event union.
-    pub(crate) fn locked<R>(self, st: &State, f: impl FnOnce(&EngineList) -> R) -> R {
-        match self {
-            Target::Task(ut) => {
-                let _guard = ut.inner.lock();
-                let ret = f(&ut.engines);
-                ut.update_events();
-                ret
-            }
-            Target::Global => {
-                let _guard = st.global_lock.lock();
-                let ret = f(&st.global);
-                st.update_global_events();
-                ret
-            }
-        }
-    }
-}
-
-/// Detaches `engine` from `target`: no new callback starts once this returns.
-/// `Ok(true)` if a callback may still be in flight (`-EINPROGRESS`).
-pub(crate) fn detach(st: &State, target: Target<'_>, engine: &Engine) -> Result<bool> {
-    let won = target.locked(st, |list| {
-        if !engine.mark_detached() {
-            return false;
-        }
-        // SAFETY: Writer lock held; it was linked there until now.
-        unsafe { list.unlink(engine.as_ptr()) };
-        true
-    });
-    if !won {
-        return Err(ESRCH);
-    }
-    after_detach(st, target, engine);
-    Ok(engine.callback_in_flight())
-}
-
-/// Detaches the first engine on `target` that `wanted` picks, if any
-/// (reap: all of them; unloading a module: its own).
-pub(crate) fn detach_where(
-    st: &State,
-    target: Target<'_>,
-    wanted: &dyn Fn(&Engine) -> bool,
-) -> bool {
-    let found = target.locked(st, |list| {
-        // SAFETY: Writer lock held.
-        let engine = unsafe { list.iter() }.find(|e| wanted(e))?;
-        engine.mark_detached();
-        // SAFETY: Writer lock held; `engine` is linked there.
-        unsafe { list.unlink(engine.as_ptr()) };
-        Some(engine.as_ptr())
-    });
-    match found {
-        Some(engine) => {
-            // SAFETY: Its attached reference stays until `retire`'s RCU
-            // callback, which `after_detach` queues.
-            after_detach(st, target, unsafe { Engine::from_raw(engine) });
-            true
-        }
-        None => false,
-    }
-}
-
-/// What follows marking and unlinking: the engine's stop and held signals
-/// no longer hold the task, and its attached reference goes after a grace
-/// period.
-fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
-    if let Target::Task(ut) = target {
-        if engine.wants_stop() {
-            engine.set_stop(false);
-            ut.wake_stopped();
-        }
-        if engine.events() & events::SIGNAL_CORE != 0 {
-            release_held(st, ut);
-        }
-    }
-    finish_detach(st, engine);
-}
-
-/// Delivers the signals held for `ut`'s process by continuing it (SIGCONT,
-/// whose probe unblocks them), so no task stays stopped for an engine that
-/// is gone.
-fn release_held(st: &State, ut: &UTask) {
-    // SAFETY: `ut` holds a reference on its task; `group_leader` is valid
-    // while the task is.
-    let leader = unsafe { (*ut.task_ptr()).group_leader };
-    if st
-        .table
-        .get(leader)
-        .is_some_and(|lut| lut.held.load(core::sync::atomic::Ordering::SeqCst) != 0)
-        && !task::is_dead(ut.task())
-    {
-        // SAFETY: The task is valid; no siglock is held here.
-        unsafe { crate::shim::signal::continue_group(ut.task_ptr()) };
-    }
-}
-
-fn finish_detach(st: &State, engine: &Engine) {
-    st.engine_detached();
-    if engine.events() & events::SYSCALL != 0 {
-        st.syscall_user_sub();
-    }
-    engine.retire();
-}
-
-/// Finds the engine `flags` asks for on `list` (writer lock held).
+/// Finds the engine `flags` asks for on `list`.
 fn find_match<'a>(
-    list: &'a EngineList,
+    list: &'a ListWriter<'_>,
     flags: i32,
     ops: *const EngineOps,
     data: *mut c_void,
 ) -> Option<&'a Engine> {
-    // SAFETY: The caller holds the writer lock.
-    unsafe { list.iter() }.find(|e| {
+    list.iter().find(|e| {
         (flags & attach::MATCH_OPS == 0 || e.ops_ptr() == ops)
             && (flags & attach::MATCH_DATA == 0 || e.data() == data)
     })
@@ -158,7 +39,7 @@ pub(crate) fn attach(
     flags: i32,
     ops: *const EngineOps,
     data: *mut c_void,
-) -> Result<NonNull<Engine>> {
+) -> Result<ARef<Engine>> {
     if flags & !attach::ALL != 0 || (flags & attach::GLOBAL != 0) != task.is_none() {
         return Err(EINVAL);
     }
@@ -166,7 +47,7 @@ pub(crate) fn attach(
     if create && ops.is_null() {
         return Err(EINVAL);
     }
-    let ut: Option<UTaskRef> = match task {
+    let ut: Option<ARef<UTask>> = match task {
         None => None,
         Some(task) => {
             if task::is_kernel_or_worker(task) {
@@ -178,7 +59,7 @@ pub(crate) fn attach(
             Some(match st.table.get(task::raw(task)) {
                 Some(ut) => ut,
                 None if !create => return Err(ENOENT),
-                None => st.table.insert(UTask::create(task, GFP_KERNEL)?),
+                None => st.table.insert(report::new_utask(task, GFP_KERNEL)?),
             })
         }
     };
@@ -191,16 +72,13 @@ pub(crate) fn attach(
     if !create {
         return target.locked(st, |list| {
             let engine = find_match(list, flags, ops, data).ok_or(ENOENT)?;
-            engine.get();
-            Ok(NonNull::from(engine))
+            Ok(ARef::from(engine))
         });
     }
 
     // SAFETY: `ops` is not null and the caller promises it is a valid
     // `struct utrace_engine_ops` of a loaded module.
-    let engine = unsafe { Engine::new(ops, data, target.identity()) }?;
-    // SAFETY: Fresh, exclusively ours.
-    let new = unsafe { engine.as_ref() };
+    let new = unsafe { Engine::create(ops, data, target.identity()) }?;
     let linked = target.locked(st, |list| {
         if flags & attach::EXCLUSIVE != 0 && find_match(list, flags, ops, data).is_some() {
             return Err(EEXIST);
@@ -213,18 +91,23 @@ pub(crate) fn attach(
         // INVARIANT: Sequence numbers are handed out under the writer lock,
         // so the list stays sorted by them.
         new.set_seq(st.next_seq());
-        // SAFETY: Writer lock held; the engine is on no list.
-        unsafe { list.push_back(engine.as_ptr()) };
+        list.push_back(&new)?;
         st.engine_attached();
         Ok(())
     });
-    if let Err(e) = linked {
-        // SAFETY: Never linked nor handed out.
-        unsafe { Engine::discard(engine.as_ptr()) };
-        return Err(e);
+    // Unlinked (an error): dropping `new` frees it.
+    linked?;
+    Ok(registered(new))
+}
+
+/// A newly linked engine: on the registry if it has an owner module, and
+/// the caller's reference as an `ARef`.
+fn registered(new: NewEngine) -> ARef<Engine> {
+    let engine = new.attached();
+    if let Some(r) = release::get() {
+        r.register(&engine);
     }
-    st.releaser.register(new);
-    Ok(engine)
+    engine
 }
 
 /// `utrace_handoff()`: replaces `from` by a new engine with `ops`/`data`
@@ -239,7 +122,7 @@ pub(crate) fn handoff(
     ops: *const EngineOps,
     data: *mut c_void,
     events: Events,
-) -> Result<NonNull<Engine>> {
+) -> Result<ARef<Engine>> {
     let allowed = if task.is_some() {
         events::TASK_EVENTS
     } else {
@@ -255,8 +138,8 @@ pub(crate) fn handoff(
         st.syscall_user_add()?;
     }
     // SAFETY: `ops` is not null and the caller promises it is valid.
-    let engine = match unsafe { Engine::new(ops, data, target.identity()) } {
-        Ok(engine) => engine,
+    let new = match unsafe { Engine::create(ops, data, target.identity()) } {
+        Ok(new) => new,
         Err(e) => {
             if new_events & events::SYSCALL != 0 {
                 st.syscall_user_sub();
@@ -264,8 +147,6 @@ pub(crate) fn handoff(
             return Err(e);
         }
     };
-    // SAFETY: Fresh, exclusively ours.
-    let new = unsafe { engine.as_ref() };
     let swapped = target.locked(st, |list| {
         if from.is_detached() || ut.as_deref().is_some_and(|ut| ut.state() & REAP_BEGUN != 0) {
             return Err(ESRCH);
@@ -275,29 +156,25 @@ pub(crate) fn handoff(
         // it, one that had not reaches it instead of `from`.
         new.set_seq(from.seq());
         new.set_events(new_events);
-        // SAFETY: Writer lock held; `from` is linked (not detached), `new`
-        // is on no list.
-        unsafe { list.replace(from.as_ptr(), engine.as_ptr()) };
+        list.replace(from, &new)?;
         from.mark_detached();
         st.engine_attached();
         Ok(())
     });
     if let Err(e) = swapped {
-        // SAFETY: Never linked nor handed out.
-        unsafe { Engine::discard(engine.as_ptr()) };
+        drop(new);
         if new_events & events::SYSCALL != 0 {
             st.syscall_user_sub();
         }
         return Err(e);
     }
-    st.releaser.register(new);
-    finish_detach(st, from);
-    Ok(engine)
+    detach::finish_detach(st, from);
+    Ok(registered(new))
 }
 
 /// Resolves the target an API call names and checks the engine is on it.
 /// `Err(ESRCH)` if the task has no state any more (reaped).
-fn resolve(st: &State, task: Option<&Task>, engine: &Engine) -> Result<Option<UTaskRef>> {
+fn resolve(st: &State, task: Option<&Task>, engine: &Engine) -> Result<Option<ARef<UTask>>> {
     let ut = match task {
         None => None,
         Some(task) => Some(st.table.get(task::raw(task)).ok_or(ESRCH)?),
@@ -393,7 +270,7 @@ pub(crate) fn control(st: &State, task: Option<&Task>, engine: &Engine, act: u32
                 }
             }
             let target = ut.as_deref().map_or(Target::Global, Target::Task);
-            if detach(st, target, engine)? && !current_in_callback(st, engine) {
+            if detach::detach(st, target, engine)? && !current_in_callback(st, engine) {
                 return Err(einprogress());
             }
             Ok(())
@@ -426,7 +303,7 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
             }
             // It stops at its next safe point; the engine hears of it in
             // its QUIESCE report.
-            ut.queue(st, |inner| inner.pending.quiesce = true);
+            ut.queue(&st.work, |inner| inner.pending.quiesce = true);
             Err(einprogress())
         }
         _ => {
@@ -434,7 +311,7 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
             if engine.events() & events::QUIESCE == 0 {
                 return Err(EINVAL);
             }
-            ut.queue(st, |inner| {
+            ut.queue(&st.work, |inner| {
                 inner.pending.quiesce = true;
                 inner.pending.interrupt |= act == action::INTERRUPT;
             });

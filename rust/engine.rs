@@ -13,17 +13,22 @@
 //!   an RCU grace period no reporter can find it any more (`UNLINKED`), and the
 //!   implicit reference is dropped as soon as no callback is in flight.
 //! - the last reference: `ops->release(data)` runs in process context
-//!   (see [`crate::release`]), the module reference is dropped and the
+//!   (see `release.rs`), the module reference is dropped and the
 //!   memory freed after an RCU grace period.
 
-use crate::events::Events;
-use crate::shim::RcuGuard;
+use crate::compat::ARef;
+use crate::events::{action::RESUME, Events};
+use crate::shim::{RcuGuard, SyscallRegs};
+use crate::task;
 use crate::wait;
+use core::cell::Cell;
 use core::ffi::c_void;
+use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
+use kernel::task::Task;
 use kernel::types::Opaque;
 
 /// `struct utrace_engine_ops` of `include/utrace_rs.h`.
@@ -69,6 +74,26 @@ const _: () = {
 /// releases them when it unloads instead.
 pub(crate) const OPS_UNPINNED: u32 = 1 << 0;
 
+/// An engine's links on the registry.
+///
+/// # Invariants
+///
+/// Read and written only with the registry's lock held, which the
+/// `release::Registry` methods prove by taking `&mut Registry`.
+pub(crate) struct RegistryLinks {
+    pub(crate) prev: Cell<*mut Engine>,
+    pub(crate) next: Cell<*mut Engine>,
+}
+
+impl RegistryLinks {
+    pub(crate) const fn new() -> Self {
+        RegistryLinks {
+            prev: Cell::new(ptr::null_mut()),
+            next: Cell::new(ptr::null_mut()),
+        }
+    }
+}
+
 /// The engine has been detached: it gets no new callbacks.
 const DETACHED: u32 = 1 << 0;
 /// An RCU grace period has passed since it was unlinked: no reporter can
@@ -77,10 +102,12 @@ const UNLINKED: u32 = 1 << 1;
 /// The implicit attached reference has not been dropped yet.
 const ATTACHED_REF: u32 = 1 << 2;
 /// `ops->release` has been called, or is being called (see
-/// [`crate::release`]): it is never called again.
+/// `release.rs`): it is never called again.
 pub(crate) const RELEASED: u32 = 1 << 3;
 /// On the registry of engines with an owner module.
 pub(crate) const REGISTERED: u32 = 1 << 4;
+/// On an engine list (set and cleared by `ListWriter`).
+const LINKED: u32 = 1 << 5;
 
 /// An attached engine. The first two fields are the public part of
 /// `struct utrace_engine`.
@@ -119,8 +146,8 @@ pub(crate) struct Engine {
     module: *mut bindings::module,
     pinned: bool,
     /// Links on the registry of engines with an owner module; only
-    /// touched with the registry's lock held (see [`crate::release`]).
-    pub(crate) registry: crate::release::RegistryLinks,
+    /// touched with the registry's lock held (see `release.rs`).
+    pub(crate) registry: RegistryLinks,
     /// Next engine on the queue of deferred releases.
     pub(crate) release_next: AtomicPtr<Engine>,
     rcu: Opaque<bindings::callback_head>,
@@ -136,17 +163,18 @@ unsafe impl Sync for Engine {}
 
 impl Engine {
     /// Allocates an engine with two references (the caller's and the implicit
-    /// attached one) and takes a reference on `ops->owner`.
+    /// attached one) and takes a reference on `ops->owner` (unless it is
+    /// unpinned). Dropping the [`NewEngine`] before it is linked frees it.
     ///
     /// # Safety
     ///
     /// `ops` must point to a `struct utrace_engine_ops` that stays valid while
     /// the owner module is loaded.
-    pub(crate) unsafe fn new(
+    pub(crate) unsafe fn create(
         ops: *const EngineOps,
         data: *mut c_void,
         owner: *const c_void,
-    ) -> Result<NonNull<Engine>> {
+    ) -> Result<NewEngine> {
         // SAFETY: `ops` is valid by the caller's promise.
         let (module, flags) = unsafe { ((*ops).owner, (*ops).flags) };
         let pinned = !module.is_null() && flags & OPS_UNPINNED == 0;
@@ -172,7 +200,7 @@ impl Engine {
                 next: AtomicPtr::new(ptr::null_mut()),
                 module,
                 pinned,
-                registry: crate::release::RegistryLinks::new(),
+                registry: RegistryLinks::new(),
                 release_next: AtomicPtr::new(ptr::null_mut()),
                 rcu: Opaque::uninit(),
             }),
@@ -191,8 +219,11 @@ impl Engine {
         // SAFETY: The engine is never moved out of its allocation: it is
         // freed in place by `put`.
         let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(engine) });
-        // SAFETY: `KBox::into_raw` never returns null.
-        Ok(unsafe { NonNull::new_unchecked(raw) })
+        // INVARIANT: Fresh and exclusively ours.
+        Ok(NewEngine {
+            // SAFETY: `KBox::into_raw` never returns null.
+            engine: unsafe { NonNull::new_unchecked(raw) },
+        })
     }
 
     /// Borrows an engine from a pointer handed to C.
@@ -236,44 +267,33 @@ impl Engine {
         self.seq.store(seq, SeqCst);
     }
 
-    pub(crate) fn get(&self) {
-        // SAFETY: The caller holds a reference, so the count is not zero.
+    /// Drops a reference (the `dec_ref` of `ARef<Engine>`, in
+    /// `release.rs`): true if it was the last one.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns one reference, which it gives up.
+    pub(crate) unsafe fn dec_ref_is_last(&self) -> bool {
+        // SAFETY: The caller owns a reference, so the count is not zero.
+        unsafe { bindings::refcount_dec_and_test(self.refcount.get()) }
+    }
+
+    /// Takes a reference (the `inc_ref` of `ARef<Engine>`).
+    pub(crate) fn inc_ref(&self) {
+        // SAFETY: The caller holds a reference (or the engine is linked and
+        // holds its attached one), so the count is not zero.
         unsafe { bindings::refcount_inc(self.refcount.get()) };
     }
 
-    /// Drops a reference held by an engine module; the last one releases
-    /// the engine (`ops->release` right here if the caller may sleep, else
-    /// from the release worker) and frees it.
-    ///
-    /// # Safety
-    ///
-    /// The caller owns one reference, which it gives up: `this` may be freed.
-    pub(crate) unsafe fn put(this: *mut Engine) {
-        // SAFETY: The caller owns a reference, so `this` is valid.
-        if unsafe { bindings::refcount_dec_and_test((*this).refcount.get()) } {
-            if crate::shim::may_sleep() {
-                // SAFETY: That was the last reference.
-                unsafe { crate::release::finish(this) };
-            } else {
-                // SAFETY: As above.
-                unsafe { crate::release::defer(this) };
-            }
-        }
-    }
-
-    /// Drops a reference held by utrace-rs itself (the attached one): the
-    /// release, if this was the last, always goes to the release worker,
-    /// since the callers are RCU callbacks and report passes.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Engine::put`].
-    unsafe fn put_internal(this: *mut Engine) {
-        // SAFETY: The caller owns a reference, so `this` is valid.
-        if unsafe { bindings::refcount_dec_and_test((*this).refcount.get()) } {
-            // SAFETY: That was the last reference.
-            unsafe { crate::release::defer(this) };
-        }
+    /// Marks the engine linked on a list (or not); returns whether it was.
+    /// Called by `ListWriter` under the list's writer lock.
+    pub(crate) fn set_linked(&self, linked: bool) -> bool {
+        let old = if linked {
+            self.state.fetch_or(LINKED, SeqCst)
+        } else {
+            self.state.fetch_and(!LINKED, SeqCst)
+        };
+        old & LINKED != 0
     }
 
     /// The owner module, if `ops` names one.
@@ -320,8 +340,8 @@ impl Engine {
     ///
     /// # Safety
     ///
-    /// `this` came from [`Engine::new`], was never linked nor handed out.
-    pub(crate) unsafe fn discard(this: *mut Engine) {
+    /// `this` came from [`Engine::create`], was never linked nor handed out.
+    unsafe fn discard(this: *mut Engine) {
         // SAFETY: Exclusively owned, allocated with `KBox` by `new`.
         let engine = unsafe { KBox::from_raw(this) };
         let pinned = engine.pinned;
@@ -363,27 +383,33 @@ impl Engine {
         self.in_callback.load(SeqCst) != 0
     }
 
-    /// Pins the engine for one callback. False (and nothing pinned) if it is
-    /// detached. Called with the engine found on a list under RCU.
-    pub(crate) fn enter(&self) -> bool {
+    /// Pins the engine for one callback: `None` (and nothing pinned) if it
+    /// is detached. Called with the engine found on a list under RCU; the
+    /// pin keeps it valid after that section ends, until dropped.
+    pub(crate) fn enter(&self) -> Option<Pinned> {
         self.in_callback.fetch_add(1, SeqCst);
+        // INVARIANT: `in_callback` counts this pin from here on.
+        let pinned = Pinned {
+            engine: NonNull::from(self),
+            _not_send: PhantomData,
+        };
         if self.is_detached() {
-            // SAFETY: Undoes the pin just taken; the caller's RCU section
-            // keeps the engine alive.
-            unsafe { Engine::leave(self.as_ptr()) };
-            return false;
+            // Undoes the pin just taken; the caller's RCU section keeps the
+            // engine alive.
+            drop(pinned);
+            return None;
         }
-        true
+        Some(pinned)
     }
 
-    /// Ends a callback begun with [`Engine::enter`]: wakes `barrier` waiters
-    /// when it was the last one, and drops the attached reference if the
-    /// engine was detached meanwhile.
+    /// Ends a callback begun with [`Engine::enter`] (the drop of its
+    /// [`Pinned`]): wakes `barrier` waiters when it was the last one, and
+    /// drops the attached reference if the engine was detached meanwhile.
     ///
     /// # Safety
     ///
     /// `this` was pinned by `enter`; it may be freed when this returns.
-    pub(crate) unsafe fn leave(this: *mut Engine) {
+    unsafe fn leave(this: *mut Engine) {
         // Once `in_callback` drops to zero nothing pins the engine: the RCU
         // callback of a detach may drop the attached reference and a barrier
         // waiter may put the last one at once. The read-side section keeps
@@ -412,10 +438,13 @@ impl Engine {
         // SAFETY: By the function's safety requirements.
         let old = unsafe { (*this).state.fetch_and(!ATTACHED_REF, SeqCst) };
         if old & ATTACHED_REF != 0 {
-            // SAFETY: Not freed before the `put` below.
+            // SAFETY: Not freed before the drop below.
             unsafe { (*this).wake_barrier() };
-            // SAFETY: The attached reference is ours to give up.
-            unsafe { Engine::put_internal(this) };
+            // SAFETY: The attached reference is ours to give up: dropped as
+            // an `ARef`, whose last drop releases the engine where that may
+            // run (from the release worker here: an RCU callback or a
+            // report pass's read-side section cannot sleep).
+            drop(unsafe { ARef::from_raw(NonNull::new_unchecked(this)) });
         }
     }
 
@@ -467,11 +496,168 @@ impl Engine {
     }
 }
 
-/// RCU callback queued by the last [`Engine::put`]: frees the memory.
+/// An engine made by [`Engine::create`] and not yet attached: dropping it
+/// frees it (no `release`: the caller still owns `data`);
+/// [`NewEngine::attached`] hands over the caller's reference once it is
+/// linked.
+///
+/// # Invariants
+///
+/// `engine` came from `Engine::create` and is not handed out; it is linked on
+/// a list only just before `attached` consumes this.
+pub(crate) struct NewEngine {
+    engine: NonNull<Engine>,
+}
+
+impl core::ops::Deref for NewEngine {
+    type Target = Engine;
+
+    fn deref(&self) -> &Engine {
+        // SAFETY: Owned by us (type invariant).
+        unsafe { self.engine.as_ref() }
+    }
+}
+
+impl NewEngine {
+    /// The engine is linked (the list holds its attached reference): the
+    /// caller's reference, as an `ARef`.
+    pub(crate) fn attached(self) -> ARef<Engine> {
+        let engine = self.engine;
+        core::mem::forget(self);
+        // SAFETY: `Engine::create` counted the caller's reference; it is ours
+        // to hand over (the attached one is the list's).
+        unsafe { ARef::from_raw(engine) }
+    }
+}
+
+impl Drop for NewEngine {
+    fn drop(&mut self) {
+        // SAFETY: Never linked nor handed out (type invariant).
+        unsafe { Engine::discard(self.engine.as_ptr()) };
+    }
+}
+
+/// An engine pinned for a callback by [`Engine::enter`]: it is not freed
+/// and `utrace_barrier()` waits while this lives. Its methods call the
+/// engine module's callbacks; dropping it ends the callback. Not `Send`:
+/// it belongs to the report pass that made it.
+///
+/// # Invariants
+///
+/// `engine` is valid and its `in_callback` counts this pin.
+pub(crate) struct Pinned {
+    engine: NonNull<Engine>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl core::ops::Deref for Pinned {
+    type Target = Engine;
+
+    fn deref(&self) -> &Engine {
+        // SAFETY: Valid while pinned (type invariant).
+        unsafe { self.engine.as_ref() }
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: Pinned by `enter` (type invariant); not used afterwards.
+        unsafe { Engine::leave(self.engine.as_ptr()) };
+    }
+}
+
+/// The callbacks, called through the pin: the engine module promises (in
+/// `include/utrace_rs.h`) that they may be called while the engine is
+/// attached or pinned, from the contexts the header documents, which are
+/// the report passes' (`report.rs`).
+impl Pinned {
+    pub(crate) fn call_quiesce(&self, act: u32, event: Events) -> u32 {
+        match self.ops().report_quiesce {
+            // SAFETY: The engine's callback, with the engine pinned.
+            Some(f) => unsafe { f(act, self.as_ptr(), event) },
+            None => RESUME,
+        }
+    }
+
+    pub(crate) fn call_clone(&self, act: u32, parent: &Task, flags: u64, child: &Task) -> u32 {
+        match self.ops().report_clone {
+            // SAFETY: As above; `parent` and `child` are live tasks.
+            Some(f) => unsafe {
+                f(
+                    act,
+                    self.as_ptr(),
+                    task::raw(parent),
+                    flags,
+                    task::raw(child),
+                )
+            },
+            None => RESUME,
+        }
+    }
+
+    /// `filename` is null or a NUL-terminated string alive for the call.
+    pub(crate) fn call_exec(&self, act: u32, filename: Option<&[u8]>, old_pid: i32) -> u32 {
+        let filename = filename.map_or(ptr::null(), |f| f.as_ptr());
+        match self.ops().report_exec {
+            // SAFETY: As above; `filename` is null or NUL-terminated (the
+            // caller's copy ends with its NUL).
+            Some(f) => unsafe { f(act, self.as_ptr(), filename, old_pid) },
+            None => RESUME,
+        }
+    }
+
+    pub(crate) fn call_signal(&self, act: u32, sig: i32) -> u32 {
+        match self.ops().report_signal {
+            // SAFETY: As above.
+            Some(f) => unsafe { f(act, self.as_ptr(), sig) },
+            None => RESUME,
+        }
+    }
+
+    pub(crate) fn call_exit(&self, act: u32, orig: i64, code: &mut i64) -> u32 {
+        match self.ops().report_exit {
+            // SAFETY: As above; `code` outlives the call.
+            Some(f) => unsafe { f(act, self.as_ptr(), orig, code) },
+            None => RESUME,
+        }
+    }
+
+    pub(crate) fn call_death(&self, group_dead: bool, signal: i32) -> u32 {
+        match self.ops().report_death {
+            // SAFETY: As above.
+            Some(f) => unsafe { f(self.as_ptr(), group_dead, signal) },
+            None => RESUME,
+        }
+    }
+
+    pub(crate) fn call_reap(&self, task: &Task) {
+        if let Some(f) = self.ops().report_reap {
+            // SAFETY: As above; `task` is alive during the call.
+            unsafe { f(self.as_ptr(), task::raw(task)) };
+        }
+    }
+
+    /// SYSCALL_ENTRY (`entry`) or SYSCALL_EXIT, with `current`'s registers.
+    pub(crate) fn call_syscall(&self, entry: bool, act: u32, regs: &mut SyscallRegs) -> u32 {
+        let f = if entry {
+            self.ops().report_syscall_entry
+        } else {
+            self.ops().report_syscall_exit
+        };
+        match f {
+            // SAFETY: As above; `regs` are the registers of the syscall of
+            // `current`, valid for the call.
+            Some(f) => unsafe { f(act, self.as_ptr(), regs.as_ptr()) },
+            None => RESUME,
+        }
+    }
+}
+
+/// RCU callback queued by [`Engine::free`]: frees the memory.
 ///
 /// # Safety
 ///
-/// `head` is the `rcu` field of an engine allocated by [`Engine::new`] whose
+/// `head` is the `rcu` field of an engine allocated by [`Engine::create`] whose
 /// last reference is gone.
 unsafe extern "C" fn engine_free_rcu(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `rcu` field of an `Engine`.

@@ -8,10 +8,11 @@
 //! they pin one engine at a time with [`Engine::enter`], leave the RCU
 //! section for the callback, and find their place again by attach sequence.
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Pinned};
 use crate::shim::RcuGuard;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering::Acquire, Ordering::Release};
+use kernel::prelude::*;
 
 pub(crate) struct EngineList {
     head: AtomicPtr<Engine>,
@@ -24,82 +25,9 @@ impl EngineList {
         }
     }
 
-    /// Appends `engine` (whose `seq` is the largest so far).
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the owner's writer lock, and `engine` is valid and
-    /// on no list.
-    pub(crate) unsafe fn push_back(&self, engine: *mut Engine) {
-        let mut link = &self.head;
-        loop {
-            let next = link.load(Acquire);
-            if next.is_null() {
-                break;
-            }
-            // SAFETY: Linked engines stay valid while linked; the writer lock
-            // keeps the list from changing under us.
-            link = unsafe { &(*next).next };
-        }
-        link.store(engine, Release);
-    }
-
-    /// Unlinks `engine`. The caller must then let an RCU grace period pass
-    /// before the engine's memory is reused ([`Engine::retire`]).
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the owner's writer lock and `engine` is on this list.
-    pub(crate) unsafe fn unlink(&self, engine: *mut Engine) {
-        let mut link = &self.head;
-        loop {
-            let cur = link.load(Acquire);
-            if cur.is_null() {
-                return;
-            }
-            if cur == engine {
-                // SAFETY: `cur` is linked, hence valid. Its own `next` stays
-                // as it is, so a reporter standing on it can still move on.
-                link.store(unsafe { (*cur).next.load(Acquire) }, Release);
-                return;
-            }
-            // SAFETY: As in `push_back`.
-            link = unsafe { &(*cur).next };
-        }
-    }
-
-    /// Puts `new` in `old`'s place in one store: a reporter walking the list
-    /// finds one or the other, never both and never neither.
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the owner's writer lock, `old` is on this list and
-    /// `new` is valid and on no list.
-    pub(crate) unsafe fn replace(&self, old: *mut Engine, new: *mut Engine) {
-        let mut link = &self.head;
-        loop {
-            let cur = link.load(Acquire);
-            if cur.is_null() {
-                return;
-            }
-            if cur == old {
-                // SAFETY: Both valid by the function's safety requirements.
-                unsafe { (*new).next.store((*old).next.load(Acquire), Release) };
-                link.store(new, Release);
-                return;
-            }
-            // SAFETY: As in `push_back`.
-            link = unsafe { &(*cur).next };
-        }
-    }
-
-    /// Iterates over the linked engines.
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the writer lock or an RCU read-side section for as
-    /// long as it uses the iterator and the engines it yields.
-    pub(crate) unsafe fn iter(&self) -> Iter<'_> {
+    /// Iterates over the linked engines inside the RCU read-side section
+    /// `_rcu` (engines unlinked meanwhile stay valid until it ends).
+    pub(crate) fn iter_rcu<'a>(&'a self, _rcu: &'a RcuGuard) -> Iter<'a> {
         Iter {
             next: self.head.load(Acquire),
             _list: self,
@@ -120,7 +48,7 @@ impl EngineList {
         upto: u64,
         events: u64,
         _rcu: &RcuGuard,
-    ) -> Option<*mut Engine> {
+    ) -> Option<Pinned> {
         let after = prev.map_or(0, |p| p.seq());
         let mut next = match prev {
             // A linked engine's successor is linked, or was unlinked during
@@ -142,8 +70,8 @@ impl EngineList {
             if engine.events() & events == 0 {
                 continue;
             }
-            if engine.enter() {
-                return Some(engine.as_ptr());
+            if let Some(pinned) = engine.enter() {
+                return Some(pinned);
             }
             // Detached meanwhile (detach or handoff): a replacement with the
             // same sequence may sit before `next`, so look again from the
@@ -152,6 +80,103 @@ impl EngineList {
             next = self.head.load(Acquire);
         }
         None
+    }
+}
+
+/// Write access to an [`EngineList`]: the proof that its owner's writer
+/// lock is held, made only where that lock is taken (`detach::Target`).
+///
+/// # Invariants
+///
+/// The owner's writer lock is held for `'a`; every linked engine holds its
+/// attached reference (so it stays valid while linked, and for an RCU grace
+/// period after it is unlinked).
+pub(crate) struct ListWriter<'a> {
+    list: &'a EngineList,
+}
+
+impl<'a> ListWriter<'a> {
+    /// # Safety
+    ///
+    /// The caller holds the writer lock of `list`'s owner for `'a`.
+    pub(crate) unsafe fn new(list: &'a EngineList) -> Self {
+        // INVARIANT: By the function's safety requirements.
+        ListWriter { list }
+    }
+
+    /// Appends `engine` (whose `seq` is the largest so far). `EBUSY` (and
+    /// nothing changed) if it is on a list already.
+    pub(crate) fn push_back(&self, engine: &Engine) -> Result {
+        if engine.set_linked(true) {
+            return Err(EBUSY);
+        }
+        let mut link = &self.list.head;
+        loop {
+            let next = link.load(Acquire);
+            if next.is_null() {
+                break;
+            }
+            // SAFETY: Linked engines stay valid while linked (type
+            // invariant); the writer lock keeps the list from changing.
+            link = unsafe { &(*next).next };
+        }
+        link.store(engine.as_ptr(), Release);
+        Ok(())
+    }
+
+    /// Unlinks `engine` if it is on this list. Its memory must then outlive
+    /// an RCU grace period (`Engine::retire`).
+    pub(crate) fn unlink(&self, engine: &Engine) {
+        let mut link = &self.list.head;
+        loop {
+            let cur = link.load(Acquire);
+            if cur.is_null() {
+                return;
+            }
+            if cur == engine.as_ptr() {
+                // Its own `next` stays as it is, so a reporter standing on it
+                // can still move on.
+                link.store(engine.next.load(Acquire), Release);
+                engine.set_linked(false);
+                return;
+            }
+            // SAFETY: As in `push_back`.
+            link = unsafe { &(*cur).next };
+        }
+    }
+
+    /// Puts `new` in `old`'s place in one store: a reporter walking the list
+    /// finds one or the other, never both and never neither. `EBUSY` if
+    /// `new` is on a list already, `ENOENT` if `old` is not on this one
+    /// (nothing changed either way).
+    pub(crate) fn replace(&self, old: &Engine, new: &Engine) -> Result {
+        if new.set_linked(true) {
+            return Err(EBUSY);
+        }
+        let mut link = &self.list.head;
+        loop {
+            let cur = link.load(Acquire);
+            if cur.is_null() {
+                new.set_linked(false);
+                return Err(ENOENT);
+            }
+            if cur == old.as_ptr() {
+                new.next.store(old.next.load(Acquire), Release);
+                link.store(new.as_ptr(), Release);
+                old.set_linked(false);
+                return Ok(());
+            }
+            // SAFETY: As in `push_back`.
+            link = unsafe { &(*cur).next };
+        }
+    }
+
+    /// Iterates over the linked engines.
+    pub(crate) fn iter(&self) -> Iter<'_> {
+        Iter {
+            next: self.list.head.load(Acquire),
+            _list: self.list,
+        }
     }
 }
 
@@ -167,8 +192,8 @@ impl<'a> Iterator for Iter<'a> {
         if self.next.is_null() {
             return None;
         }
-        // SAFETY: The engine is linked, and the lock or RCU section promised
-        // by `EngineList::iter`'s caller keeps it valid.
+        // SAFETY: The engine is linked, and the writer lock or the RCU
+        // section the iterator was made under keeps it valid.
         let engine = unsafe { Engine::from_raw(self.next) };
         self.next = engine.next.load(Acquire);
         Some(engine)

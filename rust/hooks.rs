@@ -8,17 +8,19 @@
 //! hash table without a lock, and only then records the event for the task's
 //! own work, which reports it in a context where callbacks may sleep.
 
+use crate::compat::ARef;
 use crate::events::{self, Events};
+use crate::report;
 use crate::shim;
 use crate::state::{self, State};
 use crate::task;
-use crate::utask::{CloneReport, ExecReport, ProxyClone, UTask, UTaskRef};
+use crate::utask::{CloneReport, ExecReport, ProxyClone, UTask};
 use kernel::bindings;
 use kernel::prelude::*;
 
 /// The `UTask` of `task` if it or a global engine wants one of `events`;
 /// created (atomically) when only global engines do.
-fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Option<UTaskRef> {
+fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Option<ARef<UTask>> {
     let global = st.global_events() & events != 0;
     let existing = st.table.get(task);
     if let Some(ut) = existing {
@@ -32,7 +34,7 @@ fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Optio
     }
     // SAFETY: The hooks are called with a live task.
     let task = unsafe { task::from_raw(task) };
-    match UTask::create(task, GFP_ATOMIC) {
+    match report::new_utask(task, GFP_ATOMIC) {
         Ok(ut) => Some(st.table.insert(ut)),
         Err(_) => {
             st.event_lost();
@@ -68,7 +70,7 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
     };
     // The child gets state now, so engines can attach to it from the CLONE
     // callbacks before it runs a single instruction of its own.
-    let child_ut = match UTask::create(child, GFP_ATOMIC) {
+    let child_ut = match report::new_utask(child, GFP_ATOMIC) {
         Ok(ut) => Some(st.table.insert(ut)),
         Err(_) => {
             pr_warn_limited!(
@@ -87,7 +89,9 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
             seq,
         };
         match &child_ut {
-            Some(child_ut) => child_ut.queue(st, |inner| inner.pending.proxy_clone = Some(proxy)),
+            Some(child_ut) => {
+                child_ut.queue(&st.work, |inner| inner.pending.proxy_clone = Some(proxy))
+            }
             None => {
                 st.event_lost();
                 pr_warn_limited!("a CLONE event of pid {} is lost\n", task::pid(parent));
@@ -96,7 +100,7 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
         return;
     }
     if let Some(child_ut) = &child_ut {
-        child_ut.close_gate(st);
+        child_ut.close_gate(&st.work);
     }
     let report = CloneReport {
         // SAFETY: `child` is live.
@@ -105,7 +109,7 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
         flags: clone_flags,
         seq,
     };
-    if let Some(lost) = parent_ut.queue_clone(st, report) {
+    if let Some(lost) = parent_ut.queue_clone(&st.work, report) {
         st.event_lost();
         pr_warn_limited!(
             "pid {}: two CLONE events pending, one lost\n",
@@ -131,7 +135,7 @@ pub(crate) extern "C" fn utrace_rs_hook_exec(
         return;
     };
     let filename = copy_cstr(filename);
-    ut.queue(st, |inner| {
+    ut.queue(&st.work, |inner| {
         inner.pending.exec = Some(ExecReport {
             filename,
             old_pid,
@@ -169,7 +173,7 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct) {
         .get(task)
         .or_else(|| wanted(st, task, events::EXIT_EVENTS));
     let Some(ut) = ut else { return };
-    ut.queue(st, |inner| {
+    ut.queue(&st.work, |inner| {
         ut.set_state(crate::utask::EXIT_SEEN);
         if (ut.events() | st.global_events()) & events::EXIT_EVENTS != 0 {
             inner.pending.exit = Some(seq);
@@ -183,7 +187,7 @@ pub(crate) extern "C" fn utrace_rs_hook_free(task: *mut bindings::task_struct) {
     let Some(st) = state::get() else { return };
     let rcu = crate::shim::RcuGuard::new();
     if let Some(ut) = st.table.lookup(task, &rcu) {
-        ut.queue_reap(st);
+        ut.queue_reap(&st.work);
     }
 }
 
@@ -225,7 +229,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
     let lut = match st.table.get(leader) {
         Some(lut) => lut,
         // SAFETY: `leader` is live (see above).
-        None => match UTask::create(unsafe { task::from_raw(leader) }, GFP_ATOMIC) {
+        None => match report::new_utask(unsafe { task::from_raw(leader) }, GFP_ATOMIC) {
             Ok(lut) => st.table.insert(lut),
             Err(_) => {
                 st.event_lost();
@@ -241,7 +245,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
     // SAFETY: The siglock is held by our caller.
     unsafe { shim::signal::hold(task, sig) };
     let seq = st.seq_now();
-    ut.queue(st, |inner| {
+    ut.queue(&st.work, |inner| {
         inner.pending.signals |= bit;
         if core {
             inner.pending.core_signals |= bit;
@@ -255,8 +259,9 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
 #[no_mangle]
 pub(crate) extern "C" fn utrace_rs_hook_syscall(regs: *mut bindings::pt_regs, entry: bool) {
     let Some(st) = state::get() else { return };
-    // SAFETY: A tracepoint probe: preemption is disabled throughout.
-    let rcu = unsafe { shim::RcuGuard::preempt_disabled() };
+    // SAFETY: The syscall probe calls us; `probe` does not outlive this.
+    let probe = unsafe { shim::InProbe::new() };
+    let rcu = shim::RcuGuard::in_probe(probe);
     let Some(ut) = st.table.lookup(task::current(), &rcu) else {
         return;
     };
@@ -268,5 +273,7 @@ pub(crate) extern "C" fn utrace_rs_hook_syscall(regs: *mut bindings::pt_regs, en
     if ut.events() & event == 0 {
         return;
     }
-    crate::report::report_syscall(st, ut, event, regs);
+    // SAFETY: The registers the probe got, used only during this call.
+    let mut regs = unsafe { shim::SyscallRegs::new(regs, entry) };
+    report::report_syscall(st, ut, &mut regs, probe);
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Where and when an engine's `ops->release` runs, and how an engine
-//! module's engines are finished before its memory goes.
+//! Where and when an engine's `ops->release` runs: the last reference of
+//! an `ARef<Engine>` (this file implements `AlwaysRefCounted` for
+//! [`Engine`]), the release worker, and the registry through which an
+//! engine module's engines are found and finished before its memory goes
+//! (`detach::release_engines`).
 //!
 //! The rules (`include/utrace_rs.h`):
 //! - `release` runs exactly once, in process context, where it may sleep:
@@ -9,48 +12,27 @@
 //!   sleep, else from the release worker (the last reference dropped by an
 //!   RCU callback, by a report pass, or by a caller in atomic context).
 //! - An engine whose ops name an owner module is on the registry until its
-//!   release has run. [`Releaser::release_engines`] (`utrace_release_engines()`,
+//!   release has run. `detach::release_engines` (`utrace_release_engines()`,
 //!   and the module notifier at `MODULE_STATE_GOING`) detaches a module's
 //!   engines, waits until no callback can come, and runs the releases still
-//!   due right there: afterwards no code of that module is called for them,
-//!   whoever still holds references (their puts then only free memory).
+//!   due right there ([`Releaser::next_step`]): afterwards no code of that
+//!   module is called for them, whoever still holds references (their puts
+//!   then only free memory).
 //!
 //! Whoever sets [`RELEASED`] first (under the registry lock for registered
 //! engines) runs the release and drops the module reference; whoever drops
 //! the last reference frees the memory. The two may be different callers.
 
-use crate::control::{self, Target};
+use crate::compat::AlwaysRefCounted;
 use crate::engine::{Engine, REGISTERED, RELEASED};
-use crate::state::{self, State};
 use crate::wait;
-use core::cell::Cell;
 use core::ffi::c_void;
-use core::ptr;
+use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::{new_spinlock, SpinLock};
 use kernel::types::Opaque;
-
-/// An engine's links on the registry.
-///
-/// # Invariants
-///
-/// Read and written only with the registry's lock held, which the
-/// [`Registry`] methods prove by taking `&mut Registry`.
-pub(crate) struct RegistryLinks {
-    prev: Cell<*mut Engine>,
-    next: Cell<*mut Engine>,
-}
-
-impl RegistryLinks {
-    pub(crate) const fn new() -> Self {
-        RegistryLinks {
-            prev: Cell::new(ptr::null_mut()),
-            next: Cell::new(ptr::null_mut()),
-        }
-    }
-}
 
 /// The engines with an owner module whose release has not run yet: a
 /// doubly linked list through [`Engine::registry`]. Only reachable through
@@ -108,7 +90,7 @@ impl Registry {
 
 /// A release claimed by one caller: what it needs to run it, copied while
 /// the engine was certainly valid.
-struct Claimed {
+pub(crate) struct Claimed {
     release: Option<unsafe extern "C" fn(*mut c_void)>,
     data: *mut c_void,
     module: *mut bindings::module,
@@ -134,13 +116,48 @@ unsafe impl Send for Releaser {}
 // SAFETY: See `Send`.
 unsafe impl Sync for Releaser {}
 
+/// The live releaser (set while `utrace_rs` is loaded, from before the
+/// first engine exists until after the last deferred release ran).
+static RELEASER: AtomicPtr<Releaser> = AtomicPtr::new(ptr::null_mut());
+
+/// The live releaser, if any.
+pub(crate) fn get() -> Option<&'static Releaser> {
+    let r = RELEASER.load(SeqCst);
+    // SAFETY: `RELEASER` points to the pinned `Releaser` owned by the module
+    // while set; it is cleared before that is freed, after its work was
+    // flushed and no engine is left.
+    (!r.is_null()).then(|| unsafe { &*r })
+}
+
 /// # Safety
 ///
-/// Called by the workqueue with the `work` field of the live state's
-/// [`Releaser`].
+/// Called by the workqueue with the `work` field of the live [`Releaser`].
 unsafe extern "C" fn release_work(_work: *mut bindings::work_struct) {
-    if let Some(st) = state::get() {
-        st.releaser.run_deferred();
+    if let Some(r) = get() {
+        r.run_deferred();
+    }
+}
+
+// SAFETY: `inc_ref`/`dec_ref` are the engine's reference count: the last
+// `dec_ref` releases the engine (once, see `Releaser::claim`) and frees it
+// after an RCU grace period, never earlier.
+unsafe impl AlwaysRefCounted for Engine {
+    fn inc_ref(&self) {
+        Engine::inc_ref(self);
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        let this = obj.as_ptr();
+        // SAFETY: The caller owns a reference and gives it up.
+        if unsafe { obj.as_ref().dec_ref_is_last() } {
+            if crate::shim::may_sleep() {
+                // SAFETY: That was the last reference.
+                unsafe { finish(this) };
+            } else {
+                // SAFETY: As above.
+                unsafe { defer(this) };
+            }
+        }
     }
 }
 
@@ -161,6 +178,15 @@ impl Releaser {
             }),
             releasing: AtomicUsize::new(0),
         })
+    }
+
+    /// Makes `self` the live releaser.
+    pub(crate) fn publish(self: Pin<&Self>) {
+        RELEASER.store((&*self as *const Releaser).cast_mut(), SeqCst);
+    }
+
+    pub(crate) fn unpublish() {
+        RELEASER.store(ptr::null_mut(), SeqCst);
     }
 
     /// Puts a newly attached engine with an owner module on the registry.
@@ -206,7 +232,7 @@ impl Releaser {
     }
 
     /// Runs a claimed release. Process context; may sleep.
-    fn run(&self, c: Claimed) {
+    pub(crate) fn run(&self, c: Claimed) {
         if let Some(release) = c.release {
             // SAFETY: The engine module's release callback, called once (the
             // claim), with the data it attached with; its module is pinned
@@ -215,7 +241,7 @@ impl Releaser {
             unsafe { release(c.data) };
         }
         if c.pinned {
-            // SAFETY: Drops the reference `Engine::new` took.
+            // SAFETY: Drops the reference `Engine::create` took.
             unsafe { bindings::module_put(c.module) };
         }
         self.releasing.fetch_sub(1, SeqCst);
@@ -255,109 +281,56 @@ impl Releaser {
         unsafe { bindings::flush_work(self.work.get()) };
     }
 
-    /// Detaches every engine of `module` (with data `data`, if given), waits
-    /// until no callback to them can come, and runs the releases still due
-    /// (or waits for the worker running them). Returns how many engines it
-    /// detached. Process context; must not be called from a callback of
-    /// those engines.
-    pub(crate) fn release_engines(
+    /// The next thing `detach::release_engines` must do about the engines
+    /// of `module` (with data `data`, if given) still on the registry:
+    /// claim the release of one that no callback can reach any more, wait
+    /// for one still busy, detach one attached meanwhile, or nothing left.
+    pub(crate) fn next_step(
         &self,
-        st: &State,
         module: *mut bindings::module,
         data: Option<*mut c_void>,
-    ) -> usize {
+    ) -> Step {
         let wanted = |e: &Engine| e.module() == module && data.map_or(true, |d| e.data() == d);
-        let mut detached = 0;
-        let mut waits = 0u32;
-        loop {
-            detached += detach_all(st, &wanted);
-            // Detached engines are marked unlinked by RCU callbacks queued at
-            // the detach: wait for them.
-            // SAFETY: Process context, no locks held.
-            unsafe { bindings::rcu_barrier() };
-            let mut attached = false;
-            loop {
-                let step = {
-                    let mut reg = self.registry.lock();
-                    let mut step = Step::Done;
-                    let mut found = ptr::null_mut();
-                    for e in reg.iter().filter(|e| wanted(e)) {
-                        if !e.is_detached() {
-                            // Attached meanwhile (from a callback in flight).
-                            step = Step::Attached;
-                            break;
-                        }
-                        if !e.quiet() {
-                            step = Step::Busy;
-                            continue;
-                        }
-                        found = e.as_ptr();
-                        break;
-                    }
-                    if !found.is_null() {
-                        // SAFETY: Registered, so valid while the lock is held.
-                        let e = unsafe { Engine::from_raw(found) };
-                        match self.claim_locked(&mut reg, e) {
-                            Some(c) => Step::Claimed(c),
-                            None => Step::Busy,
-                        }
-                    } else {
-                        step
-                    }
-                };
-                match step {
-                    Step::Claimed(c) => self.run(c),
-                    Step::Busy => {
-                        waits += 1;
-                        if waits % 1000 == 0 {
-                            pr_info!(
-                                "unload: waiting for callbacks in flight ({} s)\n",
-                                waits / 1000
-                            );
-                        }
-                        // SAFETY: Process context, no locks held.
-                        unsafe { bindings::msleep(1) };
-                    }
-                    Step::Attached => {
-                        attached = true;
-                        break;
-                    }
-                    Step::Done => break,
-                }
+        let mut reg = self.registry.lock();
+        let mut step = Step::Done;
+        let mut found = ptr::null_mut();
+        for e in reg.iter().filter(|e| wanted(e)) {
+            if !e.is_detached() {
+                return Step::Attached;
             }
-            if !attached {
-                break;
+            if !e.quiet() {
+                step = Step::Busy;
+                continue;
             }
+            found = e.as_ptr();
+            break;
         }
-        // Releases the worker claimed may still be running.
+        if found.is_null() {
+            return step;
+        }
+        // SAFETY: Registered, so valid while the lock is held.
+        let e = unsafe { Engine::from_raw(found) };
+        match self.claim_locked(&mut reg, e) {
+            Some(c) => Step::Claimed(c),
+            None => Step::Busy,
+        }
+    }
+
+    /// Waits until no release claimed by anyone is still running.
+    pub(crate) fn wait_releasing(&self) {
         let releasing = &self.releasing;
         let _ = wait::wait_killable_idle((releasing as *const AtomicUsize).cast(), || {
             releasing.load(SeqCst) == 0
         });
-        detached
     }
 }
 
-enum Step {
+/// What [`Releaser::next_step`] found.
+pub(crate) enum Step {
     Claimed(Claimed),
     Busy,
     Attached,
     Done,
-}
-
-/// Detaches every engine `wanted` picks, global and per task; returns how
-/// many.
-fn detach_all(st: &State, wanted: &dyn Fn(&Engine) -> bool) -> usize {
-    let mut n = 0;
-    while control::detach_where(st, Target::Global, wanted) {
-        n += 1;
-    }
-    st.table.for_each(|ut| {
-        while control::detach_where(st, Target::Task(ut), wanted) {
-            n += 1;
-        }
-    });
-    n
 }
 
 /// The last reference to `this` is gone, in a context that may sleep:
@@ -366,10 +339,10 @@ fn detach_all(st: &State, wanted: &dyn Fn(&Engine) -> bool) -> usize {
 /// # Safety
 ///
 /// `this` is valid and its last reference was dropped by the caller.
-pub(crate) unsafe fn finish(this: *mut Engine) {
-    match state::get() {
+unsafe fn finish(this: *mut Engine) {
+    match get() {
         // SAFETY: By the function's safety requirements.
-        Some(st) => unsafe { st.releaser.finish(this) },
+        Some(r) => unsafe { r.finish(this) },
         // SAFETY: As above; utrace-rs is unloading and every engine module
         // is gone: nothing is left to call.
         None => unsafe { Engine::free(this) },
@@ -382,13 +355,12 @@ pub(crate) unsafe fn finish(this: *mut Engine) {
 /// # Safety
 ///
 /// As for [`finish`].
-pub(crate) unsafe fn defer(this: *mut Engine) {
-    let Some(st) = state::get() else {
+unsafe fn defer(this: *mut Engine) {
+    let Some(r) = get() else {
         // SAFETY: As in `finish`.
         unsafe { Engine::free(this) };
         return;
     };
-    let r = &st.releaser;
     let mut head = r.deferred.load(SeqCst);
     loop {
         // SAFETY: `this` is valid and exclusively ours now.
@@ -407,22 +379,4 @@ pub(crate) unsafe fn defer(this: *mut Engine) {
             r.work.get(),
         )
     };
-}
-
-/// `MODULE_STATE_GOING` of `module` (the module notifier, after its exit
-/// function returned and before its memory is freed): engines it left
-/// behind (a leaked `Tracer`, a failed init) are detached and released.
-#[no_mangle]
-pub(crate) extern "C" fn utrace_rs_module_going(module: *mut bindings::module) {
-    let Some(st) = state::get() else { return };
-    let n = st.releaser.release_engines(st, module, None);
-    if n != 0 {
-        // SAFETY: `module` is the module being unloaded, still in memory.
-        let name = unsafe { kernel::str::CStr::from_char_ptr((*module).name.as_ptr()) };
-        pr_warn!(
-            "module {} left {} engine(s) behind: detached and released them\n",
-            crate::compat::Escaped(crate::compat::cstr_bytes(name)),
-            n
-        );
-    }
 }

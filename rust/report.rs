@@ -7,18 +7,21 @@
 //! A pass takes no lock and touches no reference count: engines are found on
 //! their RCU list and pinned one at a time for the callback.
 
-use crate::control::{self, Target};
-use crate::engine::Engine;
+use crate::compat::ARef;
+use crate::detach::{self, Target};
+use crate::engine::Pinned;
 use crate::engine_list::EngineList;
 use crate::events::{self, action, Events};
-use crate::shim::{self, RcuGuard};
+use crate::shim::{self, InProbe, RcuGuard, SyscallRegs};
 use crate::state::State;
 use crate::task;
-use crate::utask::{Pending, UTask, DEATH_BEGUN};
+use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN};
 use crate::wait;
 use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
+use kernel::alloc::Flags;
 use kernel::bindings;
+use kernel::prelude::*;
 use kernel::task::Task;
 
 /// One event being reported.
@@ -32,6 +35,9 @@ struct Pass<'a> {
     event: Events,
     /// Engines attached after this sequence number do not get the event.
     seq: u64,
+    /// Reported inside the syscall probe (which is an RCU read side on
+    /// 6.12), or `None` in process context.
+    probe: Option<InProbe<'a>>,
 }
 
 /// Calls `call` for every engine on `target`'s `list` that `pass` reaches,
@@ -41,47 +47,40 @@ fn walk(
     target: Target<'_>,
     list: &EngineList,
     mut act: u32,
-    call: &mut impl FnMut(&Engine, u32) -> u32,
+    call: &mut impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
     let Pass {
         st,
         cur,
         event,
         seq,
+        probe,
     } = pass;
-    let mut prev: Option<*mut Engine> = None;
+    let mut prev: Option<Pinned> = None;
     loop {
         let next = {
-            let rcu = if event & events::SYSCALL != 0 {
-                // SAFETY: Syscall events are reported inside the syscall
-                // tracepoint probe, with preemption disabled throughout.
-                unsafe { RcuGuard::preempt_disabled() }
-            } else {
-                RcuGuard::new()
+            let rcu = match probe {
+                // Syscall events are reported inside the syscall probe.
+                Some(probe) => RcuGuard::in_probe(probe),
+                None => RcuGuard::new(),
             };
-            // SAFETY: `prev` is still pinned by `enter`.
-            let prev = prev.map(|p| unsafe { Engine::from_raw(p) });
-            list.next_to_report(prev, seq, event, &rcu)
+            list.next_to_report(prev.as_deref(), seq, event, &rcu)
         };
-        if let Some(p) = prev.take() {
-            // SAFETY: Pinned by the previous round; not used afterwards.
-            unsafe { Engine::leave(p) };
-        }
-        let Some(e) = next else {
+        // The previous engine's callback is over: unpin it.
+        drop(prev.take());
+        let Some(engine) = next else {
             return act;
         };
-        // SAFETY: Pinned by `next_to_report` until `leave`.
-        let engine = unsafe { Engine::from_raw(e) };
         if let Some(cur) = cur {
-            cur.reporting.store(e, SeqCst);
+            cur.reporting.store(engine.as_ptr(), SeqCst);
         }
-        let ret = call(engine, act) & action::MASK;
+        let ret = call(&engine, act) & action::MASK;
         if let Some(cur) = cur {
             cur.reporting.store(ptr::null_mut(), SeqCst);
         }
         if ret == action::DETACH {
             // Already detached by a control() call is fine too.
-            let _ = control::detach(st, target, engine);
+            let _ = detach::detach(st, target, &engine);
         } else {
             if ret == action::STOP {
                 // Sticky until utrace_control(RESUME or DETACH).
@@ -89,12 +88,12 @@ fn walk(
             }
             act = act.min(ret);
         }
-        prev = Some(e);
+        prev = Some(engine);
     }
 }
 
 /// [`walk`] over `ut`'s own engines, starting from RESUME.
-fn walk_task(pass: Pass<'_>, ut: &UTask, call: &mut impl FnMut(&Engine, u32) -> u32) -> u32 {
+fn walk_task(pass: Pass<'_>, ut: &UTask, call: &mut impl FnMut(&Pinned, u32) -> u32) -> u32 {
     walk(pass, Target::Task(ut), &ut.engines, action::RESUME, call)
 }
 
@@ -106,7 +105,8 @@ fn report(
     owner: &UTask,
     event: Events,
     seq: u64,
-    mut call: impl FnMut(&Engine, u32) -> u32,
+    probe: Option<InProbe<'_>>,
+    mut call: impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
     // Before each event (but REAP and the syscall events, which are
     // reported in atomic context where QUIESCE callbacks may not run)
@@ -117,10 +117,10 @@ fn report(
     } else {
         events::QUIESCE
     };
-    let mut call = |e: &Engine, act: u32| {
+    let mut call = |e: &Pinned, act: u32| {
         let mut ret = act;
         if e.events() & quiesce != 0 {
-            ret = call_quiesce(e, act, event);
+            ret = e.call_quiesce(act, event);
             if ret & action::MASK == action::DETACH {
                 return ret;
             }
@@ -135,20 +135,13 @@ fn report(
         cur,
         event: event | quiesce,
         seq,
+        probe,
     };
     let act = walk_task(pass, owner, &mut call);
     if event & events::GLOBAL_EVENTS == 0 {
         return act;
     }
     walk(pass, Target::Global, &st.global, act, &mut call)
-}
-
-fn call_quiesce(e: &Engine, act: u32, event: Events) -> u32 {
-    match e.ops().report_quiesce {
-        // SAFETY: The engine's callback.
-        Some(f) => unsafe { f(act, e.as_ptr(), event) },
-        None => action::RESUME,
-    }
 }
 
 /// The QUIESCE report at the return-to-user safe point (event 0), asked for
@@ -159,47 +152,43 @@ fn report_quiesce(st: &State, ut: &UTask) {
         cur: Some(ut),
         event: events::QUIESCE,
         seq: u64::MAX,
+        probe: None,
     };
-    walk_task(pass, ut, &mut |e, act| call_quiesce(e, act, 0));
+    walk_task(pass, ut, &mut |e, act| e.call_quiesce(act, 0));
 }
 
 /// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context,
 /// `current` is `ut`'s task). An entry callback may abort the syscall; a
 /// STOP takes effect when the task next returns to user mode.
-pub(crate) fn report_syscall(st: &State, ut: &UTask, event: Events, regs: *mut bindings::pt_regs) {
-    let entry = event == events::SYSCALL_ENTRY;
+pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: InProbe<'_>) {
+    let entry = regs.entry();
+    let event = if entry {
+        events::SYSCALL_ENTRY
+    } else {
+        events::SYSCALL_EXIT
+    };
     let mut abort = false;
-    let act = report(st, Some(ut), ut, event, u64::MAX, |e, act| {
-        let f = if entry {
-            e.ops().report_syscall_entry
-        } else {
-            e.ops().report_syscall_exit
-        };
-        let ret = match f {
-            // SAFETY: The engine's callback, with the registers of the
-            // syscall of `current`.
-            Some(f) => unsafe { f(act, e.as_ptr(), regs) },
-            None => action::RESUME,
-        };
+    let act = report(st, Some(ut), ut, event, u64::MAX, Some(probe), |e, act| {
+        let ret = e.call_syscall(entry, act, regs);
         abort |= entry && ret & action::SYSCALL_ABORT != 0;
         ret
     });
     if abort {
-        // SAFETY: `regs` are those of the syscall being entered.
-        unsafe { shim::syscall_abort(regs) };
+        regs.abort();
     }
     if act == action::STOP {
         // A callback asked for a stop: take it at the next return to user
         // mode (a STOP from utrace_control() queued this already).
-        ut.queue(st, |inner| inner.pending.quiesce = true);
+        ut.queue(&st.work, |inner| inner.pending.quiesce = true);
     }
 }
 
 /// Whether an engine of `ut` wants it stopped.
 pub(crate) fn stop_wanted(ut: &UTask) -> bool {
-    let _rcu = RcuGuard::new();
-    // SAFETY: `_rcu` is a read-side section.
-    unsafe { ut.engines.iter() }.any(|e| e.wants_stop() && !e.is_detached())
+    let rcu = RcuGuard::new();
+    ut.engines
+        .iter_rcu(&rcu)
+        .any(|e| e.wants_stop() && !e.is_detached())
 }
 
 /// The stop: `current` sleeps (killable, not counted as load) while an
@@ -214,15 +203,8 @@ pub(crate) fn maybe_stop(ut: &UTask) {
 }
 
 fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
-    let child = task::raw(child);
-    let parent_task = parent.task_ptr();
-    report(st, Some(cur), parent, events::CLONE, seq, |e, act| {
-        match e.ops().report_clone {
-            // SAFETY: The engine module's callback, with the engine pinned and
-            // `parent` and `child` live tasks we hold references on.
-            Some(f) => unsafe { f(act, e.as_ptr(), parent_task, flags, child) },
-            None => action::RESUME,
-        }
+    report(st, Some(cur), parent, events::CLONE, seq, None, |e, act| {
+        e.call_clone(act, parent.task(), flags, child)
     });
 }
 
@@ -237,14 +219,9 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
         // Dropping `clone` opens the child's gate.
     }
     if let Some(exec) = pending.exec {
-        let filename = exec.filename.as_ref().map_or(ptr::null(), |f| f.as_ptr());
-        report(st, Some(ut), ut, events::EXEC, exec.seq, |e, act| {
-            match e.ops().report_exec {
-                // SAFETY: The engine's callback; `filename` is null or a
-                // NUL-terminated copy alive for the whole pass.
-                Some(f) => unsafe { f(act, e.as_ptr(), filename, exec.old_pid) },
-                None => action::RESUME,
-            }
+        let filename = exec.filename.as_deref();
+        report(st, Some(ut), ut, events::EXEC, exec.seq, None, |e, act| {
+            e.call_exec(act, filename, exec.old_pid)
         });
     }
     if pending.signals != 0 {
@@ -270,9 +247,7 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
 /// blocked and queued; if one ignores it, it is discarded; else it is
 /// released at once and delivered as usual.
 fn report_signals(st: &State, ut: &UTask, signals: u64, core_signals: u64, seq: u64) {
-    // SAFETY: `ut`'s task is `current`, whose group leader is valid.
-    let leader = unsafe { (*ut.task_ptr()).group_leader };
-    let Some(lut) = st.table.get(leader) else {
+    let Some(lut) = st.table.get(task::group_leader(ut.task())) else {
         return;
     };
     for sig in 1..=64 {
@@ -287,12 +262,8 @@ fn report_signals(st: &State, ut: &UTask, signals: u64, core_signals: u64, seq: 
         } else {
             events::SIGNAL
         };
-        report(st, Some(ut), ut, event, seq, |e, act| {
-            let ret = match e.ops().report_signal {
-                // SAFETY: The engine's callback.
-                Some(f) => unsafe { f(act, e.as_ptr(), sig) },
-                None => action::RESUME,
-            };
+        report(st, Some(ut), ut, event, seq, None, |e, act| {
+            let ret = e.call_signal(act, sig);
             ignore |= ret & action::SIGNAL_ACTION_MASK == action::SIGNAL_IGN;
             if ret & action::SIGNAL_HOLD != 0 {
                 hold = true;
@@ -310,8 +281,8 @@ fn report_signals(st: &State, ut: &UTask, signals: u64, core_signals: u64, seq: 
             shim::signal::discard(sig);
         }
         if lut.held.fetch_and(!bit, SeqCst) & bit != 0 {
-            // SAFETY: `ut`'s task is `current`.
-            unsafe { shim::signal::unblock(ut.task_ptr(), bit, false) };
+            // `ut`'s task is `current`.
+            shim::signal::unblock_current(bit);
         }
     }
 }
@@ -319,17 +290,13 @@ fn report_signals(st: &State, ut: &UTask, signals: u64, core_signals: u64, seq: 
 fn report_exit(st: &State, ut: &UTask, seq: u64) {
     let orig = i64::from(task::exit_code(ut.task()));
     let mut code = orig;
-    report(st, Some(ut), ut, events::EXIT, seq, |e, act| {
-        match e.ops().report_exit {
-            // SAFETY: The engine's callback; `code` outlives it.
-            Some(f) => unsafe { f(act, e.as_ptr(), orig, &mut code) },
-            None => action::RESUME,
-        }
+    report(st, Some(ut), ut, events::EXIT, seq, None, |e, act| {
+        e.call_exit(act, orig, &mut code)
     });
     if code != orig {
         // The exit code is an int in the kernel; engines are told so.
-        // SAFETY: `ut`'s task is `current`, in its EXIT report.
-        unsafe { shim::set_exit_code(ut.task_ptr(), code as i32) };
+        // `ut`'s task is `current`, in its EXIT report.
+        shim::set_current_exit_code(code as i32);
     }
 }
 
@@ -337,32 +304,90 @@ fn report_death(st: &State, ut: &UTask, seq: u64) {
     ut.set_state(DEATH_BEGUN);
     let group_dead = task::group_dead(ut.task());
     let signal = task::exit_signal(ut.task());
-    report(st, Some(ut), ut, events::DEATH, seq, |e, _| {
-        match e.ops().report_death {
-            // SAFETY: The engine's callback.
-            Some(f) => unsafe { f(e.as_ptr(), group_dead, signal) },
-            None => action::RESUME,
-        }
+    report(st, Some(ut), ut, events::DEATH, seq, None, |e, _| {
+        e.call_death(group_dead, signal)
     });
 }
 
 /// REAP: the last callback to each of the task's engines, then they are all
 /// detached. Runs from a workqueue after the task is gone.
 pub(crate) fn reap(st: &State, ut: &UTask) {
-    let task = ut.task_ptr();
     let pass = Pass {
         st,
         cur: None,
         event: events::REAP,
         seq: u64::MAX,
+        probe: None,
     };
     walk_task(pass, ut, &mut |e, _| {
-        if let Some(f) = e.ops().report_reap {
-            // SAFETY: The engine's callback; the `UTask` holds a reference
-            // on `task`.
-            unsafe { f(e.as_ptr(), task) };
-        }
+        // The `UTask` holds a reference on its task.
+        e.call_reap(ut.task());
         action::RESUME
     });
-    while control::detach_where(st, Target::Task(ut), &|_| true) {}
+    while detach::detach_where(st, Target::Task(ut), &|_| true) {}
+}
+
+/// The functions a `UTask`'s work items run (see [`new_utask`]).
+static WORK_FNS: WorkFns = WorkFns {
+    work: utask_work,
+    kick: utask_kick,
+    reap: utask_reap_work,
+};
+
+/// A new `UTask` for `task` whose work items report through this module.
+pub(crate) fn new_utask(task: &Task, gfp: Flags) -> Result<ARef<UTask>> {
+    UTask::create(task, gfp, &WORK_FNS)
+}
+
+/// The task's own work: reports pending events in its context.
+///
+/// # Safety
+///
+/// Called by `task_work_run()` with the `work` field of a live `UTask`.
+unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `work` field of a live `UTask` (see
+    // `UTask::queue`).
+    let ut = unsafe { UTask::from_work(head) };
+    let Some(st) = crate::state::get() else {
+        return;
+    };
+    let pending = ut.take_pending();
+    ut.wait_gate();
+    if !pending.is_empty() {
+        run_pending(st, ut, pending);
+    }
+    maybe_stop(ut);
+    st.work.end();
+}
+
+/// The kick: nothing to do but having made the task run its task_work.
+///
+/// # Safety
+///
+/// Called by `task_work_run()` with the `kick` field of a live `UTask`.
+unsafe extern "C" fn utask_kick(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `kick` field of a live `UTask` (see `kick`).
+    let ut = unsafe { UTask::from_kick(head) };
+    ut.kick_done();
+    if let Some(st) = crate::state::get() {
+        st.work.end();
+    }
+}
+
+/// Reaps a task's engines (queued by [`UTask::queue_reap`]).
+///
+/// # Safety
+///
+/// Called by the workqueue with the `reap_work` field of a `UTask` that the
+/// table still references.
+unsafe extern "C" fn utask_reap_work(work: *mut bindings::work_struct) {
+    // SAFETY: `work` is the `reap_work` field of a `UTask` that the table
+    // still references.
+    let ut = unsafe { UTask::from_reap_work(work) };
+    let Some(st) = crate::state::get() else {
+        return;
+    };
+    reap(st, ut);
+    drop(st.table.remove(ut));
+    st.work.end();
 }

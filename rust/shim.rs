@@ -107,22 +107,38 @@ impl RcuGuard {
         }
     }
 
-    /// The read-side section of a tracepoint probe. On 6.12 a probe runs
-    /// with preemption disabled, which holds off RCU grace periods
-    /// (consolidated RCU): that saves the hot syscall path an
-    /// `rcu_read_lock()` call. On 7.x a probe runs under SRCU-fast or RCU
-    /// tasks-trace, preemptible, and is no RCU reader: take a real section
-    /// (see `compat::PROBE_IS_RCU_READER`).
-    ///
-    /// # Safety
-    ///
-    /// Called in a tracepoint probe, the guard dropped before it returns.
-    pub(crate) unsafe fn preempt_disabled() -> Self {
+    /// The read-side section of a tracepoint probe (`_probe` proves the
+    /// caller runs in one). On 6.12 a probe runs with preemption disabled,
+    /// which holds off RCU grace periods (consolidated RCU): that saves the
+    /// hot syscall path an `rcu_read_lock()` call. On 7.x a probe runs under
+    /// SRCU-fast or RCU tasks-trace, preemptible, and is no RCU reader: take
+    /// a real section (see `compat::PROBE_IS_RCU_READER`).
+    pub(crate) fn in_probe(_probe: InProbe<'_>) -> Self {
         if !crate::compat::PROBE_IS_RCU_READER {
             return Self::new();
         }
         RcuGuard {
             locked: false,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+/// The proof that the code runs inside a tracepoint probe, for the probe's
+/// duration `'a`. Not `Send`.
+#[derive(Clone, Copy)]
+pub(crate) struct InProbe<'a> {
+    _probe: PhantomData<&'a ()>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl InProbe<'_> {
+    /// # Safety
+    ///
+    /// Called in a tracepoint probe, and the value does not outlive it.
+    pub(crate) unsafe fn new() -> Self {
+        InProbe {
+            _probe: PhantomData,
             _not_send: PhantomData,
         }
     }
@@ -190,6 +206,12 @@ pub(crate) mod signal {
         unsafe { ffi::utrace_shim_hold_signal(task, sig) }
     }
 
+    /// Unblocks `mask` in `current`'s group (takes the siglock).
+    pub(crate) fn unblock_current(mask: u64) {
+        // SAFETY: `current` is valid and the siglock is not held (`false`).
+        unsafe { ffi::utrace_shim_unblock_signals(bindings::get_current(), mask, false) }
+    }
+
     /// # Safety
     ///
     /// `task` is valid; if `!locked` it is `current`, else its siglock is held.
@@ -204,26 +226,20 @@ pub(crate) mod signal {
         unsafe { ffi::utrace_shim_stop_self() }
     }
 
-    /// Sends SIGCONT to `task`'s process.
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid; no siglock is held.
-    pub(crate) unsafe fn continue_group(task: *mut bindings::task_struct) {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_continue(task) }
+    /// Sends SIGCONT to `task`'s process. Takes its siglock: not to be
+    /// called with one held.
+    pub(crate) fn continue_group(task: &kernel::task::Task) {
+        // SAFETY: `task` is valid (a reference); the shim takes the locks.
+        unsafe { ffi::utrace_shim_continue(crate::task::raw(task)) }
     }
 }
 
-/// Sets the exit code of `task`, and its process's when it is the last
-/// thread (what `wait()` reports).
-///
-/// # Safety
-///
-/// `task` is `current`, in its own EXIT report (before `exit_notify()`).
-pub(crate) unsafe fn set_exit_code(task: *mut bindings::task_struct, code: i32) {
-    // SAFETY: By the function's safety requirements.
-    unsafe { ffi::utrace_shim_set_exit_code(task, code) }
+/// Sets the exit code of `current`, and its process's when it is the last
+/// thread (what `wait()` reports). Meant for `current`'s EXIT report,
+/// before `exit_notify()`; elsewhere `do_exit()` overwrites it.
+pub(crate) fn set_current_exit_code(code: i32) {
+    // SAFETY: `current` is valid; the shim takes the siglock it needs.
+    unsafe { ffi::utrace_shim_set_exit_code(bindings::get_current(), code) }
 }
 
 /// Waits until every task has passed a voluntary context switch, so none can
@@ -231,6 +247,18 @@ pub(crate) unsafe fn set_exit_code(task: *mut bindings::task_struct, code: i32) 
 pub(crate) fn synchronize_tasks() {
     // SAFETY: Plain C call from process context (module exit).
     unsafe { ffi::utrace_shim_synchronize_tasks() };
+}
+
+/// Waits for every RCU callback queued so far to have run. May sleep.
+pub(crate) fn rcu_barrier() {
+    // SAFETY: Plain C call; process context is the caller's contract.
+    unsafe { bindings::rcu_barrier() };
+}
+
+/// Sleeps for at least `ms` milliseconds. May sleep.
+pub(crate) fn msleep(ms: u32) {
+    // SAFETY: Plain C call; process context is the caller's contract.
+    unsafe { bindings::msleep(ms) };
 }
 
 /// Whether the caller may sleep: process context, preemption and
@@ -329,14 +357,47 @@ pub(crate) fn syscall_hooks(on: bool) -> Result {
     to_result(unsafe { ffi::utrace_shim_syscall_hooks(on) })
 }
 
-/// Makes the syscall being entered not run (its return value is `ax`).
+/// The registers of `current`'s syscall, as a syscall tracepoint passes
+/// them to its probe.
 ///
-/// # Safety
+/// # Invariants
 ///
-/// `regs` are the registers of the syscall being entered, in `sys_enter`.
-pub(crate) unsafe fn syscall_abort(regs: *mut bindings::pt_regs) {
-    // SAFETY: By the function's safety requirements.
-    unsafe { ffi::utrace_shim_syscall_abort(regs) }
+/// `regs` are `current`'s syscall registers, valid while this lives (the
+/// probe's duration).
+pub(crate) struct SyscallRegs {
+    regs: *mut bindings::pt_regs,
+    entry: bool,
+}
+
+impl SyscallRegs {
+    /// # Safety
+    ///
+    /// `regs` are the registers the `sys_enter` (`entry`) or `sys_exit`
+    /// probe got, and the value does not outlive the probe.
+    pub(crate) unsafe fn new(regs: *mut bindings::pt_regs, entry: bool) -> Self {
+        // INVARIANT: By the function's safety requirements.
+        SyscallRegs { regs, entry }
+    }
+
+    /// Whether the syscall is being entered (else left).
+    pub(crate) fn entry(&self) -> bool {
+        self.entry
+    }
+
+    /// For the engines' callbacks, which get `struct pt_regs *`.
+    pub(crate) fn as_ptr(&mut self) -> *mut bindings::pt_regs {
+        self.regs
+    }
+
+    /// Makes the syscall being entered not run (its return value is `ax`).
+    /// Nothing at exit.
+    pub(crate) fn abort(&mut self) {
+        if self.entry {
+            // SAFETY: The registers of the syscall being entered, in
+            // `sys_enter` (type invariant).
+            unsafe { ffi::utrace_shim_syscall_abort(self.regs) }
+        }
+    }
 }
 
 /// `task`'s comm, NUL-padded.

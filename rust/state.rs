@@ -1,30 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The module's global state: the task table, the global engines, the
-//! attach sequence, and the count of queued work that must run before the
-//! module's text may go away.
+//! attach sequence, the syscall probes' users, and the count of queued work
+//! that must run before the module's text may go away.
 
 use crate::engine::Engine;
-use crate::engine_list::EngineList;
+use crate::engine_list::{EngineList, ListWriter};
 use crate::events::Events;
-use crate::release::Releaser;
 use crate::table::TaskTable;
+use crate::work::WorkCounter;
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
-use kernel::sync::{
-    new_condvar, new_mutex, new_spinlock, CondVar, CondVarTimeoutResult, Mutex, SpinLock,
-};
+use kernel::sync::{new_mutex, new_spinlock, Mutex, SpinLock};
 use kernel::types::Opaque;
 
 #[pin_data]
 pub(crate) struct State {
     #[pin]
     pub(crate) table: TaskTable,
-    /// Engine releases and the registry of engines with an owner module.
-    #[pin]
-    pub(crate) releaser: Releaser,
+
     /// Writer lock of `global` (never taken by reporters).
     #[pin]
     pub(crate) global_lock: SpinLock<()>,
@@ -40,11 +36,8 @@ pub(crate) struct State {
     /// the hooks); streams turn increases into `LOST <n>` records.
     lost: AtomicU64,
     /// Task works and reap works queued and not yet finished.
-    pending: AtomicUsize,
     #[pin]
-    idle_lock: SpinLock<()>,
-    #[pin]
-    idle: CondVar,
+    pub(crate) work: WorkCounter,
     /// Engines with SYSCALL events; the syscall probes are registered while
     /// there is one (`syscall_lock` guards the registration).
     syscall_users: AtomicUsize,
@@ -90,16 +83,13 @@ impl State {
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(State {
             table <- TaskTable::new(),
-            releaser <- Releaser::new(),
             global_lock <- new_spinlock!(()),
             global: EngineList::new(),
             global_events: AtomicU64::new(0),
             seq: AtomicU64::new(0),
             attached: AtomicUsize::new(0),
             lost: AtomicU64::new(0),
-            pending: AtomicUsize::new(0),
-            idle_lock <- new_spinlock!(()),
-            idle <- new_condvar!(),
+            work <- WorkCounter::new(),
             syscall_users: AtomicUsize::new(0),
             syscall_registered: AtomicBool::new(false),
             syscall_lock <- new_mutex!(()),
@@ -232,52 +222,17 @@ impl State {
         self.global_events.load(SeqCst)
     }
 
-    /// Recomputes the global union. Called with `global_lock` held.
-    pub(crate) fn update_global_events(&self) {
-        // SAFETY: The caller holds the writer lock.
-        let union = unsafe { self.global.iter() }.fold(0, |acc, e: &Engine| acc | e.events());
+    /// Recomputes the global union, with the global list's writer lock
+    /// held (`list` is the proof).
+    pub(crate) fn update_global_events(&self, list: &ListWriter<'_>) {
+        let union = list.iter().fold(0, |acc, e: &Engine| acc | e.events());
         self.global_events.store(union, SeqCst);
     }
 
-    pub(crate) fn work_begin(&self) {
-        self.pending.fetch_add(1, SeqCst);
-    }
-
-    pub(crate) fn work_end(&self) {
-        if self.pending.fetch_sub(1, SeqCst) == 1 {
-            let _guard = self.idle_lock.lock();
-            self.idle.notify_all();
-        }
-    }
-
-    /// Waits until all queued work has run (module exit). Tasks that sit in
-    /// the kernel run theirs only when they return towards user mode, so say
-    /// what we are waiting for.
+    /// Waits until all queued work has run (module exit).
     pub(crate) fn wait_idle(&self) {
         // Tasks sleeping in a syscall with work queued: make them run it now.
-        self.table.for_each(|ut| ut.kick_if_queued(self));
-        let mut guard = self.idle_lock.lock();
-        let mut waited = 0;
-        while self.pending.load(SeqCst) != 0 {
-            let timeout = kernel::time::msecs_to_jiffies(1000);
-            match self.idle.wait_interruptible_timeout(&mut guard, timeout) {
-                CondVarTimeoutResult::Timeout => {
-                    waited += 1;
-                    pr_info!(
-                        "unload: waiting for {} queued task work item(s) ({} s)\n",
-                        self.pending.load(SeqCst),
-                        waited
-                    );
-                }
-                // Module exit cannot fail: keep waiting, without spinning.
-                CondVarTimeoutResult::Signal { .. } => {
-                    drop(guard);
-                    // SAFETY: Process context, no locks held.
-                    unsafe { bindings::msleep(10) };
-                    guard = self.idle_lock.lock();
-                }
-                CondVarTimeoutResult::Woken { .. } => {}
-            }
-        }
+        self.table.for_each(|ut| ut.kick_if_queued(&self.work));
+        self.work.wait_idle();
     }
 }

@@ -5,8 +5,9 @@
 //! first event of a task, and reap) take the table's writer lock, which is
 //! only ever taken in process context.
 
+use crate::compat::ARef;
 use crate::shim::RcuGuard;
-use crate::utask::{UTask, UTaskRef};
+use crate::utask::UTask;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering::Acquire, Ordering::Release};
 use kernel::bindings;
@@ -59,14 +60,14 @@ impl TaskTable {
 
     /// The `UTask` of `task` with a reference, if it has one and reaping has
     /// not begun.
-    pub(crate) fn get(&self, task: *mut bindings::task_struct) -> Option<UTaskRef> {
+    pub(crate) fn get(&self, task: *mut bindings::task_struct) -> Option<ARef<UTask>> {
         let rcu = RcuGuard::new();
         self.lookup(task, &rcu).and_then(UTask::try_get)
     }
 
     /// Inserts `ut` unless its task already has one; returns the one in the
     /// table (a new reference either way).
-    pub(crate) fn insert(&self, ut: UTaskRef) -> UTaskRef {
+    pub(crate) fn insert(&self, ut: ARef<UTask>) -> ARef<UTask> {
         let task = ut.task_ptr();
         let _guard = self.lock.lock();
         let rcu = RcuGuard::new();
@@ -78,13 +79,13 @@ impl TaskTable {
         ut.hnext.store(head.load(Acquire), Release);
         // INVARIANT: The table now holds the reference `ut` carried; `remove`
         // gives it back.
-        head.store(UTaskRef::into_raw(ut.clone_ref()), Release);
+        head.store(ARef::into_raw(ut.clone()).as_ptr(), Release);
         ut
     }
 
     /// Unlinks `ut` and returns the table's reference on it. Readers may see
     /// it until a grace period has passed; `UTask`s are freed after one.
-    pub(crate) fn remove(&self, ut: &UTask) -> Option<UTaskRef> {
+    pub(crate) fn remove(&self, ut: &UTask) -> Option<ARef<UTask>> {
         let _guard = self.lock.lock();
         let mut link = &self.buckets[bucket_of(ut.task_ptr())];
         loop {
@@ -97,7 +98,7 @@ impl TaskTable {
             if ptr::eq(cur_ut, ut) {
                 link.store(cur_ut.hnext.load(Acquire), Release);
                 // SAFETY: The table's reference, taken over from `insert`.
-                return Some(unsafe { UTaskRef::from_raw(cur) });
+                return Some(unsafe { ARef::from_raw(core::ptr::NonNull::new_unchecked(cur)) });
             }
             link = &cur_ut.hnext;
         }

@@ -9,13 +9,13 @@
 //! reaped. It holds a reference on its task. The hash table holds one
 //! reference on it; hooks use it under RCU without one; API calls take one.
 
-use crate::compat::{container_of_mut, ARef};
+use crate::compat::{container_of_mut, ARef, AlwaysRefCounted};
 use crate::engine::Engine;
-use crate::engine_list::EngineList;
+use crate::engine_list::{EngineList, ListWriter};
 use crate::events::Events;
 use crate::shim;
-use crate::state::State;
 use crate::task;
+use crate::work::WorkCounter;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::SeqCst,
@@ -38,7 +38,7 @@ pub(crate) const REAP_BEGUN: u32 = 1 << 2;
 pub(crate) struct CloneReport {
     pub(crate) child: ARef<Task>,
     /// The child's `UTask`, gated until this report is done.
-    pub(crate) child_ut: Option<UTaskRef>,
+    pub(crate) child_ut: Option<ARef<UTask>>,
     pub(crate) flags: u64,
     pub(crate) seq: u64,
 }
@@ -56,7 +56,7 @@ impl Drop for CloneReport {
 /// A CLONE_VFORK clone: the parent sleeps until the child execs or exits,
 /// so the child reports the parent's CLONE event on its behalf.
 pub(crate) struct ProxyClone {
-    pub(crate) parent_ut: UTaskRef,
+    pub(crate) parent_ut: ARef<UTask>,
     pub(crate) flags: u64,
     pub(crate) seq: u64,
 }
@@ -88,7 +88,7 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.clone.is_none()
             && self.proxy_clone.is_none()
             && self.exec.is_none()
@@ -109,7 +109,7 @@ pub(crate) struct Inner {
 /// # Invariants
 ///
 /// `task` is the task this state belongs to; the table maps it to at most
-/// one `UTask`. `refcount` counts [`UTaskRef`]s; at zero the `UTask` is off
+/// one `UTask`. `refcount` counts [`ARef<UTask>`]s; at zero the `UTask` is off
 /// the table and freed after an RCU grace period.
 #[pin_data]
 pub(crate) struct UTask {
@@ -145,54 +145,22 @@ unsafe impl Send for UTask {}
 // SAFETY: See `Send`.
 unsafe impl Sync for UTask {}
 
-/// A counted reference to a [`UTask`].
-pub(crate) struct UTaskRef(NonNull<UTask>);
-
-// SAFETY: `UTask` is `Send + Sync` and the count is atomic.
-unsafe impl Send for UTaskRef {}
-// SAFETY: See `Send`.
-unsafe impl Sync for UTaskRef {}
-
-impl core::ops::Deref for UTaskRef {
-    type Target = UTask;
-
-    fn deref(&self) -> &UTask {
-        // SAFETY: The reference keeps the `UTask` alive.
-        unsafe { self.0.as_ref() }
-    }
-}
-
-impl UTaskRef {
-    pub(crate) fn clone_ref(&self) -> UTaskRef {
+// SAFETY: `refcount` is the count `ARef<UTask>` manages: `inc_ref` adds
+// one, `dec_ref` takes one and frees the `UTask` (after an RCU grace period,
+// since readers find it on the table under RCU) when it was the last.
+unsafe impl AlwaysRefCounted for UTask {
+    fn inc_ref(&self) {
         self.refcount.fetch_add(1, SeqCst);
-        UTaskRef(self.0)
     }
 
-    pub(crate) fn into_raw(this: UTaskRef) -> *mut UTask {
-        let ptr = this.0.as_ptr();
-        core::mem::forget(this);
-        ptr
-    }
-
-    /// # Safety
-    ///
-    /// `ptr` came from [`UTaskRef::into_raw`], whose reference this takes over.
-    pub(crate) unsafe fn from_raw(ptr: *mut UTask) -> UTaskRef {
-        // SAFETY: Not null: it came from a `UTaskRef`.
-        UTaskRef(unsafe { NonNull::new_unchecked(ptr) })
-    }
-}
-
-impl Drop for UTaskRef {
-    fn drop(&mut self) {
-        let old = self.refcount.fetch_sub(1, SeqCst);
-        if old == 0 {
-            pr_err!("UTask reference count underflow\n");
-        }
-        if old == 1 {
-            // SAFETY: The last reference is gone; readers that found it on the
-            // table under RCU may still look, so free after a grace period.
-            unsafe { bindings::call_rcu(self.rcu.get(), Some(utask_free_rcu)) };
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The caller owns a reference, so `obj` is valid.
+        let ut = unsafe { obj.as_ref() };
+        if ut.refcount.fetch_sub(1, SeqCst) == 1 {
+            // SAFETY: The last reference is gone; readers that found it on
+            // the table under RCU may still look, so free after a grace
+            // period.
+            unsafe { bindings::call_rcu(ut.rcu.get(), Some(utask_free_rcu)) };
         }
     }
 }
@@ -210,9 +178,22 @@ unsafe extern "C" fn utask_free_rcu(head: *mut bindings::callback_head) {
     drop(unsafe { KBox::from_raw(ut) });
 }
 
+/// The functions a `UTask`'s work items run: reporting's, which installs
+/// them (`report::new_utask`), so that this container does not depend on
+/// what the work does.
+pub(crate) struct WorkFns {
+    /// The task's own work (`work`): reports what is pending.
+    pub(crate) work: unsafe extern "C" fn(*mut bindings::callback_head),
+    /// The kick (`kick`): makes the task run its task_work list promptly.
+    pub(crate) kick: unsafe extern "C" fn(*mut bindings::callback_head),
+    /// The reap (`reap_work`), from a workqueue.
+    pub(crate) reap: unsafe extern "C" fn(*mut bindings::work_struct),
+}
+
 impl UTask {
-    /// A new `UTask` for `task`, with one reference, not yet on the table.
-    pub(crate) fn create(task: &Task, gfp: Flags) -> Result<UTaskRef> {
+    /// A new `UTask` for `task`, with one reference, not yet on the table;
+    /// its work items run `fns`.
+    pub(crate) fn create(task: &Task, gfp: Flags, fns: &WorkFns) -> Result<ARef<UTask>> {
         let ut = KBox::pin_init(
             pin_init!(UTask {
                 task: ARef::from(task),
@@ -242,23 +223,24 @@ impl UTask {
         let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(ut) });
         // SAFETY: `raw` is a fresh, exclusively owned `UTask`.
         unsafe {
-            (*(*raw).work.get()).func = Some(utask_work);
-            (*(*raw).kick.get()).func = Some(utask_kick);
+            (*(*raw).work.get()).func = Some(fns.work);
+            (*(*raw).kick.get()).func = Some(fns.kick);
             bindings::init_work_with_key(
                 (*raw).reap_work.get(),
-                Some(utask_reap_work),
+                Some(fns.reap),
                 false,
                 kernel::c_str!("utrace_rs_reap").as_char_ptr(),
                 static_lock_class_key!(),
             );
         }
-        // SAFETY: Not null: from `KBox::into_raw`.
-        Ok(UTaskRef(unsafe { NonNull::new_unchecked(raw) }))
+        // SAFETY: Not null (from `KBox::into_raw`), and the count of one it
+        // was made with is this reference.
+        Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(raw)) })
     }
 
     /// A new reference, unless the count already dropped to zero (the
     /// `UTask` is on its way out) or reaping began.
-    pub(crate) fn try_get(&self) -> Option<UTaskRef> {
+    pub(crate) fn try_get(&self) -> Option<ARef<UTask>> {
         if self.state() & REAP_BEGUN != 0 {
             return None;
         }
@@ -271,7 +253,8 @@ impl UTask {
                 .refcount
                 .compare_exchange(count, count + 1, SeqCst, SeqCst)
             {
-                Ok(_) => return Some(UTaskRef(NonNull::from(self))),
+                // SAFETY: The increment just made is this reference.
+                Ok(_) => return Some(unsafe { ARef::from_raw(NonNull::from(self)) }),
                 Err(now) => count = now,
             }
         }
@@ -300,9 +283,8 @@ impl UTask {
 
     /// Recomputes the union of the engines' masks. Called with `inner` held
     /// after any change to the list or a mask.
-    pub(crate) fn update_events(&self) {
-        // SAFETY: The caller holds the writer lock.
-        let union = unsafe { self.engines.iter() }.fold(0, |acc, e| acc | e.events());
+    pub(crate) fn update_events(&self, list: &ListWriter<'_>) {
+        let union = list.iter().fold(0, |acc, e| acc | e.events());
         self.events.store(union, SeqCst);
     }
 
@@ -310,7 +292,7 @@ impl UTask {
     /// from the hooks (atomic context) and the CLONE path. Whatever `fill`
     /// returns is dropped after the lock is released (it may hold another
     /// `UTask`'s gate).
-    pub(crate) fn queue<R>(&self, st: &State, fill: impl FnOnce(&mut Inner) -> R) -> R {
+    pub(crate) fn queue<R>(&self, work: &WorkCounter, fill: impl FnOnce(&mut Inner) -> R) -> R {
         let mut inner = self.inner.lock();
         let ret = fill(&mut inner);
         // A held signal or an INTERRUPT must be handled soon, even by a
@@ -318,14 +300,14 @@ impl UTask {
         let notify_signal = inner.pending.signals != 0 || inner.pending.interrupt;
         if inner.work_queued {
             if notify_signal {
-                self.kick(st, &mut inner);
+                self.kick(work, &mut inner);
             }
             return ret;
         }
         if inner.pending.is_empty() && !inner.gated {
             return ret;
         }
-        st.work_begin();
+        work.begin();
         // SAFETY: `work` is this `UTask`'s and not queued (`work_queued` is
         // false under the lock); the `UTask` outlives the work because the
         // table's reference is only dropped at reap, after the task ran its
@@ -339,7 +321,7 @@ impl UTask {
                 inner.gated = false;
                 drop(inner);
                 drop(lost);
-                st.work_end();
+                work.end();
             }
         }
         ret
@@ -348,38 +330,42 @@ impl UTask {
     /// Makes the task run its queued work promptly: an empty work queued
     /// with `TWA_SIGNAL` interrupts an interruptible sleep (the syscall is
     /// restarted afterwards), and the task then runs its whole task_work list.
-    fn kick(&self, st: &State, inner: &mut Inner) {
+    fn kick(&self, work: &WorkCounter, inner: &mut Inner) {
         if inner.kick_queued {
             return;
         }
-        st.work_begin();
+        work.begin();
         // SAFETY: `kick` is this `UTask`'s and not queued (`kick_queued` is
         // false under the lock); the `UTask` outlives it as it does `work`.
         match unsafe { shim::task_work_add(self.task_ptr(), self.kick.get(), true) } {
             Ok(()) => inner.kick_queued = true,
-            Err(_) => st.work_end(),
+            Err(_) => work.end(),
         }
     }
 
     /// Kicks the task if its work is queued (module unload: have it run).
-    pub(crate) fn kick_if_queued(&self, st: &State) {
+    pub(crate) fn kick_if_queued(&self, work: &WorkCounter) {
         let mut inner = self.inner.lock();
         if inner.work_queued {
-            self.kick(st, &mut inner);
+            self.kick(work, &mut inner);
         }
     }
 
     /// Holds the (new) task at its first return to user mode until
     /// [`UTask::open_gate`].
-    pub(crate) fn close_gate(&self, st: &State) {
-        self.queue(st, |inner| inner.gated = true);
+    pub(crate) fn close_gate(&self, work: &WorkCounter) {
+        self.queue(work, |inner| inner.gated = true);
     }
 
     /// Queues the parent's CLONE report; hands `report` back if one is
     /// already pending (one clone per return to user mode is the most a
     /// task can do).
-    pub(crate) fn queue_clone(&self, st: &State, report: CloneReport) -> Option<CloneReport> {
-        self.queue(st, |inner| {
+    pub(crate) fn queue_clone(
+        &self,
+        work: &WorkCounter,
+        report: CloneReport,
+    ) -> Option<CloneReport> {
+        self.queue(work, |inner| {
             if inner.pending.clone.is_some() {
                 return Some(report);
             }
@@ -395,7 +381,57 @@ impl UTask {
         drop(inner);
     }
 
-    fn wait_gate(&self) {
+    /// What is pending, for the task's work, which `task_work_run()` took
+    /// off the task's list before calling it: it may be queued again from
+    /// here on, and events that arrive while it runs queue it anew
+    /// (`work_queued` is clear) and are reported by that next run. It must
+    /// not be cleared again later in the same run: the work could then be
+    /// added while it is on the list, corrupting it.
+    pub(crate) fn take_pending(&self) -> Pending {
+        let mut inner = self.inner.lock();
+        inner.work_queued = false;
+        core::mem::take(&mut inner.pending)
+    }
+
+    /// The `UTask` whose `work` is `head`.
+    ///
+    /// # Safety
+    ///
+    /// `head` is the `work` field of a live `UTask` (the task_work callback
+    /// installed by [`UTask::create`]), alive for `'a`.
+    pub(crate) unsafe fn from_work<'a>(head: *mut bindings::callback_head) -> &'a UTask {
+        // SAFETY: By the function's safety requirements.
+        unsafe { &*container_of_mut!(head, UTask, work) }
+    }
+
+    /// The `UTask` whose `kick` is `head`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`UTask::from_work`], with the `kick` field.
+    pub(crate) unsafe fn from_kick<'a>(head: *mut bindings::callback_head) -> &'a UTask {
+        // SAFETY: By the function's safety requirements.
+        unsafe { &*container_of_mut!(head, UTask, kick) }
+    }
+
+    /// The `UTask` whose `reap_work` is `work`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`UTask::from_work`], with the `reap_work` field.
+    pub(crate) unsafe fn from_reap_work<'a>(work: *mut bindings::work_struct) -> &'a UTask {
+        // SAFETY: By the function's safety requirements.
+        unsafe { &*container_of_mut!(work, UTask, reap_work) }
+    }
+
+    /// The kick ran: it may be queued again.
+    pub(crate) fn kick_done(&self) {
+        self.inner.lock().kick_queued = false;
+    }
+
+    /// Waits (the new task, in its first work) until its parent's CLONE
+    /// report is done.
+    pub(crate) fn wait_gate(&self) {
         let mut inner = self.inner.lock();
         while inner.gated {
             // The parent reports CLONE on its way back to user mode and
@@ -412,11 +448,11 @@ impl UTask {
 
     /// Queues the reap of this task's engines (from `sched_process_free`,
     /// softirq context): reporting happens in process context.
-    pub(crate) fn queue_reap(&self, st: &State) {
+    pub(crate) fn queue_reap(&self, work: &WorkCounter) {
         if self.set_state(REAP_BEGUN) {
             return;
         }
-        st.work_begin();
+        work.begin();
         // SAFETY: `reap_work` was initialised in `new` and is queued once
         // (`REAP_BEGUN`); the table's reference keeps the `UTask` alive until
         // the work has run.
@@ -428,65 +464,4 @@ impl UTask {
             )
         };
     }
-}
-
-/// The task's own work: reports pending events in its context.
-///
-/// # Safety
-///
-/// Called by `task_work_run()` with the `work` field of a live `UTask`.
-unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
-    // SAFETY: `head` is the `work` field of a live `UTask` (see `queue`).
-    let ut = unsafe { &*container_of_mut!(head, UTask, work) };
-    let Some(st) = crate::state::get() else {
-        return;
-    };
-    // `task_work_run()` took the work off the task's list before calling
-    // us, so it may be queued again from here on: events that arrive while
-    // this runs queue it anew (`work_queued` is clear) and are reported by
-    // that next run. It must not be cleared again later in this function:
-    // the work could then be added while it is on the list, corrupting it.
-    let pending = {
-        let mut inner = ut.inner.lock();
-        inner.work_queued = false;
-        core::mem::take(&mut inner.pending)
-    };
-    ut.wait_gate();
-    if !pending.is_empty() {
-        crate::report::run_pending(st, ut, pending);
-    }
-    crate::report::maybe_stop(ut);
-    st.work_end();
-}
-
-/// The kick: nothing to do but having made the task run its task_work.
-///
-/// # Safety
-///
-/// Called by `task_work_run()` with the `kick` field of a live `UTask`.
-unsafe extern "C" fn utask_kick(head: *mut bindings::callback_head) {
-    // SAFETY: `head` is the `kick` field of a live `UTask` (see `kick`).
-    let ut = unsafe { &*container_of_mut!(head, UTask, kick) };
-    ut.inner.lock().kick_queued = false;
-    if let Some(st) = crate::state::get() {
-        st.work_end();
-    }
-}
-
-/// Reaps a task's engines (queued by [`UTask::queue_reap`]).
-///
-/// # Safety
-///
-/// Called by the workqueue with the `reap_work` field of a `UTask` that the
-/// table still references.
-unsafe extern "C" fn utask_reap_work(work: *mut bindings::work_struct) {
-    // SAFETY: `work` is the `reap_work` field of a `UTask` that the table
-    // still references.
-    let ut = unsafe { &*container_of_mut!(work, UTask, reap_work) };
-    let Some(st) = crate::state::get() else {
-        return;
-    };
-    crate::report::reap(st, ut);
-    drop(st.table.remove(ut));
-    st.work_end();
 }

@@ -11,6 +11,21 @@
 //! record events on the task's `utask` state and queue its task_work; the
 //! work runs `report` passes over the task's and the global `engine_list`s;
 //! `control` implements the API that `abi` exports.
+//!
+//! The modules in layers; a module imports only from layers below it
+//! (`scripts/check-imports.py` checks it as part of `make check`):
+//!
+//! 0. leaves: `compat` (every kernel-version difference), `errno`,
+//!    `events`, `wait`, `work` (the queued-work counter);
+//! 1. `shim` (safe wrappers over the C shim);
+//! 2. objects: `engine` (refcount, pin for a callback, callback dispatch),
+//!    `task`;
+//! 3. `engine_list` (RCU list; writers need a `ListWriter`, the lock's
+//!    proof), `release` (where `ops->release` runs; the registry);
+//! 4. containers: `utask` (per-task state), then `table`, then `state`;
+//! 5. policy: `detach`, `stream`, then `report` (passes, task-work
+//!    entry points), then `control` and `hooks`;
+//! 6. the edge: `abi` (the exported C ABI).
 
 // `pin_init!` of `UTask`, a struct with many fields, nests deeply.
 #![recursion_limit = "256"]
@@ -43,6 +58,7 @@ macro_rules! static_lock_class_key {
 mod abi;
 mod compat;
 mod control;
+mod detach;
 mod engine;
 mod engine_list;
 mod errno;
@@ -57,6 +73,7 @@ mod table;
 mod task;
 mod utask;
 mod wait;
+mod work;
 
 compat::module_author! {
     type: UtraceModule,
@@ -68,6 +85,7 @@ compat::module_author! {
 
 struct UtraceModule {
     state: Pin<KBox<state::State>>,
+    releaser: Pin<KBox<release::Releaser>>,
     hooks: Option<shim::Hooks>,
     notifier: Option<shim::ModuleNotifier>,
     _debugfs: shim::DebugfsDir,
@@ -76,7 +94,9 @@ struct UtraceModule {
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let state = KBox::pin_init(state::State::new(), GFP_KERNEL)?;
+        let releaser = KBox::pin_init(release::Releaser::new(), GFP_KERNEL)?;
         let debugfs = shim::DebugfsDir::create()?;
+        releaser.as_ref().publish();
         state.as_ref().publish();
         let notifier = match shim::ModuleNotifier::register() {
             Ok(notifier) => notifier,
@@ -94,6 +114,7 @@ impl kernel::Module for UtraceModule {
             Err(e) => {
                 drop(notifier);
                 state::State::unpublish();
+                release::Releaser::unpublish();
                 pr_err!(
                     "cannot hook the kernel's tracepoints (errno {})\n",
                     e.to_errno()
@@ -104,6 +125,7 @@ impl kernel::Module for UtraceModule {
         pr_info!("loaded (API version {})\n", abi::utrace_api_version());
         Ok(UtraceModule {
             state,
+            releaser,
             hooks: Some(hooks),
             notifier: Some(notifier),
             _debugfs: debugfs,
@@ -134,7 +156,7 @@ impl Drop for UtraceModule {
             kernel::bindings::synchronize_rcu();
             kernel::bindings::rcu_barrier();
         }
-        self.state.releaser.flush();
+        self.releaser.flush();
         state::State::unpublish();
         // 3. Free the per-task state; RCU callbacks (engine retirement,
         //    `UTask` frees) point into our text: wait for them.
@@ -144,6 +166,9 @@ impl Drop for UtraceModule {
             kernel::bindings::synchronize_rcu();
             kernel::bindings::rcu_barrier();
         }
+        // Releases those RCU callbacks deferred, then no more.
+        self.releaser.flush();
+        release::Releaser::unpublish();
         // 4. No task is still executing the tail of one of our callbacks.
         shim::synchronize_tasks();
         pr_info!("unloaded (freed the state of {} task(s))\n", tasks);

@@ -5,7 +5,7 @@
 use super::raw;
 use core::ffi::c_void;
 use core::ptr::NonNull;
-use kernel::error::{to_result, Error};
+use kernel::error::{from_err_ptr, to_result};
 use kernel::prelude::*;
 use kernel::str::CStr;
 
@@ -25,12 +25,8 @@ impl Stream {
     pub(crate) fn create(name: &CStr, records: u32) -> Result<Stream> {
         // SAFETY: `name` is NUL-terminated.
         let s = unsafe { raw::utrace_stream_create(name.as_char_ptr(), records) };
-        let errno = s as isize;
-        if (-4095..0).contains(&errno) {
-            return Err(Error::from_errno(errno as i32));
-        }
-        // SAFETY: Not null: not an error pointer.
-        Ok(Stream(unsafe { NonNull::new_unchecked(s) }))
+        let s = from_err_ptr(s)?;
+        Ok(Stream(NonNull::new(s).ok_or(EINVAL)?))
     }
 
     /// Adds a record (cut at 256 bytes). `ENOSPC` when the ring is full:

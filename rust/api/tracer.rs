@@ -21,7 +21,7 @@ use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use kernel::bindings;
-use kernel::error::{to_result, Error};
+use kernel::error::{from_err_ptr, to_result, Error};
 use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::sync::{Arc, ArcBorrow};
@@ -231,11 +231,7 @@ impl<E: Engine> EngineRef<E> {
     /// `engine` is an error pointer or a new reference on an engine of
     /// this tracer type, attached to `task` (`None`: global).
     unsafe fn from_raw(engine: *mut raw::utrace_engine, task: Option<&Task>) -> Result<Self> {
-        let errno = engine as isize;
-        if (-4095..0).contains(&errno) {
-            return Err(Error::from_errno(errno as i32));
-        }
-        let engine = NonNull::new(engine).ok_or(EINVAL)?;
+        let engine = NonNull::new(from_err_ptr(engine)?).ok_or(EINVAL)?;
         Ok(EngineRef {
             engine,
             task: task.map(ARef::from),
