@@ -119,9 +119,10 @@ struct utrace_engine {
  * workqueue, after the task is gone: it must not block.
  *
  * release runs once, in process context (it may sleep): at the engine
- * module's last utrace_engine_put() when that caller may sleep, else from a
- * utrace-rs worker (the last reference dropped by utrace-rs itself, e.g.
- * after a DETACH or a reap, or by a caller that may not sleep).
+ * module's last utrace_engine_put() when that caller may sleep and is not
+ * inside a callback, else from a utrace-rs worker (the last reference
+ * dropped by utrace-rs itself, e.g. after a DETACH or a reap, by a callback,
+ * or by a caller that may not sleep).
  */
 struct utrace_engine_ops {
 	/*
@@ -199,8 +200,9 @@ unsigned int utrace_api_version(void);
  * -EINVAL (bad flags, NULL ops with CREATE, events a global engine cannot
  * have), -ENOENT (no match without CREATE), -EEXIST (EXCLUSIVE and a match),
  * -EPERM (kernel thread or io_uring/vhost worker), -ESRCH (task dead or
- * exiting), -ENOMEM, -ENODEV (ops->owner is going away).
- * Context: may sleep.
+ * exiting), -ENOMEM, -ENODEV (ops->owner is going away), -EWOULDBLOCK
+ * (CREATE where the caller may not sleep). Context: may sleep (a lookup
+ * without CREATE does not).
  */
 struct utrace_engine *utrace_attach_task(struct task_struct *task, int flags,
 					 const struct utrace_engine_ops *ops,
@@ -247,7 +249,8 @@ int utrace_control(struct task_struct *target, struct utrace_engine *engine,
  * utrace_engine_put() calls ->release() right there. Returns 0,
  * -ERESTARTSYS (a signal interrupted the wait) or -ESRCH (the engine was
  * already detached with no callback in progress when called). Works on
- * detached engines. Context: may sleep; returns 0 at once when called from a
+ * detached engines. -EWOULDBLOCK where it would have to wait but the caller
+ * may not sleep. Context: may sleep; returns 0 at once when called from a
  * callback of @engine, or with @target == current and @engine attached (no
  * callback of the caller's own task can be in flight).
  *
@@ -265,9 +268,11 @@ int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
  * references too (their later puts only free memory). When it returns, no
  * code of @mod is called for those engines again. Engines attached by a
  * callback in flight meanwhile are detached too. Returns how many engines
- * it detached, or -EINVAL (NULL @mod, other flags). Context: process, may sleep;
- * not from a callback of those engines. utrace-rs calls it (for all of a
- * module's engines) when a module unloads.
+ * it detached, or -EINVAL (NULL @mod, other flags), -EDEADLK (called from a
+ * callback of one of those engines: nothing done), -EWOULDBLOCK (called
+ * where it may not sleep: nothing done). Context: process, may sleep; not
+ * from a callback or a release of those engines. utrace-rs calls it (for
+ * all of a module's engines) when a module unloads.
  */
 int utrace_release_engines(struct module *mod, int flags, void *data);
 
@@ -282,7 +287,8 @@ int utrace_release_engines(struct module *mod, int flags, void *data);
  *
  * Returns a reference to the new engine, or ERR_PTR: -ESRCH (@from detached,
  * or the task reaped), -EINVAL (NULL ops, events this kind cannot have,
- * wrong target), -ENOMEM, -ENODEV. Context: may sleep.
+ * wrong target), -ENOMEM, -ENODEV, -EWOULDBLOCK (the caller may not sleep).
+ * Context: may sleep.
  */
 struct utrace_engine *utrace_handoff(struct task_struct *target,
 				     struct utrace_engine *from,

@@ -137,7 +137,22 @@ pub(crate) unsafe extern "C" fn utrace_engine_get(engine: *mut Engine) {
 pub(crate) unsafe extern "C" fn utrace_engine_put(engine: *mut Engine) {
     // SAFETY: By the caller's promise: the reference is the caller's, and
     // `engine` is not null.
-    drop(unsafe { ARef::from_raw(core::ptr::NonNull::new_unchecked(engine)) });
+    let engine = unsafe { ARef::from_raw(core::ptr::NonNull::new_unchecked(engine)) };
+    if state::get().is_some_and(in_callback) {
+        crate::release::put_deferred(engine);
+    } else {
+        drop(engine);
+    }
+}
+
+/// Whether `current` is running a callback (of any engine).
+fn in_callback(st: &State) -> bool {
+    let rcu = crate::shim::RcuGuard::new();
+    st.table.lookup(task::current(), &rcu).is_some_and(|ut| {
+        !ut.reporting
+            .load(core::sync::atomic::Ordering::SeqCst)
+            .is_null()
+    })
 }
 
 /// # Safety
@@ -203,8 +218,10 @@ pub(crate) unsafe extern "C" fn utrace_release_engines(
         return ENODEV.to_errno();
     };
     let data = (flags & crate::events::attach::MATCH_DATA != 0).then_some(data);
-    let n = crate::detach::release_engines(st, module, data);
-    i32::try_from(n).unwrap_or(i32::MAX)
+    match crate::detach::release_engines(st, module, data) {
+        Ok(n) => i32::try_from(n).unwrap_or(i32::MAX),
+        Err(e) => e.to_errno(),
+    }
 }
 
 /// # Safety

@@ -11,6 +11,7 @@ use crate::errno::{ealready, einprogress, eopnotsupp};
 use crate::events::{self, action, attach, Events};
 use crate::release;
 use crate::report;
+use crate::shim;
 use crate::state::State;
 use crate::task;
 use crate::utask::{UTask, DEATH_BEGUN, EXIT_SEEN, REAP_BEGUN};
@@ -46,6 +47,9 @@ pub(crate) fn attach(
     let create = flags & attach::CREATE != 0;
     if create && ops.is_null() {
         return Err(EINVAL);
+    }
+    if create {
+        shim::sleepable("utrace_attach_task(CREATE)")?;
     }
     let ut: Option<ARef<UTask>> = match task {
         None => None,
@@ -131,6 +135,7 @@ pub(crate) fn handoff(
     if ops.is_null() || events & !allowed != 0 {
         return Err(EINVAL);
     }
+    shim::sleepable("utrace_handoff")?;
     let ut = resolve(st, task, from)?;
     let target = ut.as_deref().map_or(Target::Global, Target::Task);
     let new_events = if events == 0 { from.events() } else { events };
@@ -332,6 +337,7 @@ pub(crate) fn barrier(st: &State, task: Option<&Task>, engine: &Engine) -> Resul
     {
         return Ok(());
     }
+    shim::sleepable("utrace_barrier")?;
     // Works on detached engines too, even after the task was reaped.
     match resolve(st, task, engine) {
         Err(e) if e != ESRCH => Err(e),

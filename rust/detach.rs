@@ -167,11 +167,20 @@ pub(crate) fn release_engines(
     st: &State,
     module: *mut bindings::module,
     data: Option<*mut c_void>,
-) -> usize {
+) -> Result<usize> {
     let Some(releaser) = release::get() else {
-        return 0;
+        return Ok(0);
     };
     let wanted = |e: &Engine| e.module() == module && data.map_or(true, |d| e.data() == d);
+    shim::sleepable("utrace_release_engines")?;
+    // From a callback of one of those engines it would wait for itself.
+    if current_reporting(st, &wanted) {
+        pr_warn!("utrace_release_engines called from a callback of one of its engines: refused (-EDEADLK)\n");
+        return Err(crate::errno::edeadlk());
+    }
+    if !releaser.has_engines(module, data) {
+        return Ok(0);
+    }
     let mut detached = 0;
     let mut waits = 0u32;
     loop {
@@ -203,7 +212,19 @@ pub(crate) fn release_engines(
     }
     // Releases the worker claimed may still be running.
     releaser.wait_releasing();
-    detached
+    Ok(detached)
+}
+
+/// Whether `current` is inside a callback of an engine `wanted` picks.
+fn current_reporting(st: &State, wanted: &dyn Fn(&Engine) -> bool) -> bool {
+    let rcu = shim::RcuGuard::new();
+    let Some(ut) = st.table.lookup(task::current(), &rcu) else {
+        return false;
+    };
+    let e = ut.reporting.load(SeqCst);
+    // SAFETY: `reporting` is set only while `current` runs a callback of
+    // that engine, which pins it; we are that task, so it is still pinned.
+    !e.is_null() && wanted(unsafe { Engine::from_raw(e) })
 }
 
 /// `MODULE_STATE_GOING` of `module` (the module notifier, after its exit
@@ -212,7 +233,7 @@ pub(crate) fn release_engines(
 #[no_mangle]
 pub(crate) extern "C" fn utrace_rs_module_going(module: *mut bindings::module) {
     let Some(st) = state::get() else { return };
-    let n = release_engines(st, module, None);
+    let n = release_engines(st, module, None).unwrap_or(0);
     if n != 0 {
         // SAFETY: `module` is the module being unloaded, still in memory.
         let name = unsafe { kernel::str::CStr::from_char_ptr((*module).name.as_ptr()) };

@@ -178,9 +178,16 @@ impl Engine {
         // SAFETY: `ops` is valid by the caller's promise.
         let (module, flags) = unsafe { ((*ops).owner, (*ops).flags) };
         let pinned = !module.is_null() && flags & OPS_UNPINNED == 0;
-        // SAFETY: `module` is null or the module that owns `ops`, which is
-        // live since its code is calling us.
+        // SAFETY: `module` is null or the module that owns `ops`, in memory
+        // since its code is calling us (it may be going, which is checked).
         if pinned && !unsafe { bindings::try_module_get(module) } {
+            pr_err!("attach: the engine's module is being unloaded\n");
+            return Err(ENODEV);
+        }
+        // An unpinned owner that is going is releasing its engines: no new
+        // ones (they could outlive its text).
+        // SAFETY: As above.
+        if !pinned && !module.is_null() && !unsafe { crate::shim::module_live(module) } {
             pr_err!("attach: the engine's module is being unloaded\n");
             return Err(ENODEV);
         }
@@ -324,7 +331,10 @@ impl Engine {
     /// The last reference is gone and `release` was dealt with.
     pub(crate) unsafe fn free(this: *mut Engine) {
         // SAFETY: `rcu` is free: `retire`'s callback, if it was queued, has
-        // run, since it is what gave up the attached reference.
+        // been taken off the RCU queue before it was called (it may still be
+        // running, on its way out after it set UNLINKED): the attached
+        // reference goes only once UNLINKED is set, so the head is not on
+        // the queue twice.
         unsafe { bindings::call_rcu((*this).rcu.get(), Some(engine_free_rcu)) };
     }
 
@@ -675,7 +685,11 @@ unsafe extern "C" fn engine_free_rcu(head: *mut bindings::callback_head) {
 unsafe extern "C" fn engine_unlinked_rcu(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `rcu` field of an `Engine`.
     let this = unsafe { crate::compat::container_of_mut!(head, Engine, rcu) };
-    // SAFETY: The attached reference keeps `this` alive.
+    // SAFETY: The attached reference keeps `this` alive until UNLINKED is
+    // set below; after that a `leave` on another CPU may drop it and the
+    // last reference, but the memory is then freed by another RCU callback
+    // (`Engine::free`), whose grace period cannot end while this callback
+    // runs (RCU callbacks run with bottom halves disabled).
     let engine = unsafe { &*this };
     engine.state.fetch_or(UNLINKED, SeqCst);
     if !engine.callback_in_flight() {

@@ -29,3 +29,8 @@ pub(crate) fn eopnotsupp() -> Error {
 pub(crate) fn eshutdown() -> Error {
     errno(bindings::ESHUTDOWN)
 }
+
+/// `utrace_release_engines()` from a callback of one of its engines.
+pub(crate) fn edeadlk() -> Error {
+    errno(bindings::EDEADLK)
+}

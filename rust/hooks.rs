@@ -160,7 +160,7 @@ fn copy_cstr(s: *const u8) -> Option<KVec<u8>> {
 /// `sched_process_exit`: `task` (current) is exiting; its task_work still
 /// runs, in `exit_task_work()`.
 #[no_mangle]
-pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct) {
+pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct, group_dead: bool) {
     let Some(st) = state::get() else { return };
     if !st.any_attached() {
         return;
@@ -175,6 +175,9 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct) {
     let Some(ut) = ut else { return };
     ut.queue(&st.work, |inner| {
         ut.set_state(crate::utask::EXIT_SEEN);
+        if group_dead {
+            ut.set_state(crate::utask::GROUP_DEAD);
+        }
         if (ut.events() | st.global_events()) & events::EXIT_EVENTS != 0 {
             inner.pending.exit = Some(seq);
         }

@@ -23,7 +23,7 @@
 //! engines) runs the release and drops the module reference; whoever drops
 //! the last reference frees the memory. The two may be different callers.
 
-use crate::compat::AlwaysRefCounted;
+use crate::compat::{ARef, AlwaysRefCounted};
 use crate::engine::{Engine, REGISTERED, RELEASED};
 use crate::wait;
 use core::ffi::c_void;
@@ -316,10 +316,28 @@ impl Releaser {
         }
     }
 
-    /// Waits until no release claimed by anyone is still running.
+    /// Whether any engine of `module` (with data `data`, if given) is on
+    /// the registry: the module notifier's quick way out for the many
+    /// modules that never had one.
+    pub(crate) fn has_engines(
+        &self,
+        module: *mut bindings::module,
+        data: Option<*mut c_void>,
+    ) -> bool {
+        let reg = self.registry.lock();
+        let found = reg
+            .iter()
+            .any(|e| e.module() == module && data.map_or(true, |d| e.data() == d));
+        found
+    }
+
+    /// Waits until no release claimed by anyone is still running. Not
+    /// interruptible, not even by SIGKILL: the caller (a module's exit or
+    /// the module notifier) must not return while a release still runs
+    /// the module's code.
     pub(crate) fn wait_releasing(&self) {
         let releasing = &self.releasing;
-        let _ = wait::wait_killable_idle((releasing as *const AtomicUsize).cast(), || {
+        wait::wait_uninterruptible_idle((releasing as *const AtomicUsize).cast(), || {
             releasing.load(SeqCst) == 0
         });
     }
@@ -352,6 +370,19 @@ unsafe fn finish(this: *mut Engine) {
 /// The last reference to `this` is gone where `release` may not run: hand
 /// it to the release worker. Any context.
 ///
+/// Drops a reference; if it was the last, the release goes to the worker
+/// whatever the context (for puts from inside a callback: on 7.x a syscall
+/// probe is preemptible, so the caller looks as if it may sleep, but a
+/// release there would hold up the tracepoint's grace periods).
+pub(crate) fn put_deferred(engine: ARef<Engine>) {
+    let this = ARef::into_raw(engine).as_ptr();
+    // SAFETY: We own that reference and give it up.
+    if unsafe { (*this).dec_ref_is_last() } {
+        // SAFETY: That was the last reference.
+        unsafe { defer(this) };
+    }
+}
+
 /// # Safety
 ///
 /// As for [`finish`].

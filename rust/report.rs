@@ -15,7 +15,7 @@ use crate::events::{self, action, Events};
 use crate::shim::{self, InProbe, RcuGuard, SyscallRegs};
 use crate::state::State;
 use crate::task;
-use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN};
+use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN, GROUP_DEAD};
 use crate::wait;
 use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
@@ -296,13 +296,13 @@ fn report_exit(st: &State, ut: &UTask, seq: u64) {
     if code != orig {
         // The exit code is an int in the kernel; engines are told so.
         // `ut`'s task is `current`, in its EXIT report.
-        shim::set_current_exit_code(code as i32);
+        shim::set_current_exit_code(code as i32, ut.state() & GROUP_DEAD != 0);
     }
 }
 
 fn report_death(st: &State, ut: &UTask, seq: u64) {
     ut.set_state(DEATH_BEGUN);
-    let group_dead = task::group_dead(ut.task());
+    let group_dead = ut.state() & GROUP_DEAD != 0;
     let signal = task::exit_signal(ut.task());
     report(st, Some(ut), ut, events::DEATH, seq, None, |e, _| {
         e.call_death(group_dead, signal)

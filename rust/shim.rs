@@ -41,7 +41,11 @@ mod ffi {
         pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_continue(task: *mut bindings::task_struct);
-        pub(super) fn utrace_shim_set_exit_code(task: *mut bindings::task_struct, code: c_int);
+        pub(super) fn utrace_shim_set_exit_code(
+            task: *mut bindings::task_struct,
+            code: c_int,
+            group_dead: bool,
+        );
         pub(super) fn utrace_shim_rcu_read_lock();
         pub(super) fn utrace_shim_rcu_read_unlock();
         pub(super) fn utrace_shim_synchronize_tasks();
@@ -51,6 +55,8 @@ mod ffi {
             task: *mut bindings::task_struct,
         );
         pub(super) fn utrace_shim_may_sleep() -> bool;
+        pub(super) fn utrace_shim_atomic() -> bool;
+        pub(super) fn utrace_shim_module_live(module: *mut bindings::module) -> bool;
         pub(super) fn utrace_shim_module_notifier(on: bool) -> c_int;
         pub(super) fn utrace_shim_debugfs_init() -> c_int;
         pub(super) fn utrace_shim_debugfs_exit();
@@ -230,16 +236,17 @@ pub(crate) mod signal {
     /// called with one held.
     pub(crate) fn continue_group(task: &kernel::task::Task) {
         // SAFETY: `task` is valid (a reference); the shim takes the locks.
-        unsafe { ffi::utrace_shim_continue(crate::task::raw(task)) }
+        unsafe { ffi::utrace_shim_continue((task as *const kernel::task::Task).cast_mut().cast()) }
     }
 }
 
-/// Sets the exit code of `current`, and its process's when it is the last
-/// thread (what `wait()` reports). Meant for `current`'s EXIT report,
-/// before `exit_notify()`; elsewhere `do_exit()` overwrites it.
-pub(crate) fn set_current_exit_code(code: i32) {
+/// Sets the exit code of `current`, and its process's when `group_dead`
+/// (it is the thread that made its process dead: what `wait()` reports).
+/// Meant for `current`'s EXIT report, before `exit_notify()`; elsewhere
+/// `do_exit()` overwrites it.
+pub(crate) fn set_current_exit_code(code: i32, group_dead: bool) {
     // SAFETY: `current` is valid; the shim takes the siglock it needs.
-    unsafe { ffi::utrace_shim_set_exit_code(bindings::get_current(), code) }
+    unsafe { ffi::utrace_shim_set_exit_code(bindings::get_current(), code, group_dead) }
 }
 
 /// Waits until every task has passed a voluntary context switch, so none can
@@ -267,6 +274,38 @@ pub(crate) fn msleep(ms: u32) {
 pub(crate) fn may_sleep() -> bool {
     // SAFETY: Reads the current context; callable anywhere.
     unsafe { ffi::utrace_shim_may_sleep() }
+}
+
+/// Whether the caller certainly may not sleep (interrupt, softirq, irqs or
+/// preemption off, an RCU read-side section): calls that would sleep refuse
+/// with `EWOULDBLOCK` then instead of hanging or splatting.
+pub(crate) fn atomic() -> bool {
+    // SAFETY: Reads the current context; callable anywhere.
+    unsafe { ffi::utrace_shim_atomic() }
+}
+
+/// Refuses a call that may sleep from where it may not (a syscall
+/// callback, a spinlock held, an interrupt): `EWOULDBLOCK` and a log line,
+/// rather than a hang or a splat.
+pub(crate) fn sleepable(what: &str) -> Result {
+    if atomic() {
+        pr_warn_limited!(
+            "{} called where it may not sleep: refused (-EWOULDBLOCK)\n",
+            what
+        );
+        return Err(kernel::error::code::EAGAIN);
+    }
+    Ok(())
+}
+
+/// Whether `module` is not being unloaded (`module_is_live()`).
+///
+/// # Safety
+///
+/// `module` is a module in memory (its code or data is in use).
+pub(crate) unsafe fn module_live(module: *mut bindings::module) -> bool {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_module_live(module) }
 }
 
 /// The module notifier, registered while this value lives: it calls

@@ -88,16 +88,6 @@ pub(crate) fn exit_signal(task: &Task) -> i32 {
     unsafe { core::ptr::read_volatile(&(*raw(task)).exit_signal) }
 }
 
-/// Whether every thread of the task's group has exited (`signal->live` is 0).
-pub(crate) fn group_dead(task: &Task) -> bool {
-    // SAFETY: `task` is valid and, while it runs its own exit, so is its
-    // `signal_struct` (freed only after the last thread is released).
-    unsafe {
-        let signal = (*raw(task)).signal;
-        !signal.is_null() && (*signal).live.counter == 0
-    }
-}
-
 /// `struct utrace_task_info` of `include/utrace_rs.h`.
 #[repr(C)]
 pub(crate) struct Info {

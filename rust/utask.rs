@@ -33,6 +33,9 @@ pub(crate) const EXIT_SEEN: u32 = 1 << 0;
 pub(crate) const DEATH_BEGUN: u32 = 1 << 1;
 /// The task is being reaped: its engines are being detached.
 pub(crate) const REAP_BEGUN: u32 = 1 << 2;
+/// Its exit made its process dead (the last thread to exit): set at the
+/// exit hook, from the kernel's own verdict.
+pub(crate) const GROUP_DEAD: u32 = 1 << 3;
 
 /// A CLONE event waiting for the parent's report.
 pub(crate) struct CloneReport {

@@ -38,7 +38,7 @@ macro_rules! pr_warn_limited {
     ($($arg:tt)*) => {{
         static COUNT: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
         if COUNT.fetch_add(1, core::sync::atomic::Ordering::Relaxed) < 10 {
-            pr_warn!($($arg)*);
+            kernel::pr_warn!($($arg)*);
         }
     }};
 }
@@ -166,9 +166,12 @@ impl Drop for UtraceModule {
             kernel::bindings::synchronize_rcu();
             kernel::bindings::rcu_barrier();
         }
-        // Releases those RCU callbacks deferred, then no more.
+        // Releases those RCU callbacks deferred, then no more; the memory
+        // they free goes by RCU callbacks in our text: wait for those too.
         self.releaser.flush();
         release::Releaser::unpublish();
+        // SAFETY: Plain C call from process context.
+        unsafe { kernel::bindings::rcu_barrier() };
         // 4. No task is still executing the tail of one of our callbacks.
         shim::synchronize_tasks();
         pr_info!("unloaded (freed the state of {} task(s))\n", tasks);

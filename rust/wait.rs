@@ -23,6 +23,15 @@ pub(crate) fn wait_killable_idle(var: *const c_void, cond: impl Fn() -> bool) ->
     wait_var(var, state, cond)
 }
 
+/// Sleeps until `cond()` holds, woken only by [`wake`] (no signal ends
+/// it), without counting in the load average. For waits that must not be
+/// cut short, whose wakers are bounded work.
+pub(crate) fn wait_uninterruptible_idle(var: *const c_void, cond: impl Fn() -> bool) {
+    let state = bindings::TASK_UNINTERRUPTIBLE | bindings::TASK_NOLOAD;
+    // Without a signal state the wait cannot fail.
+    let _ = wait_var(var, state, cond);
+}
+
 fn wait_var(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {
     let var = var.cast_mut();
     // SAFETY: Any address works as a key; the queue is the kernel's.

@@ -231,10 +231,12 @@ dkms_test() {
 		die "dkms build failed (log: $dlog)"
 	fi
 	DKMS_OUT=$ROOT/var/lib/dkms/utrace-rs/$modver/$kver/x86_64/module
-	for m in utrace_rs global_trace crash_suspend utrace_test utrace_follow_rs; do
+	local mods
+	mods=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"$/\1/p' "$top/dkms.conf")
+	for m in $mods; do
 		compgen -G "$DKMS_OUT/$m.ko*" >/dev/null || die "dkms build made no $m.ko"
 	done
-	log "dkms build made the 5 modules in $((SECONDS - start)) s: $DKMS_OUT"
+	log "dkms build made the $(echo "$mods" | wc -w) modules of dkms.conf in $((SECONDS - start)) s: $DKMS_OUT"
 	echo "DKMS_OUT=$DKMS_OUT"
 }
 

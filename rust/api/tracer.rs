@@ -285,6 +285,8 @@ impl<E: Engine> EngineRef<E> {
         }
         let data = shared.clone().into_foreign();
         let ops = shared.ops.get(self.task.is_none());
+        // Counted before it exists (see `Shared::attach_flags`).
+        shared.live.fetch_add(1, SeqCst);
         // SAFETY: We hold a reference on the engine and the task; `ops` is a
         // static table of this module and `data` a reference that `release`
         // takes back.
@@ -299,13 +301,10 @@ impl<E: Engine> EngineRef<E> {
         };
         // SAFETY: A new reference or an error pointer.
         let new = unsafe { EngineRef::from_raw(engine, self.task.as_deref()) };
-        match new {
-            Ok(_) => {
-                // INVARIANT: `release` will run once for the new engine.
-                shared.live.fetch_add(1, SeqCst);
-            }
+        if new.is_err() {
+            shared.live.fetch_sub(1, SeqCst);
             // SAFETY: Not attached: the reference is still ours.
-            Err(_) => drop(unsafe { Arc::<Shared<F>>::from_foreign(data) }),
+            drop(unsafe { Arc::<Shared<F>>::from_foreign(data) });
         }
         new
     }
@@ -377,6 +376,9 @@ impl<E: Engine> Shared<E> {
             flags | raw::UTRACE_ATTACH_CREATE | raw::UTRACE_ATTACH_GLOBAL
         };
         let task_raw = task.map_or(ptr::null_mut(), task_ptr);
+        // Counted before it exists: a concurrent `detach_all` may release it
+        // as soon as it is attached.
+        this.live.fetch_add(1, SeqCst);
         // SAFETY: `ops` is a static table of this module; `data` is an `Arc`
         // reference that `release` takes back.
         let engine = unsafe {
@@ -391,13 +393,14 @@ impl<E: Engine> Shared<E> {
         let engine = match unsafe { EngineRef::<E>::from_raw(engine, task) } {
             Ok(engine) => engine,
             Err(e) => {
+                this.live.fetch_sub(1, SeqCst);
                 // SAFETY: Not attached: the reference is still ours.
                 drop(unsafe { Arc::<Self>::from_foreign(data) });
                 return Err(e);
             }
         };
-        // INVARIANT: From here `release` will run once for this engine.
-        this.live.fetch_add(1, SeqCst);
+        // INVARIANT: From here `release` will run once for this engine (and
+        // take back the count added above).
         let mut ret = engine.set_events(events);
         if ret.is_ok() && this.closed.load(SeqCst) {
             // Dropped meanwhile: its detach may have missed this engine.

@@ -69,6 +69,27 @@ bool utrace_shim_may_sleep(void)
 }
 
 /*
+ * Whether the caller certainly may not sleep (interrupt, softirq, irqs or
+ * preemption off, an RCU read-side section): calls that would sleep refuse
+ * then. Without CONFIG_PREEMPT_COUNT only interrupts and disabled irqs can
+ * be told.
+ */
+bool utrace_shim_atomic(void)
+{
+#ifdef CONFIG_PREEMPT_COUNT
+	return !utrace_shim_may_sleep();
+#else
+	return !in_task() || irqs_disabled();
+#endif
+}
+
+/* Whether @mod is not being unloaded (or failing its init). */
+bool utrace_shim_module_live(struct module *mod)
+{
+	return module_is_live(mod);
+}
+
+/*
  * The module notifier: at MODULE_STATE_GOING (after the module's exit
  * function, before its memory is freed; also when its init failed) the
  * engines it left behind are detached and released.

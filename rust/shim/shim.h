@@ -47,6 +47,8 @@ void utrace_shim_rcu_read_unlock(void);
 void utrace_shim_synchronize_tasks(void);
 void utrace_shim_task_comm(char *buf, size_t len, struct task_struct *task);
 bool utrace_shim_may_sleep(void);
+bool utrace_shim_atomic(void);
+bool utrace_shim_module_live(struct module *mod);
 int utrace_shim_module_notifier(bool on);
 int utrace_shim_debugfs_init(void);
 void utrace_shim_debugfs_exit(void);
@@ -59,7 +61,7 @@ __poll_t utrace_shim_poll(struct file *file, struct wait_queue_head *wq,
 /* Implemented in Rust (hooks.rs), called by the probes. */
 void utrace_rs_hook_newtask(struct task_struct *child, unsigned long clone_flags);
 void utrace_rs_hook_exec(struct task_struct *task, const char *filename, pid_t old_pid);
-void utrace_rs_hook_exit(struct task_struct *task);
+void utrace_rs_hook_exit(struct task_struct *task, bool group_dead);
 void utrace_rs_hook_free(struct task_struct *task);
 void utrace_rs_hook_signal(int sig, struct task_struct *task);
 void utrace_rs_hook_syscall(struct pt_regs *regs, bool entry);
@@ -78,6 +80,6 @@ void utrace_shim_hold_signal(struct task_struct *task, int sig);
 void utrace_shim_unblock_signals(struct task_struct *task, u64 mask, bool locked);
 void utrace_shim_stop_self(void);
 void utrace_shim_continue(struct task_struct *task);
-void utrace_shim_set_exit_code(struct task_struct *task, int code);
+void utrace_shim_set_exit_code(struct task_struct *task, int code, bool group_dead);
 
 #endif /* _UTRACE_SHIM_H */

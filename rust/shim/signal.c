@@ -111,17 +111,18 @@ void utrace_shim_continue(struct task_struct *task)
 }
 
 /*
- * An EXIT report changed @task's (current's) exit code to @code. When its
- * whole process is dead, the group's code is what wait() reports (since
- * 5.17 a last thread's plain exit() sets SIGNAL_GROUP_EXIT too), so change
- * that as well; a thread that is not the last only changes its own.
+ * An EXIT report changed @task's (current's) exit code to @code. When it is
+ * the thread that made its process dead (@group_dead, from the exit hook),
+ * the group's code is what wait() reports (since 5.17 a last thread's plain
+ * exit() sets SIGNAL_GROUP_EXIT too), so change that as well; another
+ * thread only changes its own.
  */
-void utrace_shim_set_exit_code(struct task_struct *task, int code)
+void utrace_shim_set_exit_code(struct task_struct *task, int code, bool group_dead)
 {
 	struct signal_struct *signal = task->signal;
 
 	task->exit_code = code;
-	if (atomic_read(&signal->live))
+	if (!group_dead)
 		return;
 	spin_lock_irq(&task->sighand->siglock);
 	if (signal->flags & SIGNAL_GROUP_EXIT)

@@ -9,6 +9,7 @@
 #include <linux/binfmts.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
@@ -37,12 +38,20 @@ static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 
 #if UTRACE_KERNEL_7
 static void probe_exit(void *data, struct task_struct *p, bool group_dead)
+{
+	utrace_rs_hook_exit(p, group_dead);
+}
 #else
 static void probe_exit(void *data, struct task_struct *p)
-#endif
 {
-	utrace_rs_hook_exit(p);
+	/*
+	 * do_exit() decremented signal->live just before this tracepoint; 6.12
+	 * does not pass its verdict, so read it (another thread exiting in
+	 * between can make two threads see 0; 7.x passes the exact answer).
+	 */
+	utrace_rs_hook_exit(p, !atomic_read(&p->signal->live));
 }
+#endif
 
 static void probe_free(void *data, struct task_struct *p)
 {

@@ -49,6 +49,8 @@
  *                         in a syscall loop; stats "bench.stop_ns"
  *   slow SLOT USEC        SLOT's sleepable callbacks sleep USEC..2*USEC first
  *                         (widens the window for signals mid-callback)
+ *   releaseon SLOT EVENT  SLOT's next EVENT callback calls utrace_release_engines()
+ *                         (must refuse with -EDEADLK) and logs the result
  *   chaos SECONDS         for SECONDS, random operations on random user
  *                         tasks with a pool of engines (attach, set_events,
  *                         STOP, RESUME, INTERRUPT, REPORT, barrier, detach);
@@ -100,6 +102,7 @@ struct slot {
 	long abort_nr;			/* abort this syscall ... */
 	int abort_errno;		/* ... with this errno */
 	unsigned long slow_us;		/* sleep in sleepable callbacks */
+	unsigned long release_on;	/* event whose callback calls utrace_release_engines() */
 };
 
 static struct slot slots[NSLOTS];
@@ -226,6 +229,11 @@ static u32 report(struct utrace_engine *engine, int event, struct task_struct *t
 		wait_event_timeout(hold_wq, !(READ_ONCE(hold_mask) & (1UL << event)), 30 * HZ);
 		log_line("%d UNHELD %d", n, task_pid_nr(task));
 		atomic_dec(&held);
+	}
+	if (s && READ_ONCE(s->release_on) == (1UL << event)) {
+		/* From a callback of its own engines: must refuse, not wait for itself. */
+		WRITE_ONCE(s->release_on, 0);
+		log_line("%d RELEASE_ENGINES %d", n, utrace_release_engines(THIS_MODULE, 0, NULL));
 	}
 	if (s && s->attach_on == (1UL << event)) {
 		struct slot *t = &slots[s->attach_slot];
@@ -1028,6 +1036,10 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "cleanup") && argc == 1)
 		return cmd_cleanup();
+	if (!strcmp(argv[0], "releaseon") && s && argc == 3) {
+		WRITE_ONCE(s->release_on, a2);
+		return 0;
+	}
 	if (!strcmp(argv[0], "slow") && s && argc == 3) {
 		if (a2 < 0 || a2 > 100000)
 			return -EINVAL;

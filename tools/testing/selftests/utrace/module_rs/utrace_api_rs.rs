@@ -18,10 +18,10 @@
 //! Checks made at load are logged as `check <name> ok` or `check <name>
 //! FAILED`; the counts are logged at unload.
 
-use core::sync::atomic::{AtomicI64, AtomicU32, Ordering::Relaxed};
+use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, Ordering::Relaxed};
 use kernel::prelude::*;
 use kernel::str::CStr;
-use kernel::sync::{new_mutex, Mutex};
+use kernel::sync::{new_mutex, new_spinlock, Mutex, SpinLock};
 
 #[path = "../../../../../rust/api/utrace.rs"]
 mod utrace;
@@ -65,6 +65,9 @@ struct Counts {
     delivered: AtomicU32,
     resumed: AtomicU32,
     orig_exit: AtomicI64,
+    /// What `EngineRef::barrier` on a detached engine of the traced task
+    /// answered from a syscall callback (atomic): 0 until tried.
+    barrier_in_atomic: AtomicI32,
 }
 
 struct Api {
@@ -74,6 +77,9 @@ struct Api {
     ctl: i32,
     /// The traced task's engine, for the controller's callback to resume.
     target: Pin<KBox<Mutex<Option<EngineRef<Api>>>>>,
+    /// A detached engine of the traced task, for a barrier from atomic
+    /// context (which must be refused, not sleep).
+    detached: Pin<KBox<SpinLock<Option<EngineRef<Api>>>>>,
 }
 
 fn tid(cx_task: &kernel::task::Task) -> i32 {
@@ -143,6 +149,12 @@ impl utrace::SyscallEngine for Api {
             return SyscallEntry::Run;
         }
         let n = self.counts.entries.fetch_add(1, Relaxed) + 1;
+        if n == 10 {
+            if let Some(engine) = self.detached.lock().as_ref() {
+                let ret = engine.barrier().map_or_else(|e| e.to_errno(), |()| 1);
+                self.counts.barrier_in_atomic.store(ret, Relaxed);
+            }
+        }
         if self.abort_every != 0 && n % self.abort_every == 0 {
             self.counts.aborted.fetch_add(1, Relaxed);
             regs.set_return_value(-EPERM);
@@ -216,12 +228,14 @@ impl kernel::Module for ApiModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let pid = PID.get();
         let target = KBox::pin_init(new_mutex!(None), GFP_KERNEL)?;
+        let detached = KBox::pin_init(new_spinlock!(None), GFP_KERNEL)?;
         let tracer = Tracer::with_syscalls(Api {
             counts: Counts::default(),
             abort_every: u32::try_from(ABORT.get()).unwrap_or(0),
             exit_status: EXIT.get(),
             ctl: CTL.get(),
             target,
+            detached,
         })?;
         let engine = match attach_checked(&tracer, pid) {
             Ok(engine) => engine,
@@ -236,6 +250,12 @@ impl kernel::Module for ApiModule {
             }
         };
         *tracer.engine().target.lock() = Some(engine);
+        // A second engine on the task, detached at once: its reference stays.
+        if let Some(task) = utrace::task_by_pid(pid) {
+            let spare = tracer.attach(&task, Events::NONE)?;
+            let _ = spare.control(Control::Detach);
+            *tracer.engine().detached.lock() = Some(spare);
+        }
         if CTL.get() > 0 {
             tracer.attach_pid(CTL.get(), Events::SIGNAL)?;
         }
@@ -248,7 +268,7 @@ impl Drop for ApiModule {
     fn drop(&mut self) {
         let c = &self.tracer.engine().counts;
         pr_info!(
-            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} resumed={} orig_exit={}\n",
+            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} resumed={} orig_exit={} barrier_in_atomic={}\n",
             c.entries.load(Relaxed),
             c.exits.load(Relaxed),
             c.aborted.load(Relaxed),
@@ -257,7 +277,8 @@ impl Drop for ApiModule {
             c.ignored.load(Relaxed),
             c.delivered.load(Relaxed),
             c.resumed.load(Relaxed),
-            c.orig_exit.load(Relaxed)
+            c.orig_exit.load(Relaxed),
+            c.barrier_in_atomic.load(Relaxed)
         );
     }
 }

@@ -31,3 +31,16 @@ expect_ut "barrier once fully detached" $ESRCH barrier 0
 expect_eq "no DEATH after detach" "$(log_events 0 DEATH)" ""
 expect_ut "put" 0 put 0
 expect_releases 1
+
+# utrace_release_engines() from a callback of one of its own engines
+# refuses (-EDEADLK) instead of waiting for that callback, i.e. for itself.
+utctl cleanup >/dev/null
+utctl reset >/dev/null
+pid=$(gated_sh t20c 'exec /bin/true')
+expect_ut "attach (release_engines case)" 0 attach 0 $pid $A_CREATE
+expect_ut "events EXEC" 0 events 0 $EV_EXEC
+expect_ut "release engines from the EXEC callback" 0 releaseon 0 $EV_EXEC
+go t20c
+wait_until 10 'utlog | grep -q RELEASE_ENGINES'
+expect_eq "utrace_release_engines from its own callback" \
+	"$(utlog | awk '$3 == "RELEASE_ENGINES" { print $4 }')" $EDEADLK

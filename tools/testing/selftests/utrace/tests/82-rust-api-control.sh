@@ -30,6 +30,11 @@ expect_eq "getppid entries" "$(count entries)" 100
 expect_eq "getppid exits (aborted ones never ran)" "$(count exits)" 75
 expect_eq "aborted" "$(count aborted)" 25
 expect_eq "original exit code" "$(count orig_exit)" 0
+# A barrier that would have to wait, from a syscall callback with a
+# spinlock held (atomic on every kernel): refused with EWOULDBLOCK (-11) and
+# a log line, not slept.
+expect_eq "barrier from atomic context" "$(count barrier_in_atomic)" -11
+dmesg_has "utrace_barrier called where it may not sleep" || fail "no log line for the refused barrier"
 
 # --- signals, STOP from a callback, RESUME from another task's callback
 rm -f /tmp/t82.sig
