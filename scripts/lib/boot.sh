@@ -4,7 +4,11 @@
 # KDIR set. boot_guest runs one boot; report_boot prints the guest's KTAP and
 # the host's own checks of that boot, and adds to PASS/FAIL/SKIP.
 
-SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace:|Kernel panic|INFO: possible|possible recursive locking|inconsistent lock state|circular locking|KASAN|UBSAN|ODEBUG|kmemleak: [0-9]+ new suspected|unreferenced object|sleeping function called from invalid context|rcu_.*stall|blocked for more than'
+# The kernel splat pattern (an extended regex), shared with the guest: one
+# alternative a line in splat.re.
+SPLAT_RE=$(sed -e '/^#/d' -e '/^$/d' "$top/tools/testing/selftests/utrace/splat.re" | tr '\n' '|')
+SPLAT_RE=${SPLAT_RE%|}
+[ -n "$SPLAT_RE" ] || { echo "boot.sh: no splat pattern in tools/testing/selftests/utrace/splat.re" >&2; exit 1; }
 PASS=0 FAIL=0 SKIP=0
 HOST_N=0
 

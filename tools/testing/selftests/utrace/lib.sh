@@ -4,7 +4,10 @@
 # what it saw when it fails, and `fail` ends the test with exit 1.
 
 MODDIR=/utrace/modules
-SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace:|INFO: possible|possible recursive locking|inconsistent lock state|circular locking|lockdep|KASAN|UBSAN|ODEBUG|kmemleak: [0-9]+ new suspected|unreferenced object|sleeping function called from invalid context|rcu_.*stall|blocked for more than'
+# The kernel splat pattern (an extended regex), shared with the host: one
+# alternative a line in splat.re, which the initramfs has beside this file.
+SPLAT_RE=$(sed -e '/^#/d' -e '/^$/d' /utrace/selftests/splat.re | tr '\n' '|')
+SPLAT_RE=${SPLAT_RE%|}
 
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 4; }
