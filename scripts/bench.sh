@@ -19,8 +19,8 @@ INITRD=$top/build/bench.cpio.gz
 UTRACE_MODULE_SRC=$MODULE_SRC "$top/scripts/mkinitramfs.sh" "$INITRD"
 export UTRACE_QEMU_SMP=1 UTRACE_QEMU_MEM=2G UTRACE_QEMU_EXTRA="-icount shift=0"
 # BENCH_ROUNDS and BENCH_N_* (see scripts/bench/bench.sh) go to the guest.
-boot_guest bench "${UTRACE_BENCH_TIMEOUT:-3000}" utrace.mode=bench nokaslr norandmaps \
-	$(env | grep -E '^BENCH_(ROUNDS|N_[A-Z_]+)=[0-9]+$' | tr '\n' ' ')
+mapfile -t bench_args < <(env | grep -E '^BENCH_(ROUNDS|N_[A-Z_]+)=[0-9]+$')
+boot_guest bench "${UTRACE_BENCH_TIMEOUT:-3000}" utrace.mode=bench nokaslr norandmaps "${bench_args[@]}"
 grep -q '^BENCH-END' "$BOOT_LOG" || {
 	echo "bench: the guest did not finish (log: build/bench.log)" >&2
 	grep 'BENCH-ERROR' "$BOOT_LOG" >&2 || tail -n 20 "$BOOT_LOG" >&2

@@ -32,6 +32,7 @@ start=$(date +%s)
 
 variant=${UTRACE_VARIANT:-test}
 boot=check
+boot_args=()
 if [ "$variant" != test ]; then
 	boot=check-$variant
 	UTRACE_META=0
@@ -42,7 +43,7 @@ if [ "$variant" != test ]; then
 	# identify_cpu() at boot sometimes trips a KASAN wild-memory-access
 	# report in handle_edge_irq (before any module loads). 4-level paging
 	# does not: boot the debug kernel with it.
-	[ "$variant" = debug ] && boot_args=no5lvl
+	[ "$variant" = debug ] && boot_args+=(no5lvl)
 	export UTRACE_MODULE_SRC=$MODULE_SRC
 fi
 if [ "$variant" = distro ]; then
@@ -70,8 +71,7 @@ source_checks() {
 	else
 		host_result FAIL "rustfmt (kernel .rustfmt.toml) finds nothing to change" "$out"
 	fi
-	out=$(make -s -C "$top" clippy 2>&1)
-	if [ $? = 0 ] && ! echo "$out" | grep -qE '^(warning|error)'; then
+	if out=$(make -s -C "$top" clippy 2>&1) && ! echo "$out" | grep -qE '^(warning|error)'; then
 		host_result OK "CLIPPY=1 build has no warnings"
 	else
 		host_result FAIL "CLIPPY=1 build has no warnings" "$(echo "$out" | grep -E -A8 '^(warning|error)' | head -n 40)"
@@ -81,10 +81,10 @@ source_checks() {
 
 INITRD=$top/build/$boot.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD" || { echo "check: cannot build the initramfs" >&2; exit 1; }
-boot_guest $boot "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check ${boot_args:-} \
-	${UTRACE_ONLY:+UTRACE_ONLY=$UTRACE_ONLY} \
-	$(env | grep -E '^UTRACE_(STRESS_SECS|STORM)=[0-9]+$' | tr '\n' ' ')
-report_boot $boot
+[ -n "${UTRACE_ONLY:-}" ] && boot_args+=("UTRACE_ONLY=$UTRACE_ONLY")
+mapfile -t -O "${#boot_args[@]}" boot_args < <(env | grep -E '^UTRACE_(STRESS_SECS|STORM)=[0-9]+$')
+boot_guest "$boot" "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check "${boot_args[@]}"
+report_boot "$boot"
 
 if [ "${UTRACE_META:-1}" != 0 ]; then
 	echo "# meta-tests: the runner must catch a failing test, a splat and a hang"

@@ -197,7 +197,7 @@ build_modules() {
 	src=$(cd "$1" && pwd)
 	local mk
 	mk=$("$top/scripts/kernel-cc.sh" "$ROOT/$OBJ")
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # kernel-cc.sh prints separate words
 	BIND_SRC=$src in_chroot nice make -s -C "/$OBJ" M=/utrace/src $mk modules >&2
 }
 

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the test initramfs. Mounts the usual file systems, runs what the
@@ -17,7 +18,8 @@ mkdir -p /var/crash
 hostname utrace-guest
 
 mode=check
-for arg in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
 	case "$arg" in
 	utrace.mode=*) mode=${arg#utrace.mode=} ;;
 	esac

@@ -34,7 +34,7 @@ fi
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 kver=${srcver%%-*}
 sub=${kver##*.}
-[ "${kver%.*}" = 6.12 ] && [ "$sub" -ge 85 ] ||
+{ [ "${kver%.*}" = 6.12 ] && [ "$sub" -ge 85 ]; } ||
 	die "linux-source-6.12 $srcver is too old: 6.12.85 or later builds with rustc 1.95"
 
 key=$( {

@@ -18,12 +18,14 @@ accel=(-accel "tcg${UTRACE_TCG:+,$UTRACE_TCG}" -cpu max)
 if [ "${UTRACE_KVM:-0}" = 1 ] && [ -w /dev/kvm ]; then
 	accel=(-accel kvm -cpu host)
 fi
+# UTRACE_QEMU_EXTRA: more QEMU options, separated by blanks.
+read -ra extra <<<"${UTRACE_QEMU_EXTRA:-}"
 echo "qemu: ${accel[1]}, ${UTRACE_QEMU_SMP:-2} vCPUs, limit ${limit}s" >&2
 
 timeout --foreground -k 5 "$limit" qemu-system-x86_64 "${accel[@]}" \
 	-smp "${UTRACE_QEMU_SMP:-2}" -m "${UTRACE_QEMU_MEM:-1G}" \
 	-display none -no-reboot -nodefaults -serial stdio \
-	${UTRACE_QEMU_EXTRA:-} \
+	"${extra[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 $*" \
 	</dev/null >"$log" 2>&1

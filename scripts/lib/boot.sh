@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-side helpers to boot the guest and read its results. Source it with
 # KDIR set. boot_guest runs one boot; report_boot prints the guest's KTAP and
 # the host's own checks of that boot, and adds to PASS/FAIL/SKIP.
 
+: "${top:?scripts/lib/boot.sh: set top (the checkout) before sourcing}"
 # The kernel splat pattern (an extended regex), shared with the guest: one
 # alternative a line in splat.re.
 SPLAT_RE=$(sed -e '/^#/d' -e '/^$/d' "$top/tools/testing/selftests/utrace/splat.re" | tr '\n' '|')
@@ -40,7 +42,8 @@ boot_guest() {
 	local name=$1 limit=$2
 	shift 2
 	BOOT_LOG=$top/build/$name.log
-	local start=$(date +%s.%N)
+	local start
+	start=$(date +%s.%N)
 	"$top/scripts/qemu-run.sh" "${BOOT_KERNEL:-$KDIR/arch/x86/boot/bzImage}" "$INITRD" "$BOOT_LOG" "$limit" "$@"
 	BOOT_RC=$?
 	BOOT_SECS=$(echo "$(date +%s.%N) - $start" | bc)
@@ -53,7 +56,7 @@ host_result() { # host_result OK|FAIL NAME [DETAIL]
 		echo "ok $HOST_N $2"
 		PASS=$((PASS + 1))
 	else
-		[ -n "${3:-}" ] && echo "$3" | sed 's/^/# /'
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/# /'
 		echo "not ok $HOST_N $2"
 		FAIL=$((FAIL + 1))
 	fi
@@ -65,7 +68,8 @@ ktap_counts() {
 	ktap=$(sed -n '/^### KTAP-BEGIN/,/^### KTAP-END/p' "$BOOT_LOG" |
 		grep -E '^(TAP version|1\.\.[0-9]+|ok |not ok |#)')
 	KTAP_TEXT=$ktap
-	local plan=$(echo "$ktap" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -n 1)
+	local plan
+	plan=$(echo "$ktap" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -n 1)
 	G_SKIP=$(echo "$ktap" | grep -cE '^ok [0-9]+ .*# SKIP')
 	G_PASS=$(( $(echo "$ktap" | grep -cE '^ok [0-9]+ ') - G_SKIP ))
 	G_FAIL=$(echo "$ktap" | grep -cE '^not ok [0-9]+ ')
