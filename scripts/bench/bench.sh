@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs in the guest for `make bench` (one vCPU, QEMU -icount shift=0, so a
@@ -36,19 +37,19 @@ setup() {
 	loaded) insmod $M/utrace_rs.ko ;;
 	floor) insmod $M/probe_floor.ko || fail load ;;
 	global)
-		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load
+		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load
 		ut noop 7 1; ut attach 7 0 0x110; ut events 7 0x2c ;;
 	gtrace)
-		insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536 || fail load ;;
+		{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load ;;
 	gtrace_reader)
-		insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536 || fail load
+		{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load
 		cat /sys/kernel/debug/utrace/global_trace >/dev/null &
 		READER=$! ;;
 	sys_traced|sys_untraced|engines_*)
-		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load ;;
+		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load ;;
 	tasks_*)
-		insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko || fail load
-		bench sleepers ${1#tasks_} >/tmp/sleepers.out &
+		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load
+		bench sleepers "${1#tasks_}" >/tmp/sleepers.out &
 		SLEEPER=$!
 		t=0
 		until grep -q ready /tmp/sleepers.out; do
@@ -59,10 +60,10 @@ setup() {
 }
 
 teardown() {
-	[ -n "${READER:-}" ] && kill $READER 2>/dev/null && wait $READER 2>/dev/null
+	[ -n "${READER:-}" ] && kill "$READER" 2>/dev/null && wait "$READER" 2>/dev/null
 	READER=
 	[ -d $UT ] && ut cleanup
-	[ -n "${SLEEPER:-}" ] && kill $SLEEPER 2>/dev/null && wait $SLEEPER 2>/dev/null
+	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null && wait "$SLEEPER" 2>/dev/null
 	SLEEPER=
 	mods_off
 }
@@ -70,18 +71,18 @@ teardown() {
 # one WORKLOAD N CONFIG: one measurement, prints ns/op.
 one() {
 	w=$1 n=$2 cfg=$3
-	setup $cfg
+	setup "$cfg"
 	rm -f /tmp/b.go; mkfifo /tmp/b.go
 	case "$cfg" in
 	ptrace)
-		mode=life; [ $w = getppid ] || [ $w = threads ] && mode=sys
-		out=$(ptracer $mode /utrace/bin/bench $w $n) ;;
+		mode=life; [ "$w" = getppid ] || [ "$w" = threads ] && mode=sys
+		out=$(ptracer $mode /utrace/bin/bench "$w" "$n") ;;
 	sys_traced|engines_*|tasks_*)
-		bench $w $n wait <>/tmp/b.go >/tmp/b.out &
+		bench "$w" "$n" wait <>/tmp/b.go >/tmp/b.out &
 		b=$!
 		k=1; case $cfg in engines_*) k=${cfg#engines_} ;; esac
 		i=0
-		while [ $i -lt $k ]; do
+		while [ $i -lt "$k" ]; do
 			slot=$((i % 15)); [ $i -ge 15 ] && slot=15
 			ut noop $slot 1
 			ut attach $slot $b 0x10 a $i
@@ -96,9 +97,9 @@ one() {
 		sleep 1000 &
 		SLEEPER=$!
 		ut noop 0 1; ut attach 0 $SLEEPER 0x10; ut events 0 0xc0
-		out=$(bench $w $n) ;;
+		out=$(bench "$w" "$n") ;;
 	*)
-		out=$(bench $w $n) ;;
+		out=$(bench "$w" "$n") ;;
 	esac
 	teardown
 	echo "$out" | sed -n 's/^ns_per_op=//p'
@@ -116,35 +117,35 @@ measure() {
 	w=$1 n=$2
 	shift 2
 	r=0
-	while [ $r -lt $ROUNDS ]; do
+	while [ $r -lt "$ROUNDS" ]; do
 		for cfg in "$@"; do
-			v=$(one $w $n $cfg)
+			v=$(one "$w" "$n" "$cfg")
 			[ -n "$v" ] || fail "$w $cfg gave no result"
-			echo "$v" >>/tmp/res.$w.$cfg
+			echo "$v" >>/tmp/res."$w"."$cfg"
 		done
 		r=$((r + 1))
 	done
 	for cfg in "$@"; do
-		result $w $cfg /tmp/res.$w.$cfg
+		result "$w" "$cfg" /tmp/res."$w"."$cfg"
 	done
 }
 
 # Room for the 10,000-thread row.
 echo 100000 >/proc/sys/kernel/threads-max
 echo "BENCH-BEGIN rounds=$ROUNDS"
-measure getppid $N_SYS base loaded floor sys_untraced sys_traced
-measure getppid $N_SCALE engines_10 engines_100 tasks_1000 tasks_10000
-measure getppid $N_PTRACE_SYS ptrace
-measure threads $N_SYS base floor sys_untraced
-measure forkexit $N_FORK base loaded global gtrace gtrace_reader ptrace
-measure forkexec $N_FORK base loaded global gtrace ptrace
+measure getppid "$N_SYS" base loaded floor sys_untraced sys_traced
+measure getppid "$N_SCALE" engines_10 engines_100 tasks_1000 tasks_10000
+measure getppid "$N_PTRACE_SYS" ptrace
+measure threads "$N_SYS" base floor sys_untraced
+measure forkexit "$N_FORK" base loaded global gtrace gtrace_reader ptrace
+measure forkexec "$N_FORK" base loaded global gtrace ptrace
 
 # In-kernel loops (utrace_test.ko): attach+detach round trips, and barrier
 # with no callback in flight.
 setup sys_traced
 sleep 1000 &
 SLEEPER=$!
-for r in $(seq $ROUNDS); do
+for r in $(seq "$ROUNDS"); do
 	ut attachloop $SLEEPER 2000
 	sed -n 's/^bench.attach_ns //p' $UT/stats >>/tmp/res.attach
 	ut attach 0 $SLEEPER 0x10; ut events 0 0x8
@@ -156,19 +157,19 @@ teardown
 
 # STOP -> RESUME round trips (the task runs again before the next one) vs
 # PTRACE_INTERRUPT -> waitpid -> PTRACE_CONT, on a task in a getppid() loop.
-for r in $(seq $ROUNDS); do
+for r in $(seq "$ROUNDS"); do
 	setup sys_traced
 	bench getppid 2000000000 >/dev/null &
 	T=$!
 	ut attach 0 $T 0x10; ut noop 0 1; ut events 0 0x41
-	[ "$(utctl stoploop 0 $N_STOP)" = 0 ] || fail "stoploop"
+	[ "$(utctl stoploop 0 "$N_STOP")" = 0 ] || fail "stoploop"
 	sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace
 	ut cleanup
 	kill $T; wait $T
 	teardown
 	bench getppid 2000000000 >/dev/null &
 	T=$!
-	ptracer interrupt $T $N_STOP | sed -n 's/^ns_per_op=//p' >>/tmp/res.stop.ptrace_interrupt
+	ptracer interrupt $T "$N_STOP" | sed -n 's/^ns_per_op=//p' >>/tmp/res.stop.ptrace_interrupt
 	kill $T; wait $T
 done
 for c in utrace ptrace_interrupt; do

@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs in the guest for `make demo`: each step says what it shows, then shows it.
@@ -22,7 +23,7 @@ utrace-top $S >/tmp/top.out &
 top=$!
 sleep 0.5
 echo "# a small workload: a pipeline, a subshell that exits 3, a thread-spawning program, a killed sleep"
-echo hello | tr a-z A-Z >/dev/null
+echo hello | tr '[:lower:]' '[:upper:]' >/dev/null
 (exit 3)
 spawn thread 2 /bin/true </dev/zero
 kill $old
@@ -63,13 +64,13 @@ until dmesg | grep -q 'suspended on signal'; do
 done
 dmesg | grep 'crash_suspend: pid' | tail -n 1
 child=$(dmesg | sed -n 's/.*crash_suspend: pid \([0-9]*\) .*/\1/p' | tail -n 1)
-grep '^State' /proc/$child/status
-run gdb -nx -batch -p $child -ex bt 2>&1 | grep -E '^#|^Program|stopped'
+grep '^State' /proc/"$child"/status
+run gdb -nx -batch -p "$child" -ex bt 2>&1 | grep -E '^#|^Program|stopped'
 echo "# SIGCONT: the process goes on to die of its SIGSEGV, with its core dump"
-run kill -CONT $child
+run kill -CONT "$child"
 wait $root
 cat /tmp/cs.out
-ls -l /tmp/core.$child
+ls -l /tmp/core."$child"
 run rmmod crash_suspend
 
 step "unload"

@@ -2,6 +2,7 @@
 #
 # Helpers shared by the guest-side selftests. Source it; every check prints
 # what it saw when it fails, and `fail` ends the test with exit 1.
+# shellcheck disable=SC2034 # its constants are for the tests that source it
 
 MODDIR=/utrace/modules
 # The kernel splat pattern (an extended regex), shared with the host: one
@@ -104,17 +105,18 @@ log_events() { utlog | awk -v s="$1" -v e="$2" '$2 == s && $3 == e { print $4 }'
 # gated_sh NAME SCRIPT: start `sh -c SCRIPT` that first waits for a line on
 # the fifo /tmp/NAME.go; prints its pid. `go NAME` lets it continue.
 gated_sh() {
-	rm -f /tmp/$1.go
-	mkfifo /tmp/$1.go
+	rm -f /tmp/"$1".go
+	mkfifo /tmp/"$1".go
 	sh -c "read x < /tmp/$1.go; $2" >/dev/null 2>&1 &
 	echo $!
 }
-go() { echo go > /tmp/$1.go; }
+go() { echo go > /tmp/"$1".go; }
 
 # expect_releases N: release() has run exactly N times. The attached
 # reference goes an RCU grace period after a detach, so allow it time to
 # arrive, then make sure no extra one follows.
 expect_releases() {
+	# shellcheck disable=SC2016 # wait_until evaluates it
 	wait_until 5 '[ "$(stat_of releases)" -ge '"$1"' ]'
 	sleep 0.2
 	expect_eq "release() calls" "$(stat_of releases)" "$1"
@@ -124,6 +126,7 @@ expect_releases() {
 dump_tasks() {
 	local p
 	for p in /proc/[0-9]*; do
+		# shellcheck disable=SC2046 # split into /proc/PID/stat's fields after comm
 		set -- $(sed 's/.*) //' "$p/stat" 2>/dev/null) x x
 		[ "${p#/proc/}" = 2 ] || [ "$2" = 2 ] && continue
 		echo "task ${p#/proc/} $1 $(cat "$p/wchan" 2>/dev/null) $(cat "$p/comm" 2>/dev/null)"
@@ -131,5 +134,5 @@ dump_tasks() {
 }
 
 # state_of PID: the one-letter state in /proc/PID/stat; cpu_of PID: utime+stime.
-state_of() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f1; }
-cpu_of() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
+state_of() { sed 's/.*) //' /proc/"$1"/stat | cut -d' ' -f1; }
+cpu_of() { sed 's/.*) //' /proc/"$1"/stat | awk '{ print $12 + $13 }'; }

@@ -11,12 +11,13 @@
 # check-debug) a last test scans for memory leaked while the tests ran.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
 . "$here/lib.sh"
 
 if [ "${UTRACE_ONLY:-}" = extra ]; then
 	tests=$(ls "$here"/extra/*.sh 2>/dev/null)
 elif [ -n "${UTRACE_ONLY:-}" ]; then
-	tests=$(ls "$here"/tests/*${UTRACE_ONLY}*.sh 2>/dev/null)
+	tests=$(ls "$here"/tests/*"${UTRACE_ONLY}"*.sh 2>/dev/null)
 else
 	tests=$(ls "$here"/tests/*.sh "$here"/extra/*.sh 2>/dev/null)
 fi

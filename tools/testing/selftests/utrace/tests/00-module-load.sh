@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # utrace_rs.ko loads and unloads cleanly and says so; modinfo is complete.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 
 ko=$MODDIR/utrace_rs.ko

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The guest has a working gdb that can attach to a running process and show
 # its stack (what crash-suspend users will do).
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 
 command -v gdb >/dev/null || fail "no gdb in the guest"

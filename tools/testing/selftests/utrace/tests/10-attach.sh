@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # utrace_attach_task(): every flag combination and error code; references
 # and release().
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
@@ -10,11 +11,11 @@ zombie >/tmp/zombie.pid &
 zp=$!
 wait_until 5 test -s /tmp/zombie.pid
 z=$(cat /tmp/zombie.pid)
-wait_until 5 grep -q '^State:.*Z' /proc/$z/status
+wait_until 5 grep -q '^State:.*Z' /proc/"$z"/status
 
 expect_ut "kernel thread (kthreadd)" $EPERM attach 0 2 $A_CREATE
 expect_ut "pid that does not exist" $ESRCH attach 0 99999 $A_CREATE
-expect_ut "zombie" $ESRCH attach 0 $z $A_CREATE
+expect_ut "zombie" $ESRCH attach 0 "$z" $A_CREATE
 expect_ut "lookup, nothing attached" $ENOENT attach 0 $victim $A_MATCH_OPS
 expect_ut "CREATE with NULL ops" $EINVAL attach 0 $victim $A_CREATE none
 expect_ut "unknown flag" $EINVAL attach 0 $victim 0x1010

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # DETACH racing a callback that is in flight returns -EINPROGRESS; barrier
 # waits until that callback returns, and no longer.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
 pid=$(gated_sh t20 'exec /bin/true')
-expect_ut "attach" 0 attach 0 $pid $A_CREATE
+expect_ut "attach" 0 attach 0 "$pid" $A_CREATE
 expect_ut "events EXEC|DEATH" 0 events 0 $((EV_EXEC | EV_DEATH))
 expect_ut "hold EXEC callbacks" 0 hold $EV_EXEC
 go t20
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(stat_of held)" = 1 ]'
 echo "the EXEC callback is in flight"
 
@@ -24,7 +26,7 @@ wait $bpid
 expect_eq "barrier result" "$(cat /tmp/barrier.out)" 0
 unheld=$(utlog | awk '$2 == 0 && $3 == "UNHELD" { print $1 }')
 returned=$(utlog | awk '$2 == 0 && $3 == "BARRIER_RETURNED" { print $1 }')
-[ -n "$unheld" ] && [ -n "$returned" ] || fail "log lacks UNHELD/BARRIER_RETURNED: $(utlog)"
+{ [ -n "$unheld" ] && [ -n "$returned" ]; } || fail "log lacks UNHELD/BARRIER_RETURNED: $(utlog)"
 [ "$returned" -gt "$unheld" ] || fail "barrier returned (line $returned) before the callback ended (line $unheld)"
 echo "ok: barrier returned after the callback ended"
 expect_ut "barrier once fully detached" $ESRCH barrier 0
@@ -37,7 +39,7 @@ expect_releases 1
 utctl cleanup >/dev/null
 utctl reset >/dev/null
 pid=$(gated_sh t20c 'exec /bin/true')
-expect_ut "attach (release_engines case)" 0 attach 0 $pid $A_CREATE
+expect_ut "attach (release_engines case)" 0 attach 0 "$pid" $A_CREATE
 expect_ut "events EXEC" 0 events 0 $EV_EXEC
 expect_ut "release engines from the EXEC callback" 0 releaseon 0 $EV_EXEC
 go t20c

@@ -2,6 +2,7 @@
 # Engines are called in attach order; an engine attached while an event is
 # being reported (here: by an earlier engine's callback) does not get that
 # event, but gets the next one.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
@@ -9,7 +10,7 @@ rm -f /tmp/t30.go2
 mkfifo /tmp/t30.go2
 pid=$(gated_sh t30 'exec sh -c "read y < /tmp/t30.go2; exec /bin/true"')
 for s in 3 1 2; do
-	expect_ut "attach slot $s" 0 attach $s $pid $A_CREATE
+	expect_ut "attach slot $s" 0 attach $s "$pid" $A_CREATE
 	expect_ut "events slot $s" 0 events $s $((EV_EXEC | EV_DEATH))
 done
 # Slot 3's first EXEC callback attaches slot 4 (EXEC|DEATH) to the task.

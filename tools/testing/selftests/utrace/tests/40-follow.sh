@@ -3,6 +3,7 @@
 # CLONE callback sees the child's events from its first instruction on, so
 # an exec right after fork or vfork is not missed. Every task reports DEATH
 # and then REAP, once each.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
@@ -34,12 +35,14 @@ for mode in fork vfork; do
 	fi
 	# The children are reaped by the spawner's waitpid(): DEATH then REAP,
 	# once each, for every child.
+	# shellcheck disable=SC2016 # wait_until evaluates it
 	wait_until 10 '[ "$(log_events 16 REAP | wc -l)" -ge 20 ]'
+	# shellcheck disable=SC2013 # one pid a word
 	for kid in $(cat /tmp/t40.kids); do
-		d=$(utlog | awk -v p=$kid '$2 == 16 && $3 == "DEATH" && $4 == p { print $1 }')
-		r=$(utlog | awk -v p=$kid '$2 == 16 && $3 == "REAP" && $4 == p { print $1 }')
-		[ $(echo "$d" | grep -c .) = 1 ] || fail "$mode: child $kid DEATH reported '$d'"
-		[ $(echo "$r" | grep -c .) = 1 ] || fail "$mode: child $kid REAP reported '$r'"
+		d=$(utlog | awk -v p="$kid" '$2 == 16 && $3 == "DEATH" && $4 == p { print $1 }')
+		r=$(utlog | awk -v p="$kid" '$2 == 16 && $3 == "REAP" && $4 == p { print $1 }')
+		[ "$(echo "$d" | grep -c .)" = 1 ] || fail "$mode: child $kid DEATH reported '$d'"
+		[ "$(echo "$r" | grep -c .)" = 1 ] || fail "$mode: child $kid REAP reported '$r'"
 		[ "$r" -gt "$d" ] || fail "$mode: child $kid REAP before DEATH"
 	done
 	echo "ok: $mode: 20 children, each DEATH then REAP exactly once"
@@ -59,5 +62,6 @@ expect_ut "thread: follow" 0 follow 0 $all
 echo go >/tmp/t40.go
 wait $pid || fail "thread spawner failed"
 expect_eq "thread: CLONE reports" "$(log_events 0 CLONE | wc -l)" 5
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(log_events 16 DEATH | wc -l)" = 5 ]'
 echo "ok: 5 threads followed to their DEATH"

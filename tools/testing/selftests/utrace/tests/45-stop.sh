@@ -4,6 +4,7 @@
 # resumes or detaches; a task blocked in read() is not stopped by STOP until
 # INTERRUPT, and its read restarts transparently; QUIESCE comes before each
 # event; SIGKILL ends a stop at once.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
@@ -15,6 +16,7 @@ expect_ut "attach B" 0 attach 1 $busy $A_CREATE
 expect_ut "A: QUIESCE" 0 events 0 $EV_QUIESCE
 expect_ut "A: STOP a running task" $EINPROGRESS control 0 $ACT_STOP
 wait_until 10 "log_events 0 QUIESCE | grep -qx $busy"
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $busy)" = I ]'
 expect_eq "QUIESCE at the safe point" "$(utlog | awk '$2 == 0 && $3 == "QUIESCE" { print $5; exit }')" "event=0x0"
 expect_ut "A: STOP again: already stopped" 0 control 0 $ACT_STOP
@@ -25,6 +27,7 @@ expect_ut "A: RESUME" 0 control 0 $ACT_RESUME
 sleep 0.5
 expect_eq "still stopped: B holds it" "$(state_of $busy)" I
 expect_ut "B: DETACH" 0 control 1 $ACT_DETACH
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $busy)" = R ]'
 c1=$(cpu_of $busy); sleep 1; c2=$(cpu_of $busy)
 [ $((c2 - c1)) -gt 10 ] || fail "the loop did not run after the last stop ended ($((c2 - c1)) ticks)"
@@ -32,6 +35,7 @@ echo "ok: running again ($((c2 - c1)) ticks in 1 s)"
 
 # --- SIGKILL ends a stop at once
 expect_ut "A: STOP" $EINPROGRESS control 0 $ACT_STOP
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $busy)" = I ]'
 kill -KILL $busy
 wait_until 5 "[ ! -d /proc/$busy ] || [ \$(state_of $busy) = Z ]"
@@ -44,6 +48,7 @@ rm -f /tmp/t45.fifo
 mkfifo /tmp/t45.fifo
 sh -c 'exec 3<>/tmp/t45.fifo; read x <&3; echo "got=$x" >/tmp/t45.out' &
 rd=$!
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 5 '[ "$(state_of $rd)" = S ]'
 expect_ut "attach" 0 attach 2 $rd $A_CREATE
 expect_ut "QUIESCE" 0 events 2 $EV_QUIESCE
@@ -52,10 +57,12 @@ sleep 1
 expect_eq "STOP does not interrupt the read" "$(state_of $rd)" S
 expect_eq "no QUIESCE yet" "$(log_events 2 QUIESCE)" ""
 expect_ut "INTERRUPT" 0 control 2 $ACT_INTERRUPT
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $rd)" = I ]'
 wait_until 5 "log_events 2 QUIESCE | grep -qx $rd"
 echo "ok: INTERRUPT took it out of read() into the stop"
 expect_ut "RESUME" 0 control 2 $ACT_RESUME
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 5 '[ "$(state_of $rd)" = S ]'
 echo hello >/tmp/t45.fifo
 wait $rd
@@ -64,7 +71,7 @@ utctl cleanup >/dev/null
 
 # --- REPORT, and QUIESCE before an event
 pid=$(gated_sh t45 'exec /bin/true')
-expect_ut "attach" 0 attach 3 $pid $A_CREATE
+expect_ut "attach" 0 attach 3 "$pid" $A_CREATE
 expect_ut "QUIESCE|EXEC" 0 events 3 $((EV_QUIESCE | EV_EXEC))
 expect_ut "REPORT" 0 control 3 $ACT_REPORT
 go t45

@@ -2,6 +2,7 @@
 # SIGNAL: the engine sees a signal before delivery, in the task's context,
 # and delivers it, ignores it, or holds it (the task stops; SIGCONT delivers
 # it). SIGKILL is never reported and always kills.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 SIG_IGN_ACT=$((ACT_RESUME | 0x10))
@@ -29,10 +30,12 @@ echo "ok: ignored USR1"
 
 expect_ut "hold from now on" 0 sigret 0 $SIG_HOLD_ACT
 kill -USR1 $pid
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $pid)" = T ]'
 sleep 0.5
 expect_eq "held: the handler has not run" "$(grep -c caught /tmp/t48.out)" 1
 kill -CONT $pid
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(grep -c caught /tmp/t48.out)" = 2 ]'
 echo "ok: held until SIGCONT, then delivered"
 

@@ -3,14 +3,16 @@
 # report and REAP still come); once REAP has begun every call is -ESRCH; a
 # handle stays valid after reap and release() runs once, at the last put.
 # EXIT callbacks see the exit code.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
 pid=$(gated_sh t50 'exit 7')
-expect_ut "attach" 0 attach 0 $pid $A_CREATE
+expect_ut "attach" 0 attach 0 "$pid" $A_CREATE
 expect_ut "events EXIT|DEATH|REAP" 0 events 0 $((EV_EXIT | EV_DEATH | EV_REAP))
 expect_ut "hold DEATH" 0 hold $EV_DEATH
 go t50
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(stat_of held)" = 1 ]'
 expect_ut "DETACH during DEATH" $EALREADY control 0 $ACT_DETACH
 expect_ut "clearing DEATH during DEATH" $EALREADY events 0 $EV_EXIT
@@ -31,10 +33,11 @@ expect_releases 1
 
 # REAP in progress: DETACH is -ESRCH.
 pid=$(gated_sh t50b 'exit 0')
-expect_ut "attach" 0 attach 1 $pid $A_CREATE
+expect_ut "attach" 0 attach 1 "$pid" $A_CREATE
 expect_ut "events REAP" 0 events 1 $EV_REAP
 expect_ut "hold REAP" 0 hold $EV_REAP
 go t50b
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(stat_of held)" = 1 ]'
 expect_ut "DETACH during REAP" $ESRCH control 1 $ACT_DETACH
 utctl release >/dev/null

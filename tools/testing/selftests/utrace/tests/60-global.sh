@@ -2,6 +2,7 @@
 # A global engine sees CLONE, EXEC and DEATH of every user task: the counts
 # over a storm of 10,000 fork+exec+exit equal the real numbers exactly, and
 # tasks that existed before it attached are covered too.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
@@ -17,9 +18,9 @@ expect_ut "detach" 0 control 7 $ACT_DETACH
 expect_ut "put" 0 put 7
 
 n=${UTRACE_STORM:-10000}
-out=$(storm $n) || fail "storm failed: $out"
+out=$(storm "$n") || fail "storm failed: $out"
 echo "$out"
 expect_eq "workload" "$out" "workload: clone=$n exec=$n death=$n detach=0"
-expect_eq "global CLONE count" "$(stat_of slot15.CLONE)" $n
-expect_eq "global EXEC count" "$(stat_of slot15.EXEC)" $n
-expect_eq "global DEATH count" "$(stat_of slot15.DEATH)" $n
+expect_eq "global CLONE count" "$(stat_of slot15.CLONE)" "$n"
+expect_eq "global EXEC count" "$(stat_of slot15.EXEC)" "$n"
+expect_eq "global DEATH count" "$(stat_of slot15.DEATH)" "$n"

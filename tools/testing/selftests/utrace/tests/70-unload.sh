@@ -2,6 +2,7 @@
 # Unload safety: utrace_rs cannot go while an engine module uses it; an
 # engine module cannot go while one of its engines exists; both unload
 # cleanly once the engines are detached and put.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 

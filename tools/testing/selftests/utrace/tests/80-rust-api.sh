@@ -3,6 +3,7 @@
 # engine whose CLONE callback attaches followers to the children of `spawn`.
 # Counts are exact, and the module unloads while engines are still attached
 # (one follower sits on a sleeping child): nothing is called afterwards.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 load utrace_rs
 mark
@@ -25,6 +26,7 @@ wait_until 5 "pidof sleep >/dev/null"
 unload utrace_follow_rs
 line=$(dmesg_since_mark | grep 'utrace_follow_rs: attached=' | tail -n 1)
 echo "$line"
+# shellcheck disable=SC2046 # split into the eight counts
 set -- $(echo "$line" | sed 's/.*attached=//; s/[a-z_]*=//g')
 attached=$1 remaining=$2 clones=$3 execs=$4 exits=$5 deaths=$6 reaps=$7 errors=$8
 expect_eq "CLONE callbacks (children of spawn)" "$clones" 31

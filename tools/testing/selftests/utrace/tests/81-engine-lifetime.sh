@@ -7,6 +7,7 @@
 # 2. followed tasks that died stayed pinned (about 10 KB each) until rmmod;
 # 3. a vfork child reporting its parent's CLONE named itself as the parent;
 # 4. a forgotten Tracer left engines calling into the unloaded module.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 S=/sys/kernel/debug/utrace/global_trace
 load utrace_rs

@@ -5,6 +5,7 @@
 # aborts with a chosen errno, exit-code rewriting, SIGNAL ignore/deliver,
 # STOP from a callback with its QUIESCE report, and RESUME from another
 # task's callback through an EngineRef.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 load utrace_rs
 
@@ -57,9 +58,11 @@ kill -USR1 $tpid
 sleep 0.3
 expect_eq "first SIGUSR1 ignored by the engine" "$(caught)" 0
 kill -USR1 $tpid
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 5 '[ "$(caught)" = 1 ]'
 echo "ok: second SIGUSR1 delivered"
 kill -USR1 $tpid
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $tpid)" = I ]'
 echo "ok: third SIGUSR1 ignored and the task stopped"
 kill -USR1 $tpid
@@ -67,6 +70,7 @@ sleep 0.5
 expect_eq "a stopped task runs no handler" "$(caught)" 1
 expect_eq "still stopped" "$(state_of $tpid)" I
 kill -USR1 $ctl
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(caught)" = 2 ]'
 echo "ok: resumed from the controller's callback; the queued SIGUSR1 ran"
 expect_eq "the controller's SIGUSR1 (ignored by the engine) ran no handler" \

@@ -6,16 +6,18 @@
 # times while 8 processes each fork, exec and reap step by step; A's and B's
 # records of every CLONE, EXEC and DEATH reconcile exactly, with no event
 # lost or reported twice.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
 rm -f /tmp/t90.go2
 mkfifo /tmp/t90.go2
 pid=$(gated_sh t90 'exec sh -c "read y < /tmp/t90.go2; exec /bin/true"')
-expect_ut "attach A" 0 attach 0 $pid $A_CREATE
+expect_ut "attach A" 0 attach 0 "$pid" $A_CREATE
 expect_ut "events" 0 events 0 $((EV_EXEC | EV_DEATH | EV_REAP))
 expect_ut "hold EXEC" 0 hold $EV_EXEC
 go t90
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(stat_of held)" = 1 ]'
 expect_ut "handoff while A's EXEC callback runs" 0 handoff 0
 utctl release >/dev/null
@@ -27,10 +29,10 @@ expect_eq "events and the engine that got each" "$got" \
 utctl put 0 >/dev/null
 
 P=8 K=${UTRACE_HS_STEPS:-250}
-expect_ut "stress accounting" 0 hs $P $K
+expect_ut "stress accounting" 0 hs $P "$K"
 rm -f /tmp/t90.go
 mkfifo /tmp/t90.go
-hsload $P $K <>/tmp/t90.go &
+hsload $P "$K" <>/tmp/t90.go &
 hpid=$!
 wait_until 10 "[ -e /tmp/hs/$((P - 1)).$((K - 1)) ]"
 expect_ut "filter" 0 filter $hpid
@@ -41,6 +43,7 @@ spid=$!
 echo go >/tmp/t90.go
 wait $hpid || fail "hsload failed"
 wait $spid
+# shellcheck disable=SC2046 # split into the two counts
 set -- $(cat /tmp/t90.sw)
 echo "handoffs: $1 tried, $2 failed; $(stat_of switches) switches"
 cat $UT/stats | grep '^hs\.'
@@ -53,6 +56,6 @@ for what in exec clone child_death death; do
 	expect_eq "$what events reported twice" "$(stat_of hs.${what}_dups)" 0
 	expect_eq "$what events never reported" "$(stat_of hs.${what}_missing)" 0
 done
-[ "$(stat_of hs.by_a)" -gt 0 ] && [ "$(stat_of hs.by_b)" -gt 0 ] ||
+{ [ "$(stat_of hs.by_a)" -gt 0 ] && [ "$(stat_of hs.by_b)" -gt 0 ]; } ||
 	fail "one engine saw nothing: a=$(stat_of hs.by_a) b=$(stat_of hs.by_b)"
 echo "ok: $((3 * P * K + P)) events over $(stat_of switches) switches, each reported exactly once"

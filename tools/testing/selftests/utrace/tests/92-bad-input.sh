@@ -8,6 +8,7 @@
 #    refused to an unprivileged user even if modes were relaxed by debugfs
 #    mount options), module parameters cannot be changed after load, and a
 #    user without CAP_SYS_MODULE cannot aim crash_suspend at anything.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 load utrace_rs
 trap 'rmmod global_trace 2>/dev/null; rmmod crash_suspend 2>/dev/null; rmmod utrace_rs' EXIT
@@ -17,9 +18,9 @@ EINVAL=-22 ERANGE=-34 ESPIPE=-29 ENOTTY=-25 ENODEV=-19 EFAULT=-14 EAGAIN=-11
 # even root's.
 params_readonly() {
 	local p n=0
-	for p in /sys/module/$1/parameters/*; do
+	for p in /sys/module/"$1"/parameters/*; do
 		[ -e "$p" ] || continue
-		[ "$(stat -c %a "$p")" = 444 ] && ! echo 1 2>/dev/null >"$p" || fail "$p is writable"
+		{ [ "$(stat -c %a "$p")" = 444 ] && ! echo 1 2>/dev/null >"$p"; } || fail "$p is writable"
 		n=$((n + 1))
 	done
 	[ $n -gt 0 ] || fail "$1 shows no parameters in sysfs"
@@ -40,7 +41,7 @@ unload global_trace
 # --- stream file operations
 load global_trace
 S=/sys/kernel/debug/utrace/global_trace
-for i in 1 2 3; do /utrace/bin/stress child; done
+for _ in 1 2 3; do /utrace/bin/stress child; done
 out=$(streamio misuse $S)
 echo "$out" | sed 's/^/  /'
 for want in "badbuf $EFAULT" "pread $ESPIPE" "lseek $ESPIPE" "write $EINVAL" "ioctl $ENOTTY" \
@@ -50,13 +51,14 @@ done
 echo "ok: stream misuse refused with the right errnos"
 
 # Byte-by-byte reads give whole, well-formed records.
-for i in 1 2; do /utrace/bin/stress child; done
+for _ in 1 2; do /utrace/bin/stress child; done
 out=$(streamio bytewise $S 4) || fail "bytewise read: $out"
 echo "$out" | sed 's/^/  /'
 expect_eq "records read a byte at a time" "$(echo "$out" | grep -cE '^[0-9]+ [0-9]+ (CLONE|EXEC|DEATH) pid=[0-9]+ ')" 4
 seqs=$(echo "$out" | cut -d' ' -f1 | tr '\n' ' ')
+# shellcheck disable=SC2086 # split into the four sequence numbers
 set -- $seqs
-[ $(($2 - $1)) = 1 ] && [ $(($3 - $2)) = 1 ] && [ $(($4 - $3)) = 1 ] ||
+{ [ $(($2 - $1)) = 1 ] && [ $(($3 - $2)) = 1 ] && [ $(($4 - $3)) = 1 ]; } ||
 	fail "byte-wise records not consecutive: $seqs"
 echo "ok: consecutive sequence numbers $seqs"
 
@@ -66,6 +68,7 @@ echo "ok: consecutive sequence numbers $seqs"
 unload global_trace
 sleep 1000 &
 quiet=$!
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 5 '[ "$(cat /proc/$quiet/comm)" = sleep ]'
 load global_trace pid=$quiet
 streamio closewait $S >/tmp/t92.cw &

@@ -4,6 +4,7 @@
 # the subtree; a stalled reader's losses are reported exactly; tasks that
 # existed before the module loaded are covered; the stream is root-only;
 # bad pid= values fail insmod with a clear errno and message.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 S=/sys/kernel/debug/utrace/global_trace
 load utrace_rs
@@ -20,12 +21,13 @@ done
 ! loaded global_trace || fail "global_trace loaded after bad input"
 
 # --- a known workload, pid= filtered
+# shellcheck disable=SC2016 # the gated sh runs it
 pid=$(gated_sh t95 '
 	for i in 1 2 3 4 5; do (exit $i) & done; wait
 	/bin/true; /bin/true; /bin/true
 	sh -c "kill -TERM \$\$"
 	exit 0')
-load global_trace pid=$pid
+load global_trace pid="$pid"
 [ -r $S ] || fail "$S missing"
 /bin/true & wait   # outside the subtree: must not show up
 go t95
@@ -42,11 +44,12 @@ expect_eq "records from outside the subtree" \
 	"$(grep -v " ppid=$pid \| pid=$pid " /tmp/t95.rec | grep -vc ' ppid=[0-9]* comm=sh ')" 0
 # Causal order per child: CLONE < EXEC < DEATH by sequence number, and the
 # sequence numbers count up by one (nothing dropped).
+# shellcheck disable=SC2013 # one pid a word
 for child in $(sed -n 's/.* CLONE pid=\([0-9]*\) .*/\1/p' /tmp/t95.rec); do
-	c=$(awk -v p=$child '$3 == "CLONE" && $4 == "pid=" p { print $1 }' /tmp/t95.rec)
-	d=$(awk -v p=$child '$3 == "DEATH" && $4 == "pid=" p { print $1 }' /tmp/t95.rec)
-	e=$(awk -v p=$child '$3 == "EXEC" && $4 == "pid=" p { print $1 }' /tmp/t95.rec)
-	[ -n "$c" ] && [ -n "$d" ] && [ "$c" -lt "$d" ] || fail "child $child: CLONE $c, DEATH $d"
+	c=$(awk -v p="$child" '$3 == "CLONE" && $4 == "pid=" p { print $1 }' /tmp/t95.rec)
+	d=$(awk -v p="$child" '$3 == "DEATH" && $4 == "pid=" p { print $1 }' /tmp/t95.rec)
+	e=$(awk -v p="$child" '$3 == "EXEC" && $4 == "pid=" p { print $1 }' /tmp/t95.rec)
+	{ [ -n "$c" ] && [ -n "$d" ] && [ "$c" -lt "$d" ]; } || fail "child $child: CLONE $c, DEATH $d"
 	[ -z "$e" ] || { [ "$c" -lt "$e" ] && [ "$e" -lt "$d" ]; } || fail "child $child: EXEC $e out of order"
 done
 echo "ok: every child's CLONE, EXEC and DEATH are in causal order"
@@ -56,7 +59,7 @@ unload global_trace
 
 # --- a stalled reader: records=16 keeps 15; the rest are counted, exactly
 pid=$(gated_sh t95b 'for i in 1 2 3 4 5 6 7 8 9 10; do (exit 0) & done; wait; exit 0')
-load global_trace pid=$pid records=16
+load global_trace pid="$pid" records=16
 go t95b
 wait_until 20 "[ ! -d /proc/$pid ]"
 utrace-top -n $S >/tmp/t95b.rec
@@ -82,7 +85,7 @@ echo "ok: non-root reader refused: $out"
 # --- blocking read and poll: a reader waits for the next record
 unload global_trace
 pid=$(gated_sh t95d 'exit 7')
-load global_trace pid=$pid
+load global_trace pid="$pid"
 utrace-top -c 1 $S >/tmp/t95d.out &
 rpid=$!
 sleep 1

@@ -4,6 +4,7 @@
 # attach and sees the crashing function, SIGCONT lets it die with its core
 # dump, SIGKILL kills it, a process with its own handler is left alone, and
 # rmmod releases suspended processes. Bad pid= values are refused.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 echo '/tmp/core.%p' >/proc/sys/kernel/core_pattern
 load utrace_rs
@@ -21,11 +22,11 @@ grep -q 'parm=pid:' $MODDIR/crash_suspend.ko || fail "no pid parameter descripti
 # sets PID (the shell) and OUT (where the result line goes).
 start() {
 	OUT=/tmp/$1.out
-	rm -f $OUT
-	PID=$(gated_sh $1 "crasher run $2 >$OUT")
+	rm -f "$OUT"
+	PID=$(gated_sh "$1" "crasher run $2 >$OUT")
 	mark
-	load crash_suspend pid=$PID
-	go $1
+	load crash_suspend pid="$PID"
+	go "$1"
 }
 
 # suspended SIG: wait for the log line, set CHILD to the suspended process.
@@ -33,53 +34,55 @@ suspended() {
 	wait_until 20 "dmesg_since_mark | grep -q 'suspended on signal $1 '"
 	CHILD=$(dmesg_since_mark | sed -n "s/.*crash_suspend: pid \([0-9]*\) .*suspended on signal $1 .*/\1/p" | head -n 1)
 	dmesg_since_mark | grep 'suspended on signal' | sed 's/^\[[^]]*\] /   /'
-	for t in /proc/$CHILD/task/*; do
+	for t in /proc/"$CHILD"/task/*; do
 		wait_until 10 "grep -q '^State:.*T (stopped)' $t/status"
 	done
-	echo "ok: pid $CHILD suspended, $(ls /proc/$CHILD/task | wc -l) thread(s) stopped"
+	# shellcheck disable=SC2012 # counts the thread ids, numeric names
+	echo "ok: pid $CHILD suspended, $(ls /proc/"$CHILD"/task | wc -l) thread(s) stopped"
 }
 
-result() { wait_until 20 "grep -q '^exit=' $OUT"; grep '^exit=' $OUT; }
+result() { wait_until 20 "grep -q '^exit=' $OUT"; grep '^exit=' "$OUT"; }
 
 # 1. segfault: gdb, then SIGCONT -> core
 start t96a segv
 suspended 11
-bt=$(gdb -nx -batch -p $CHILD -ex bt 2>&1)
+bt=$(gdb -nx -batch -p "$CHILD" -ex bt 2>&1)
 echo "$bt" | grep '^#' | sed 's/^/   /'
 echo "$bt" | grep -q 'in crash_here ' || fail "gdb's backtrace lacks crash_here: $bt"
-kill -CONT $CHILD
+kill -CONT "$CHILD"
 expect_eq "after SIGCONT" "$(result)" "exit=-1 signal=11 core=1"
-[ -s /tmp/core.$CHILD ] || fail "no core file /tmp/core.$CHILD"
-echo "ok: core file /tmp/core.$CHILD ($(wc -c </tmp/core.$CHILD) bytes)"
+[ -s /tmp/core."$CHILD" ] || fail "no core file /tmp/core.$CHILD"
+echo "ok: core file /tmp/core.$CHILD ($(wc -c </tmp/core."$CHILD") bytes)"
 unload crash_suspend
 
 # 2. abort(): SIGABRT, then SIGKILL while suspended
 start t96b abort
 suspended 6
-kill -KILL $CHILD
+kill -KILL "$CHILD"
 expect_eq "after SIGKILL" "$(result)" "exit=-1 signal=9 core=0"
 unload crash_suspend
 
 # 3. kill -SEGV from another process
 start t96c wait
 wait_until 10 "grep -q '^child=' $OUT"
-victim=$(sed -n 's/^child=//p' $OUT)
+victim=$(sed -n 's/^child=//p' "$OUT")
 wait_until 10 "[ -d /proc/$victim ] && grep -q '^Name:.*crasher' /proc/$victim/status"
-kill -SEGV $victim
+kill -SEGV "$victim"
 suspended 11
 expect_eq "the signalled process is the suspended one" "$CHILD" "$victim"
-kill -CONT $CHILD
+kill -CONT "$CHILD"
 expect_eq "after SIGCONT" "$(result)" "exit=-1 signal=11 core=1"
 unload crash_suspend
 
 # 4. multi-threaded: all 4 threads stop; gdb sees them; SIGCONT -> core
 start t96d threads
 suspended 11
-expect_eq "threads stopped" "$(ls /proc/$CHILD/task | wc -l)" 4
-out=$(gdb -nx -batch -p $CHILD -ex 'info threads' -ex 'thread apply all bt' 2>&1)
+# shellcheck disable=SC2012 # counts the thread ids, numeric names
+expect_eq "threads stopped" "$(ls /proc/"$CHILD"/task | wc -l)" 4
+out=$(gdb -nx -batch -p "$CHILD" -ex 'info threads' -ex 'thread apply all bt' 2>&1)
 echo "$out" | grep -q 'crash_in_thread' || fail "gdb does not show crash_in_thread: $out"
 echo "ok: gdb shows the crashing thread in crash_in_thread"
-kill -CONT $CHILD
+kill -CONT "$CHILD"
 expect_eq "after SIGCONT" "$(result)" "exit=-1 signal=11 core=1"
 unload crash_suspend
 

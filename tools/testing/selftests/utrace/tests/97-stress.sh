@@ -11,6 +11,7 @@
 # EXEC lies within its bounds, no chaos call returned an unexpected errno,
 # every chaos engine was released exactly once, no user task is left stopped,
 # every module unloads. (No splat: the runner; no leak: its kmemleak scan.)
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
 
@@ -32,7 +33,6 @@ rm -f /tmp/stress.stop /tmp/stress.modloop
 	done
 	echo "$n $bad" >/tmp/stress.modloop
 ) &
-modloop=$!
 
 utctl chaos $((secs + 2)) >/tmp/stress.chaos &
 chaos=$!
@@ -45,7 +45,7 @@ touch /tmp/stress.stop
 n=300
 while [ ! -s /tmp/stress.modloop ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
 [ -s /tmp/stress.modloop ] || { dump_tasks; fail "the module load loop did not stop"; }
-read cycles modfail </tmp/stress.modloop
+read -r cycles modfail </tmp/stress.modloop
 
 clone=$(echo "$out" | sed -n 's/.*clone=\([0-9]*\).*/\1/p')
 death=$(echo "$out" | sed -n 's/.*death=\([0-9]*\).*/\1/p')
@@ -56,7 +56,7 @@ victims=$(echo "$out" | sed -n 's/.*victims=\([0-9]*\).*/\1/p')
 expect_eq "CLONE count (forks + threads)" "$(stat_of slot15.CLONE)" "$clone"
 expect_eq "DEATH count (children + threads)" "$(stat_of slot15.DEATH)" "$death"
 exec=$(stat_of slot15.EXEC)
-[ "$exec" -ge "$emin" ] && [ "$exec" -le "$emax" ] ||
+{ [ "$exec" -ge "$emin" ] && [ "$exec" -le "$emax" ]; } ||
 	fail "EXEC count $exec outside [$emin, $emax]"
 echo "ok: EXEC count $exec within [$emin, $emax]"
 kills=$(stat_of killed_in_callback)
@@ -66,6 +66,7 @@ expect_eq "chaos: unexpected results ($(stat_of chaos.last_unexpected))" \
 	"$(stat_of chaos.unexpected)" 0
 attaches=$(stat_of chaos.attach)
 [ "$attaches" -gt 10 ] || fail "chaos attached only $attaches engines"
+# shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 5 '[ "$(stat_of chaos.releases)" -ge '"$attaches"' ]'
 sleep 0.2
 expect_eq "chaos: release() once per attached engine" "$(stat_of chaos.releases)" "$attaches"
@@ -84,6 +85,7 @@ echo "ok: global_trace loaded and unloaded $cycles times"
 # control or ptrace stop). Kernel threads are kthreadd (2) and its children.
 stuck=
 for p in /proc/[0-9]*; do
+	# shellcheck disable=SC2046 # split into /proc/PID/stat's fields after comm
 	set -- $(sed 's/.*) //' "$p/stat" 2>/dev/null) x x
 	st=$1 ppid=$2
 	[ "${p#/proc/}" = 2 ] || [ "$ppid" = 2 ] && continue

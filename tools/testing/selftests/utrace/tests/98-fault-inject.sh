@@ -8,6 +8,7 @@
 #    delivered + lost equals the workload exactly, and global_trace's stream
 #    says so in LOST records that add up to the same number.
 # Leaks: the runner's kmemleak scan after all tests.
+# shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 FS=/sys/kernel/debug/failslab
 [ -d $FS ] || skip "no failslab in this kernel (make check-debug has it)"
@@ -68,16 +69,19 @@ sweep() {
 sleep 1000 &
 t=$!
 # --- attach: -ENOMEM, and then no engine to look up, no release() call.
+# shellcheck disable=SC2016 # sweep evaluates it
 sweep "attach" '[ "$(utctl attach 1 '$t' 0)" = '$ENOENT' ] && [ "$(stat_of releases)" = 0 ]' \
 	utctl attach 0 $t $A_CREATE
 expect_ut "the engine attached at last works" 0 events 0 $EV_EXEC
 
 # --- set_events(SYSCALL): the first one registers the syscall probes.
+# shellcheck disable=SC2016 # sweep evaluates it
 sweep "set_events(SYSCALL)" '[ "$(utctl events 0 $EV_EXEC)" = 0 ]' \
 	utctl events 0 $((EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT))
 expect_ut "syscall events off again" 0 events 0 $EV_EXEC
 
 # --- handoff: on failure the old engine stays attached and in charge.
+# shellcheck disable=SC2016 # sweep evaluates it
 sweep "handoff" '[ "$(stat_of switches)" = 0 ]' utctl handoff 0
 expect_eq "switches" "$(stat_of switches)" 1
 expect_ut "detach the handed-off engine" 0 control 0 $ACT_DETACH
@@ -97,14 +101,14 @@ load global_trace records=4096
 S=/sys/kernel/debug/utrace/global_trace
 utrace-top -n $S >/dev/null
 lost0=$(stat_of lost)
-pid=$(gated_sh fi 'for i in 1 2 3 4 5 6 7 8 9 10; do /utrace/bin/stress child; done')
-expect_ut "filter" 0 filter $pid
+pid=$(gated_sh "fi" 'for i in 1 2 3 4 5 6 7 8 9 10; do /utrace/bin/stress child; done')
+expect_ut "filter" 0 filter "$pid"
 expect_ut "counting engine" 0 attach 15 0 $((A_CREATE | A_GLOBAL))
 expect_ut "counting events" 0 events 15 $((EV_CLONE | EV_EXEC | EV_DEATH))
-echo 1 >/proc/$pid/make-it-fail
+echo 1 >/proc/"$pid"/make-it-fail
 echo 6 >$FS/times
 echo 0 >$FS/space
-go fi
+go "fi"
 wait_until 30 "! [ -d /proc/$pid ]"
 sleep 0.5
 echo 0 >$FS/times
