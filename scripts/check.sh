@@ -63,9 +63,19 @@ echo "# utrace-rs selftests on $(basename "$KDIR")"
 [ "$variant" = distro ] &&
 	host_result OK "distro: modules built by Debian's gcc-14 and rustc, and by dkms build, in the trixie chroot"
 
-# Source checks on the host: formatting and lints are part of the suite.
+# Every shell script of the project, relative to the top: the host's (bash)
+# and the guest's (busybox ash; tools/testing/selftests/utrace/.shellcheckrc
+# and the scripts/{bench,demo} ones' directives check them as dash).
+shell_scripts() {
+	(cd "$top" && ls scripts/*.sh scripts/*/*.sh .ci/run \
+		tools/testing/selftests/utrace/*.sh tools/testing/selftests/utrace/*/*.sh)
+}
+
+# Source checks on the host: formatting, lints, shellcheck, the ABI numbers
+# and the module layering are part of the suite.
 # They do not depend on the kernel, so only the test variant runs them.
 source_checks() {
+	local out scripts what
 	if out=$(make -s -C "$top" fmt-check 2>&1) && ! echo "$out" | grep -q '^Diff in'; then
 		host_result OK "rustfmt (kernel .rustfmt.toml) finds nothing to change"
 	else
@@ -75,6 +85,25 @@ source_checks() {
 		host_result OK "CLIPPY=1 build has no warnings"
 	else
 		host_result FAIL "CLIPPY=1 build has no warnings" "$(echo "$out" | grep -E -A8 '^(warning|error)' | head -n 40)"
+	fi
+	mapfile -t scripts < <(shell_scripts)
+	what="shellcheck finds nothing in the ${#scripts[@]} shell scripts (host: bash; guest: busybox ash, as dash)"
+	if out=$(cd "$top" && shellcheck -x -f gcc "${scripts[@]}" 2>&1); then
+		host_result OK "$what"
+	else
+		host_result FAIL "$what" "$(echo "$out" | head -n 40)"
+	fi
+	what="lib.sh and rust/events.rs spell the ABI numbers as include/utrace_rs.h does (check-abi.sh)"
+	if out=$("$top/scripts/check-abi.sh" 2>&1); then
+		host_result OK "$what"
+	else
+		host_result FAIL "$what" "$out"
+	fi
+	what="rust/*.rs import each other without a cycle (check-imports.py)"
+	if out=$(python3 "$top/scripts/check-imports.py" 2>&1); then
+		host_result OK "$what"
+	else
+		host_result FAIL "$what" "$out"
 	fi
 }
 [ "$variant" = test ] && source_checks
