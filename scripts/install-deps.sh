@@ -13,6 +13,7 @@ APT_PACKAGES=(
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	bc bison flex libelf-dev libssl-dev cpio xz-utils make
 	qemu-system-x86 busybox-static gdb shellcheck
+	mmdebstrap python3
 )
 
 log() { printf 'deps: %s\n' "$*"; }
