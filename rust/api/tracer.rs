@@ -119,6 +119,13 @@ impl<E: Engine> Tracer<E> {
         &self.shared.engine
     }
 
+    /// The `data` pointer every engine of this tracer carries (what
+    /// `utrace_release_engines()` matches on; on 6.12 also the start of
+    /// the shared value's allocation).
+    pub(crate) fn data_ptr(&self) -> *const c_void {
+        self.key
+    }
+
     /// Attaches a new engine to `task` with `events`.
     pub(crate) fn attach(&self, task: &Task, events: Events) -> Result<EngineRef<E>> {
         Shared::attach(&self.shared.as_arc_borrow(), Some(task), events)
