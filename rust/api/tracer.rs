@@ -598,14 +598,17 @@ unsafe extern "C" fn quiesce_cb<E: Engine, const GLOBAL: bool>(
         .raw()
 }
 
+/// Calls `call` with the engine value, the atomic context and the
+/// registers of a syscall callback.
+///
 /// # Safety
 ///
 /// As for [`clone_cb`]; in the syscall tracepoint, with the registers of
 /// `current`'s syscall.
-unsafe extern "C" fn syscall_entry_cb<E: SyscallEngine>(
-    _action: u32,
+unsafe fn syscall_cb<E: SyscallEngine>(
     engine: *mut raw::utrace_engine,
     regs: *mut bindings::pt_regs,
+    call: impl FnOnce(&E, &SyscallContext<'_>, &mut SyscallRegs<'_>) -> u32,
 ) -> u32 {
     // SAFETY: As for `clone_cb`; `regs` is valid and ours for the callback.
     let (shared, regs) = unsafe { (shared::<E>(engine), &mut *regs) };
@@ -614,31 +617,31 @@ unsafe extern "C" fn syscall_entry_cb<E: SyscallEngine>(
         task: unsafe { &*current().cast::<Task>() },
         _not_send: PhantomData,
     };
-    shared
-        .engine
-        .syscall_entry(&cx, &mut SyscallRegs(regs))
-        .raw()
+    call(&shared.engine, &cx, &mut SyscallRegs(regs))
 }
 
 /// # Safety
 ///
-/// As for [`syscall_entry_cb`].
+/// As for [`syscall_cb`].
+unsafe extern "C" fn syscall_entry_cb<E: SyscallEngine>(
+    _action: u32,
+    engine: *mut raw::utrace_engine,
+    regs: *mut bindings::pt_regs,
+) -> u32 {
+    // SAFETY: By the function's safety requirements.
+    unsafe { syscall_cb::<E>(engine, regs, |e, cx, r| e.syscall_entry(cx, r).raw()) }
+}
+
+/// # Safety
+///
+/// As for [`syscall_cb`].
 unsafe extern "C" fn syscall_exit_cb<E: SyscallEngine>(
     _action: u32,
     engine: *mut raw::utrace_engine,
     regs: *mut bindings::pt_regs,
 ) -> u32 {
-    // SAFETY: As for `syscall_entry_cb`.
-    let (shared, regs) = unsafe { (shared::<E>(engine), &mut *regs) };
-    let cx = SyscallContext {
-        // SAFETY: `current` is alive.
-        task: unsafe { &*current().cast::<Task>() },
-        _not_send: PhantomData,
-    };
-    shared
-        .engine
-        .syscall_exit(&cx, &mut SyscallRegs(regs))
-        .raw()
+    // SAFETY: By the function's safety requirements.
+    unsafe { syscall_cb::<E>(engine, regs, |e, cx, r| e.syscall_exit(cx, r).raw()) }
 }
 
 /// # Safety
