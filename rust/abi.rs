@@ -138,21 +138,12 @@ pub(crate) unsafe extern "C" fn utrace_engine_put(engine: *mut Engine) {
     // SAFETY: By the caller's promise: the reference is the caller's, and
     // `engine` is not null.
     let engine = unsafe { ARef::from_raw(core::ptr::NonNull::new_unchecked(engine)) };
-    if state::get().is_some_and(in_callback) {
+    // From inside a callback (of any engine) the release is deferred.
+    if state::get().is_some_and(|st| !st.reporting().is_null()) {
         crate::release::put_deferred(engine);
     } else {
         drop(engine);
     }
-}
-
-/// Whether `current` is running a callback (of any engine).
-fn in_callback(st: &State) -> bool {
-    let rcu = crate::shim::RcuGuard::new();
-    st.table.lookup(task::current(), &rcu).is_some_and(|ut| {
-        !ut.reporting
-            .load(core::sync::atomic::Ordering::SeqCst)
-            .is_null()
-    })
 }
 
 /// # Safety

@@ -196,10 +196,7 @@ fn resolve(st: &State, task: Option<&Task>, engine: &Engine) -> Result<Option<AR
 
 /// Whether `current` is inside a callback to `engine`.
 fn current_in_callback(st: &State, engine: &Engine) -> bool {
-    let rcu = crate::shim::RcuGuard::new();
-    st.table.lookup(task::current(), &rcu).is_some_and(|ut| {
-        ut.reporting.load(core::sync::atomic::Ordering::SeqCst) == engine.as_ptr()
-    })
+    st.reporting() == engine.as_ptr()
 }
 
 /// `utrace_set_events()`.

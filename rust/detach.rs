@@ -171,10 +171,13 @@ pub(crate) fn release_engines(
     let Some(releaser) = release::get() else {
         return Ok(0);
     };
-    let wanted = |e: &Engine| e.module() == module && data.map_or(true, |d| e.data() == d);
+    let wanted = |e: &Engine| e.belongs_to(module, data);
     shim::sleepable("utrace_release_engines")?;
     // From a callback of one of those engines it would wait for itself.
-    if current_reporting(st, &wanted) {
+    let reporting = st.reporting();
+    // SAFETY: Non-null, it is the engine whose callback `current` (we) is
+    // running, which pins it.
+    if !reporting.is_null() && wanted(unsafe { Engine::from_raw(reporting) }) {
         pr_warn!("utrace_release_engines called from a callback of one of its engines: refused (-EDEADLK)\n");
         return Err(crate::errno::edeadlk());
     }
@@ -213,18 +216,6 @@ pub(crate) fn release_engines(
     // Releases the worker claimed may still be running.
     releaser.wait_releasing();
     Ok(detached)
-}
-
-/// Whether `current` is inside a callback of an engine `wanted` picks.
-fn current_reporting(st: &State, wanted: &dyn Fn(&Engine) -> bool) -> bool {
-    let rcu = shim::RcuGuard::new();
-    let Some(ut) = st.table.lookup(task::current(), &rcu) else {
-        return false;
-    };
-    let e = ut.reporting.load(SeqCst);
-    // SAFETY: `reporting` is set only while `current` runs a callback of
-    // that engine, which pins it; we are that task, so it is still pinned.
-    !e.is_null() && wanted(unsafe { Engine::from_raw(e) })
 }
 
 /// `MODULE_STATE_GOING` of `module` (the module notifier, after its exit

@@ -23,6 +23,7 @@ use crate::task;
 use crate::wait;
 use core::cell::Cell;
 use core::ffi::c_void;
+use core::ffi::CStr;
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
@@ -306,6 +307,16 @@ impl Engine {
     /// The owner module, if `ops` names one.
     pub(crate) fn module(&self) -> *mut bindings::module {
         self.module
+    }
+
+    /// Whether the engine is `module`'s (and carries `data`, if given): the
+    /// engines `utrace_release_engines()` finishes.
+    pub(crate) fn belongs_to(
+        &self,
+        module: *mut bindings::module,
+        data: Option<*mut c_void>,
+    ) -> bool {
+        self.module == module && data.map_or(true, |d| self.data == d)
     }
 
     /// Whether the engine holds a reference on its owner module.
@@ -605,12 +616,11 @@ impl Pinned {
         }
     }
 
-    /// `filename` is null or a NUL-terminated string alive for the call.
-    pub(crate) fn call_exec(&self, act: u32, filename: Option<&[u8]>, old_pid: i32) -> u32 {
-        let filename = filename.map_or(ptr::null(), |f| f.as_ptr());
+    pub(crate) fn call_exec(&self, act: u32, filename: Option<&CStr>, old_pid: i32) -> u32 {
+        let filename = filename.map_or(ptr::null(), |f| f.as_ptr().cast::<u8>());
         match self.ops().report_exec {
-            // SAFETY: As above; `filename` is null or NUL-terminated (the
-            // caller's copy ends with its NUL).
+            // SAFETY: As above; `filename` is null or a NUL-terminated string
+            // alive for the call.
             Some(f) => unsafe { f(act, self.as_ptr(), filename, old_pid) },
             None => RESUME,
         }

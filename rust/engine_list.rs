@@ -104,44 +104,46 @@ impl<'a> ListWriter<'a> {
         ListWriter { list }
     }
 
+    /// The link (the head or an engine's `next`) that points at `target`;
+    /// for a null `target`, the last link (the list's end). `None` if
+    /// `target` is not on the list.
+    fn link_to(&self, target: *mut Engine) -> Option<&AtomicPtr<Engine>> {
+        let mut link = &self.list.head;
+        loop {
+            let cur = link.load(Acquire);
+            if cur == target {
+                return Some(link);
+            }
+            if cur.is_null() {
+                return None;
+            }
+            // SAFETY: Linked engines stay valid while linked (type
+            // invariant); the writer lock keeps the list from changing.
+            link = unsafe { &(*cur).next };
+        }
+    }
+
     /// Appends `engine` (whose `seq` is the largest so far). `EBUSY` (and
     /// nothing changed) if it is on a list already.
     pub(crate) fn push_back(&self, engine: &Engine) -> Result {
         if engine.set_linked(true) {
             return Err(EBUSY);
         }
-        let mut link = &self.list.head;
-        loop {
-            let next = link.load(Acquire);
-            if next.is_null() {
-                break;
-            }
-            // SAFETY: Linked engines stay valid while linked (type
-            // invariant); the writer lock keeps the list from changing.
-            link = unsafe { &(*next).next };
+        // The end always has a link.
+        if let Some(end) = self.link_to(ptr::null_mut()) {
+            end.store(engine.as_ptr(), Release);
         }
-        link.store(engine.as_ptr(), Release);
         Ok(())
     }
 
     /// Unlinks `engine` if it is on this list. Its memory must then outlive
     /// an RCU grace period (`Engine::retire`).
     pub(crate) fn unlink(&self, engine: &Engine) {
-        let mut link = &self.list.head;
-        loop {
-            let cur = link.load(Acquire);
-            if cur.is_null() {
-                return;
-            }
-            if cur == engine.as_ptr() {
-                // Its own `next` stays as it is, so a reporter standing on it
-                // can still move on.
-                link.store(engine.next.load(Acquire), Release);
-                engine.set_linked(false);
-                return;
-            }
-            // SAFETY: As in `push_back`.
-            link = unsafe { &(*cur).next };
+        if let Some(link) = self.link_to(engine.as_ptr()) {
+            // Its own `next` stays as it is, so a reporter standing on it
+            // can still move on.
+            link.store(engine.next.load(Acquire), Release);
+            engine.set_linked(false);
         }
     }
 
@@ -153,22 +155,14 @@ impl<'a> ListWriter<'a> {
         if new.set_linked(true) {
             return Err(EBUSY);
         }
-        let mut link = &self.list.head;
-        loop {
-            let cur = link.load(Acquire);
-            if cur.is_null() {
-                new.set_linked(false);
-                return Err(ENOENT);
-            }
-            if cur == old.as_ptr() {
-                new.next.store(old.next.load(Acquire), Release);
-                link.store(new.as_ptr(), Release);
-                old.set_linked(false);
-                return Ok(());
-            }
-            // SAFETY: As in `push_back`.
-            link = unsafe { &(*cur).next };
-        }
+        let Some(link) = self.link_to(old.as_ptr()) else {
+            new.set_linked(false);
+            return Err(ENOENT);
+        };
+        new.next.store(old.next.load(Acquire), Release);
+        link.store(new.as_ptr(), Release);
+        old.set_linked(false);
+        Ok(())
     }
 
     /// Iterates over the linked engines.

@@ -290,11 +290,10 @@ impl Releaser {
         module: *mut bindings::module,
         data: Option<*mut c_void>,
     ) -> Step {
-        let wanted = |e: &Engine| e.module() == module && data.map_or(true, |d| e.data() == d);
         let mut reg = self.registry.lock();
         let mut step = Step::Done;
         let mut found = ptr::null_mut();
-        for e in reg.iter().filter(|e| wanted(e)) {
+        for e in reg.iter().filter(|e| e.belongs_to(module, data)) {
             if !e.is_detached() {
                 return Step::Attached;
             }
@@ -325,9 +324,7 @@ impl Releaser {
         data: Option<*mut c_void>,
     ) -> bool {
         let reg = self.registry.lock();
-        let found = reg
-            .iter()
-            .any(|e| e.module() == module && data.map_or(true, |d| e.data() == d));
+        let found = reg.iter().any(|e| e.belongs_to(module, data));
         found
     }
 
@@ -367,9 +364,6 @@ unsafe fn finish(this: *mut Engine) {
     }
 }
 
-/// The last reference to `this` is gone where `release` may not run: hand
-/// it to the release worker. Any context.
-///
 /// Drops a reference; if it was the last, the release goes to the worker
 /// whatever the context (for puts from inside a callback: on 7.x a syscall
 /// probe is preemptible, so the caller looks as if it may sleep, but a
@@ -383,6 +377,9 @@ pub(crate) fn put_deferred(engine: ARef<Engine>) {
     }
 }
 
+/// The last reference to `this` is gone where `release` may not run: hand
+/// it to the release worker. Any context.
+///
 /// # Safety
 ///
 /// As for [`finish`].
@@ -401,13 +398,8 @@ unsafe fn defer(this: *mut Engine) {
             Err(now) => head = now,
         }
     }
-    // SAFETY: Initialised in `new`; queueing a queued work does nothing, and
-    // the worker takes the whole stack each time it runs.
-    unsafe {
-        bindings::queue_work_on(
-            bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
-            bindings::system_wq,
-            r.work.get(),
-        )
-    };
+    // SAFETY: Initialised in `new`, flushed before the releaser goes;
+    // queueing a queued work does nothing, and the worker takes the whole
+    // stack each time it runs.
+    unsafe { crate::shim::queue_work(r.work.get()) };
 }

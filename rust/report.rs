@@ -15,7 +15,7 @@ use crate::events::{self, action, Events};
 use crate::shim::{self, InProbe, RcuGuard, SyscallRegs};
 use crate::state::State;
 use crate::task;
-use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN, GROUP_DEAD};
+use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN};
 use crate::wait;
 use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
@@ -219,7 +219,11 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
         // Dropping `clone` opens the child's gate.
     }
     if let Some(exec) = pending.exec {
-        let filename = exec.filename.as_deref();
+        // The hook's copy ends with its NUL.
+        let filename = exec
+            .filename
+            .as_deref()
+            .and_then(|f| core::ffi::CStr::from_bytes_with_nul(f).ok());
         report(st, Some(ut), ut, events::EXEC, exec.seq, None, |e, act| {
             e.call_exec(act, filename, exec.old_pid)
         });
@@ -296,13 +300,13 @@ fn report_exit(st: &State, ut: &UTask, seq: u64) {
     if code != orig {
         // The exit code is an int in the kernel; engines are told so.
         // `ut`'s task is `current`, in its EXIT report.
-        shim::set_current_exit_code(code as i32, ut.state() & GROUP_DEAD != 0);
+        shim::set_current_exit_code(code as i32, ut.group_dead());
     }
 }
 
 fn report_death(st: &State, ut: &UTask, seq: u64) {
     ut.set_state(DEATH_BEGUN);
-    let group_dead = ut.state() & GROUP_DEAD != 0;
+    let group_dead = ut.group_dead();
     let signal = task::exit_signal(ut.task());
     report(st, Some(ut), ut, events::DEATH, seq, None, |e, _| {
         e.call_death(group_dead, signal)

@@ -256,6 +256,23 @@ pub(crate) fn synchronize_tasks() {
     unsafe { ffi::utrace_shim_synchronize_tasks() };
 }
 
+/// Queues `work` on the system workqueue, on any CPU. Any context.
+///
+/// # Safety
+///
+/// `work` is initialised and stays valid until it has run or been
+/// cancelled or flushed.
+pub(crate) unsafe fn queue_work(work: *mut bindings::work_struct) {
+    // SAFETY: By the function's safety requirements.
+    unsafe {
+        bindings::queue_work_on(
+            bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
+            bindings::system_wq,
+            work,
+        )
+    };
+}
+
 /// Waits for every RCU callback queued so far to have run. May sleep.
 pub(crate) fn rcu_barrier() {
     // SAFETY: Plain C call; process context is the caller's contract.

@@ -128,15 +128,9 @@ impl State {
     /// probes unregistered (later, from a workqueue). Any context.
     pub(crate) fn syscall_user_sub(&self) {
         if self.syscall_users.fetch_sub(1, SeqCst) == 1 {
-            // SAFETY: Initialised in `new`; queueing an already queued work
-            // does nothing; flushed in `syscall_shutdown`.
-            unsafe {
-                bindings::queue_work_on(
-                    bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
-                    bindings::system_wq,
-                    self.syscall_off.get(),
-                )
-            };
+            // SAFETY: Initialised in `new`, cancelled in `syscall_shutdown`;
+            // queueing an already queued work does nothing.
+            unsafe { crate::shim::queue_work(self.syscall_off.get()) };
         }
     }
 
@@ -199,6 +193,16 @@ impl State {
     /// list the engine goes on, so lists stay sorted.
     pub(crate) fn next_seq(&self) -> u64 {
         self.seq.fetch_add(1, SeqCst) + 1
+    }
+
+    /// The engine whose callback `current` is running, or null. Only
+    /// compared, or dereferenced by `current` itself (its callback pins the
+    /// engine).
+    pub(crate) fn reporting(&self) -> *mut Engine {
+        let rcu = crate::shim::RcuGuard::new();
+        self.table
+            .lookup(crate::task::current(), &rcu)
+            .map_or(ptr::null_mut(), |ut| ut.reporting.load(SeqCst))
     }
 
     /// Whether any engine is attached at all: the hooks' first check.

@@ -279,6 +279,12 @@ impl UTask {
         self.state.load(SeqCst)
     }
 
+    /// Whether its exit made its process dead (the kernel's verdict, taken
+    /// at the exit hook).
+    pub(crate) fn group_dead(&self) -> bool {
+        self.state() & GROUP_DEAD != 0
+    }
+
     /// Sets a state bit; returns whether it was already set.
     pub(crate) fn set_state(&self, bit: u32) -> bool {
         self.state.fetch_or(bit, SeqCst) & bit != 0
@@ -459,12 +465,6 @@ impl UTask {
         // SAFETY: `reap_work` was initialised in `new` and is queued once
         // (`REAP_BEGUN`); the table's reference keeps the `UTask` alive until
         // the work has run.
-        unsafe {
-            bindings::queue_work_on(
-                bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
-                bindings::system_wq,
-                self.reap_work.get(),
-            )
-        };
+        unsafe { shim::queue_work(self.reap_work.get()) };
     }
 }
