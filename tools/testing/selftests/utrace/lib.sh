@@ -112,6 +112,16 @@ gated_sh() {
 }
 go() { echo go > /tmp/"$1".go; }
 
+# spawn_now MODE N PROG...: start `spawn` in the background at once (it
+# waits for a byte on stdin, written here); SPAWN_PID is its pid.
+spawn_now() {
+	rm -f /tmp/spawn_now.go
+	mkfifo /tmp/spawn_now.go
+	spawn "$@" </tmp/spawn_now.go &
+	SPAWN_PID=$!
+	echo go >/tmp/spawn_now.go
+}
+
 # expect_releases N: release() has run exactly N times. The attached
 # reference goes an RCU grace period after a detach, so allow it time to
 # arrive, then make sure no extra one follows.

@@ -9,19 +9,13 @@ load utrace_rs
 mark
 load utrace_follow_rs
 
-rm -f /tmp/t80.go
-mkfifo /tmp/t80.go
-spawn fork 30 /bin/true </tmp/t80.go &
-pid=$!
-echo go >/tmp/t80.go
+spawn_now fork 30 /bin/true
+pid=$SPAWN_PID
 wait $pid || fail "spawn failed"
 
 # One more child that stays alive across the unload.
-rm -f /tmp/t80.go
-mkfifo /tmp/t80.go
-spawn fork 1 /bin/sleep 3 </tmp/t80.go &
-pid=$!
-echo go >/tmp/t80.go
+spawn_now fork 1 /bin/sleep 3
+pid=$SPAWN_PID
 wait_until 5 "pidof sleep >/dev/null"
 unload utrace_follow_rs
 line=$(dmesg_since_mark | grep 'utrace_follow_rs: attached=' | tail -n 1)

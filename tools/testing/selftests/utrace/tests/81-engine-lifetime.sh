@@ -51,11 +51,8 @@ fi
 
 # --- 3. the vfork parent
 load global_trace
-rm -f /tmp/t81v.go
-mkfifo /tmp/t81v.go
-spawn vfork 40 /bin/true </tmp/t81v.go &
-pid=$!
-echo go >/tmp/t81v.go
+spawn_now vfork 40 /bin/true
+pid=$SPAWN_PID
 wait $pid || fail "spawn vfork failed"
 utrace-top -n $S >/tmp/t81.rec
 unload global_trace
@@ -66,11 +63,8 @@ expect_eq "CLONE records naming a child as its own parent" \
 
 # --- 4. a forgotten Tracer: utrace-rs releases the engines at unload
 load utrace_follow_rs leak=1
-rm -f /tmp/t81.go
-mkfifo /tmp/t81.go
-spawn fork 1 /bin/sleep 2 </tmp/t81.go &
-spid=$!
-echo go >/tmp/t81.go
+spawn_now fork 1 /bin/sleep 2
+spid=$SPAWN_PID
 wait_until 5 "pidof sleep >/dev/null"
 mark
 unload utrace_follow_rs
