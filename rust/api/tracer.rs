@@ -286,34 +286,21 @@ impl<E: Engine> EngineRef<E> {
         to: &Tracer<F>,
         events: Events,
     ) -> Result<EngineRef<F>> {
-        let shared = &to.shared;
-        if shared.closed.load(SeqCst) {
-            return Err(eshutdown());
-        }
-        let data = shared.clone().into_foreign();
-        let ops = shared.ops.get(self.task.is_none());
-        // Counted before it exists (see `Shared::attach_flags`).
-        shared.live.fetch_add(1, SeqCst);
-        // SAFETY: We hold a reference on the engine and the task; `ops` is a
-        // static table of this module and `data` a reference that `release`
-        // takes back.
-        let engine = unsafe {
-            raw::utrace_handoff(
-                self.target(),
-                self.engine.as_ptr(),
-                ops,
-                data.into_mut(),
-                events.bits(),
-            )
-        };
-        // SAFETY: A new reference or an error pointer.
-        let new = unsafe { EngineRef::from_raw(engine, self.task.as_deref()) };
-        if new.is_err() {
-            shared.live.fetch_sub(1, SeqCst);
-            // SAFETY: Not attached: the reference is still ours.
-            drop(unsafe { Arc::<Shared<F>>::from_foreign(data) });
-        }
-        new
+        let ops = to.shared.ops.get(self.task.is_none());
+        Shared::new_engine(&to.shared.as_arc_borrow(), self.task.as_deref(), |data| {
+            // SAFETY: We hold a reference on the engine and the task; `ops`
+            // is a static table of this module and `data` a reference that
+            // `release` takes back.
+            unsafe {
+                raw::utrace_handoff(
+                    self.target(),
+                    self.engine.as_ptr(),
+                    ops,
+                    data,
+                    events.bits(),
+                )
+            }
+        })
     }
 }
 
@@ -363,6 +350,34 @@ impl<E: Engine> Shared<E> {
         Self::attach_flags(this, task, events, 0)
     }
 
+    /// Makes an engine of this tracer with `make`, which gets the new
+    /// engine's `data` (a reference on `this`) and returns what
+    /// `utrace_attach_task()` or `utrace_handoff()` returned. The engine
+    /// is counted in `live` before it exists (a concurrent `detach_all`
+    /// may release it as soon as it is attached); on failure the count and
+    /// the reference are taken back.
+    fn new_engine(
+        this: &ArcBorrow<'_, Self>,
+        task: Option<&Task>,
+        make: impl FnOnce(*mut c_void) -> *mut raw::utrace_engine,
+    ) -> Result<EngineRef<E>> {
+        if this.closed.load(SeqCst) {
+            return Err(eshutdown());
+        }
+        let data = Arc::<Self>::from(*this).into_foreign();
+        this.live.fetch_add(1, SeqCst);
+        // SAFETY: A new reference or an error pointer.
+        let engine = unsafe { EngineRef::<E>::from_raw(make(data.into_mut()), task) };
+        if engine.is_err() {
+            this.live.fetch_sub(1, SeqCst);
+            // SAFETY: Not attached: the reference is still ours.
+            drop(unsafe { Arc::<Self>::from_foreign(data) });
+        }
+        // INVARIANT: Otherwise `release` will run once for this engine and
+        // take back the count added above.
+        engine
+    }
+
     fn attach_flags(
         this: &ArcBorrow<'_, Self>,
         task: Option<&Task>,
@@ -376,38 +391,18 @@ impl<E: Engine> Shared<E> {
             // Only a `Tracer::with_syscalls` has the syscall callbacks.
             return Err(EINVAL);
         }
-        let data = Arc::<Self>::from(*this).into_foreign();
         let flags = if task.is_some() {
             flags | raw::UTRACE_ATTACH_CREATE
         } else {
             flags | raw::UTRACE_ATTACH_CREATE | raw::UTRACE_ATTACH_GLOBAL
         };
         let task_raw = task.map_or(ptr::null_mut(), task_ptr);
-        // Counted before it exists: a concurrent `detach_all` may release it
-        // as soon as it is attached.
-        this.live.fetch_add(1, SeqCst);
-        // SAFETY: `ops` is a static table of this module; `data` is an `Arc`
-        // reference that `release` takes back.
-        let engine = unsafe {
-            raw::utrace_attach_task(
-                task_raw,
-                flags,
-                this.ops.get(task.is_none()),
-                data.into_mut(),
-            )
-        };
-        // SAFETY: A new reference or an error pointer.
-        let engine = match unsafe { EngineRef::<E>::from_raw(engine, task) } {
-            Ok(engine) => engine,
-            Err(e) => {
-                this.live.fetch_sub(1, SeqCst);
-                // SAFETY: Not attached: the reference is still ours.
-                drop(unsafe { Arc::<Self>::from_foreign(data) });
-                return Err(e);
-            }
-        };
-        // INVARIANT: From here `release` will run once for this engine (and
-        // take back the count added above).
+        let ops = this.ops.get(task.is_none());
+        let engine = Self::new_engine(this, task, |data| {
+            // SAFETY: `ops` is a static table of this module; `data` is an
+            // `Arc` reference that `release` takes back.
+            unsafe { raw::utrace_attach_task(task_raw, flags, ops, data) }
+        })?;
         let mut ret = engine.set_events(events);
         if ret.is_ok() && this.closed.load(SeqCst) {
             // Dropped meanwhile: its detach may have missed this engine.
