@@ -13,7 +13,7 @@
 #                      chroot with Debian's toolchain (scripts/distro.sh, cached)
 #   make dkms-test     dkms build of dkms.conf in that chroot
 #
-# Other targets: modules (default), kernel, deps, guest, bench, fmt,
+# Other targets: modules (default), kernel, deps, guest, bench, bench-profile, fmt,
 # fmt-check, clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
 # builds the modules against your own kernel instead of the cached one.
 
@@ -27,7 +27,7 @@ kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 # LLVM=-19 for the clang-built test kernel, never LLVM= for a GCC-built one.
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) $$(scripts/kernel-cc.sh "$$kdir")
 
-.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench bench-profile fmt fmt-check clippy rust-analyzer clean
 
 all: modules
 
@@ -67,6 +67,11 @@ rs_files = $$(find rust samples tools -name '*.rs')
 # Benchmarks: their own kernel (no lock debugging), one vCPU, QEMU -icount.
 bench: deps guest
 	@scripts/bench.sh
+
+# Where each hot path's instructions go: one iteration of each workload
+# single-stepped through QEMU's gdbstub, every instruction counted by function.
+bench-profile: deps guest
+	@scripts/bench-profile.sh
 
 fmt: kernel
 	@$(kdir) && rustfmt --config-path "$$kdir/.rustfmt.toml" $(rs_files)

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the test initramfs. Mounts the usual file systems, runs what the
-# kernel command line asks for (utrace.mode=check|demo|bench), prints the kernel
+# kernel command line asks for (utrace.mode=check|demo|bench|profile), prints the kernel
 # log between markers for the host to scan, and powers off.
 
 /bin/busybox --install -s /bin
@@ -31,6 +31,7 @@ case "$mode" in
 check) sh /utrace/selftests/run.sh; rc=$? ;;
 demo) sh /utrace/demo/demo.sh; rc=$? ;;
 bench) sh /utrace/bench/bench.sh; rc=$? ;;
+profile) sh /utrace/bench/profile.sh; rc=$? ;;
 shell) setsid sh -c 'exec sh </dev/ttyS0 >/dev/ttyS0 2>&1' ;;
 *) echo "unknown utrace.mode=$mode"; rc=2 ;;
 esac
