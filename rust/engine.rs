@@ -435,7 +435,17 @@ impl Engine {
         // callback of a detach may drop the attached reference and a barrier
         // waiter may put the last one at once. The read-side section keeps
         // the memory valid until we are done with it (`put` frees by RCU).
-        let _rcu = RcuGuard::new();
+        let rcu = RcuGuard::new();
+        // SAFETY: Pinned by `enter`; `rcu` is held.
+        unsafe { Engine::leave_in(this, &rcu) };
+    }
+
+    /// [`Engine::leave`] inside a read-side section the caller holds.
+    ///
+    /// # Safety
+    ///
+    /// `this` was pinned by `enter`; it may be freed once `_rcu` ends.
+    unsafe fn leave_in(this: *mut Engine, _rcu: &RcuGuard) {
         // SAFETY: Pinned by `enter` (the attached reference is not dropped
         // while `in_callback` is not zero), then by `_rcu`.
         let engine = unsafe { &*this };
@@ -577,6 +587,19 @@ impl core::ops::Deref for Pinned {
     fn deref(&self) -> &Engine {
         // SAFETY: Valid while pinned (type invariant).
         unsafe { self.engine.as_ref() }
+    }
+}
+
+impl Pinned {
+    /// Ends the callback inside the read-side section `rcu` (saves
+    /// [`Engine::leave`] a section of its own: the report passes unpin the
+    /// engine they called while they look for the next one under RCU).
+    pub(crate) fn unpin_in(self, rcu: &RcuGuard) {
+        let engine = self.engine.as_ptr();
+        core::mem::forget(self);
+        // SAFETY: Pinned by `enter` (type invariant, and `self` is gone, so
+        // it is unpinned once); `rcu` outlives the use of `engine`.
+        unsafe { Engine::leave_in(engine, rcu) };
     }
 }
 

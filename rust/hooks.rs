@@ -257,15 +257,20 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
     });
 }
 
-/// `sys_enter` / `sys_exit` of `current` (registered only while an engine
-/// has SYSCALL events). Atomic context.
+/// `sys_enter` / `sys_exit` of `current` (`task`), which the probe's filter
+/// let through (registered only while an engine has SYSCALL events).
+/// Atomic context.
 #[no_mangle]
-pub(crate) extern "C" fn utrace_rs_hook_syscall(regs: *mut bindings::pt_regs, entry: bool) {
+pub(crate) extern "C" fn utrace_rs_hook_syscall(
+    task: *mut bindings::task_struct,
+    regs: *mut bindings::pt_regs,
+    entry: bool,
+) {
     let Some(st) = state::get() else { return };
     // SAFETY: The syscall probe calls us; `probe` does not outlive this.
     let probe = unsafe { shim::InProbe::new() };
     let rcu = shim::RcuGuard::in_probe(probe);
-    let Some(ut) = st.table.lookup(task::current(), &rcu) else {
+    let Some(ut) = st.table.lookup(task, &rcu) else {
         return;
     };
     let event = if entry {

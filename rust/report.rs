@@ -64,10 +64,13 @@ fn walk(
                 Some(probe) => RcuGuard::in_probe(probe),
                 None => RcuGuard::new(),
             };
-            list.next_to_report(prev.as_deref(), seq, event, &rcu)
+            let next = list.next_to_report(prev.as_deref(), seq, event, &rcu);
+            // The previous engine's callback is over: unpin it.
+            if let Some(prev) = prev.take() {
+                prev.unpin_in(&rcu);
+            }
+            next
         };
-        // The previous engine's callback is over: unpin it.
-        drop(prev.take());
         let Some(engine) = next else {
             return act;
         };
@@ -97,6 +100,50 @@ fn walk_task(pass: Pass<'_>, ut: &UTask, call: &mut impl FnMut(&Pinned, u32) -> 
     walk(pass, Target::Task(ut), &ut.engines, action::RESUME, call)
 }
 
+/// A syscall event inside the syscall probe: [`walk`] cut down to what
+/// such a pass needs, since it runs on every traced syscall. Only the
+/// task's own engines (global ones cannot have SYSCALL events), no QUIESCE
+/// report first, no sequence bound; `current` is `ut`'s task.
+fn walk_in_probe(
+    st: &State,
+    ut: &UTask,
+    event: Events,
+    probe: InProbe<'_>,
+    call: &mut impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    let mut act = action::RESUME;
+    let mut prev: Option<Pinned> = None;
+    loop {
+        let next = {
+            let rcu = RcuGuard::in_probe(probe);
+            let next = ut
+                .engines
+                .next_to_report(prev.as_deref(), u64::MAX, event, &rcu);
+            if let Some(prev) = prev.take() {
+                prev.unpin_in(&rcu);
+            }
+            next
+        };
+        let Some(engine) = next else {
+            return act;
+        };
+        ut.reporting.store(engine.as_ptr(), SeqCst);
+        let ret = call(&engine, act) & action::MASK;
+        ut.reporting.store(ptr::null_mut(), SeqCst);
+        if ret == action::DETACH {
+            // Already detached by a control() call is fine too.
+            let _ = detach::detach(st, Target::Task(ut), &engine);
+        } else {
+            if ret == action::STOP {
+                // Sticky until utrace_control(RESUME or DETACH).
+                engine.set_stop(true);
+            }
+            act = act.min(ret);
+        }
+        prev = Some(engine);
+    }
+}
+
 /// One event: the engines of `owner` (the task the event belongs to), then
 /// the global engines if the event is one they can have.
 fn report(
@@ -108,6 +155,10 @@ fn report(
     probe: Option<InProbe<'_>>,
     mut call: impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
+    if let Some(probe) = probe {
+        // A syscall event, reported by `current` (`owner`) in the probe.
+        return walk_in_probe(st, owner, event, probe, &mut call);
+    }
     // Before each event (but REAP and the syscall events, which are
     // reported in atomic context where QUIESCE callbacks may not run)
     // engines with QUIESCE get report_quiesce with that event, then the

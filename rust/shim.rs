@@ -40,6 +40,7 @@ mod ffi {
         pub(super) fn utrace_shim_stop_self();
         pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
+        pub(super) fn utrace_shim_syscall_filter(task: *mut bindings::task_struct, add: bool);
         pub(super) fn utrace_shim_continue(task: *mut bindings::task_struct);
         pub(super) fn utrace_shim_set_exit_code(
             task: *mut bindings::task_struct,
@@ -411,6 +412,14 @@ pub(crate) fn syscall_hooks(on: bool) -> Result {
     // SAFETY: Plain C call from process context; the probes call into
     // `hooks.rs`, which copes with being called at any time.
     to_result(unsafe { ffi::utrace_shim_syscall_hooks(on) })
+}
+
+/// Counts `task` in (`add`) or out of the syscall probes' filter: the probes
+/// call `hooks::utrace_rs_hook_syscall` only for a task whose hash bucket
+/// counts one (a shared bucket only costs a lookup that misses).
+pub(crate) fn syscall_filter(task: *mut bindings::task_struct, add: bool) {
+    // SAFETY: An atomic counter update; `task` is only hashed.
+    unsafe { ffi::utrace_shim_syscall_filter(task, add) }
 }
 
 /// The registers of `current`'s syscall, as a syscall tracepoint passes

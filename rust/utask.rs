@@ -294,7 +294,17 @@ impl UTask {
     /// after any change to the list or a mask.
     pub(crate) fn update_events(&self, list: &ListWriter<'_>) {
         let union = list.iter().fold(0, |acc, e| acc | e.events());
+        // The syscall probes' filter counts the task while its union has a
+        // SYSCALL event: in before the events show, out after they went.
+        let had = self.events() & crate::events::SYSCALL != 0;
+        let has = union & crate::events::SYSCALL != 0;
+        if has && !had {
+            shim::syscall_filter(self.task_ptr(), true);
+        }
         self.events.store(union, SeqCst);
+        if had && !has {
+            shim::syscall_filter(self.task_ptr(), false);
+        }
     }
 
     /// Records events for the task's work and queues it if needed. Called

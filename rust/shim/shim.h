@@ -64,12 +64,14 @@ void utrace_rs_hook_exec(struct task_struct *task, const char *filename, pid_t o
 void utrace_rs_hook_exit(struct task_struct *task, bool group_dead);
 void utrace_rs_hook_free(struct task_struct *task);
 void utrace_rs_hook_signal(int sig, struct task_struct *task);
-void utrace_rs_hook_syscall(struct pt_regs *regs, bool entry);
+void utrace_rs_hook_syscall(struct task_struct *task, struct pt_regs *regs, bool entry);
 /* release.rs: a module is going (after its exit, before its memory goes). */
 struct module;
 void utrace_rs_module_going(struct module *mod);
 
 int utrace_shim_syscall_hooks(bool on);
+/* Count @task in (@add) or out of the syscall probes' filter. */
+void utrace_shim_syscall_filter(struct task_struct *task, bool add);
 void utrace_shim_syscall_abort(struct pt_regs *regs);
 
 /* signal.c: held signals (see there). */

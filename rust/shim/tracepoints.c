@@ -7,6 +7,7 @@
  * plain arguments to Rust. Probes run with preemption disabled.
  */
 #include <linux/binfmts.h>
+#include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -67,14 +68,48 @@ static void probe_signal(void *data, int sig, struct kernel_siginfo *info,
 		utrace_rs_hook_signal(sig, task);
 }
 
+/*
+ * The syscall filter: while the syscall probes are registered every syscall
+ * of every thread reaches them, and most of those threads are traced by
+ * nobody. A count per hash bucket of task_struct pointers (hash_ptr(), the
+ * bucket of rust/table.rs) says whether a task in that bucket may want its
+ * syscalls (utrace_shim_syscall_filter(): a UTask whose event union has a
+ * SYSCALL event, see UTask::update_events); the probe of a task whose
+ * bucket is 0 returns at once, without calling into Rust. A shared bucket
+ * only costs the other task the Rust lookup.
+ */
+#define SYSCALL_FILTER_BITS 10
+static atomic_t syscall_filter[1 << SYSCALL_FILTER_BITS];
+
+void utrace_shim_syscall_filter(struct task_struct *task, bool add)
+{
+	atomic_t *count = &syscall_filter[hash_ptr(task, SYSCALL_FILTER_BITS)];
+
+	if (add)
+		atomic_inc(count);
+	else
+		atomic_dec(count);
+}
+
+static __always_inline bool syscall_filter_passes(struct task_struct *task)
+{
+	return atomic_read(&syscall_filter[hash_ptr(task, SYSCALL_FILTER_BITS)]);
+}
+
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	utrace_rs_hook_syscall(regs, true);
+	struct task_struct *task = current;
+
+	if (syscall_filter_passes(task))
+		utrace_rs_hook_syscall(task, regs, true);
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	utrace_rs_hook_syscall(regs, false);
+	struct task_struct *task = current;
+
+	if (syscall_filter_passes(task))
+		utrace_rs_hook_syscall(task, regs, false);
 }
 
 struct utrace_hook {
