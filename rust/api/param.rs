@@ -90,3 +90,84 @@ macro_rules! module_param_int {
 }
 #[allow(unused_imports)]
 pub(crate) use module_param_int;
+
+/// A string module parameter of at most `N - 1` bytes, declared with
+/// [`module_param_str!`]: the kernel copies the value into this buffer
+/// (`param_ops_string`) while loading the module.
+pub(crate) struct StrParam<const N: usize>(core::cell::UnsafeCell<[u8; N]>);
+
+// SAFETY: The kernel writes the value while loading the module, before
+// `init`; the parameter is read-only (0444) afterwards.
+unsafe impl<const N: usize> Sync for StrParam<N> {}
+
+impl<const N: usize> StrParam<N> {
+    /// An empty value (the default).
+    pub(crate) const fn new() -> Self {
+        StrParam(core::cell::UnsafeCell::new([0; N]))
+    }
+
+    pub(crate) const fn as_ptr(&self) -> *mut u8 {
+        self.0.get().cast()
+    }
+
+    /// The value given to `insmod` (empty if none), up to its NUL.
+    pub(crate) fn get(&self) -> &[u8] {
+        // SAFETY: No writer after load (see `Sync`).
+        let all = unsafe { &*self.0.get() };
+        let len = all.iter().position(|&b| b == 0).unwrap_or(N);
+        &all[..len]
+    }
+}
+
+/// The `struct kparam_string` a string parameter's `kernel_param` points to.
+pub(crate) struct KparamString(pub(crate) bindings::kparam_string);
+
+// SAFETY: Read-only; its pointer is to a static.
+unsafe impl Sync for KparamString {}
+
+/// Declares a string module parameter: `module_param_str!(INJECT, "inject",
+/// 64, "what it is")` makes `INJECT.get()` the bytes given to `insmod` (empty
+/// if none). A value of 64 bytes or more makes `insmod` fail with `-ENOSPC`
+/// (the kernel's `param_set_copystring()`, which logs why).
+#[allow(unused_macros)]
+macro_rules! module_param_str {
+    ($var:ident, $name:literal, $size:literal, $desc:literal) => {
+        static $var: $crate::utrace::StrParam<$size> = $crate::utrace::StrParam::new();
+        const _: () = {
+            // See `raw.rs`: only the address of `struct module` is used.
+            #[allow(improper_ctypes)]
+            extern "C" {
+                static __this_module: kernel::types::Opaque<kernel::bindings::module>;
+            }
+            static KPS: $crate::utrace::KparamString =
+                $crate::utrace::KparamString(kernel::bindings::kparam_string {
+                    maxlen: $size,
+                    string: $var.as_ptr().cast(),
+                });
+            #[link_section = "__param"]
+            #[used(compiler)]
+            static PARAM: $crate::utrace::ParamEntry =
+                $crate::utrace::ParamEntry(kernel::bindings::kernel_param {
+                    name: concat!($name, "\0").as_ptr(),
+                    // SAFETY: Only addresses of kernel objects are taken.
+                    mod_: unsafe { __this_module.get() },
+                    // SAFETY: As above.
+                    ops: unsafe { &kernel::bindings::param_ops_string },
+                    perm: 0o444,
+                    level: -1,
+                    flags: 0,
+                    __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 { str_: &KPS.0 },
+                });
+            const PARM: &str = concat!("parm=", $name, ":", $desc, "\0");
+            #[link_section = ".modinfo"]
+            #[used(compiler)]
+            static PARM_INFO: [u8; PARM.len()] = $crate::utrace::modinfo_bytes(PARM);
+            const TYPE: &str = concat!("parmtype=", $name, ":string\0");
+            #[link_section = ".modinfo"]
+            #[used(compiler)]
+            static TYPE_INFO: [u8; TYPE.len()] = $crate::utrace::modinfo_bytes(TYPE);
+        };
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use module_param_str;

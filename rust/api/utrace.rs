@@ -39,12 +39,14 @@ mod raw;
 pub(crate) mod stream;
 pub(crate) mod task;
 pub(crate) mod tracer;
+mod usermem;
 
 pub(crate) use compat::{cstr_bytes, module_author, Escaped};
 pub(crate) use context::{Context, SyscallContext, SyscallRegs};
 pub(crate) use engine::{Engine, SyscallEngine};
 pub(crate) use events::{Action, Control, Events, Signal, SyscallEntry};
 pub(crate) use param::{modinfo_bytes, module_param_int, IntParam, ParamEntry};
+pub(crate) use param::{module_param_str, KparamString, StrParam};
 pub(crate) use stream::Stream;
 pub(crate) use task::{lost_events, task_by_pid, TaskInfo};
 pub(crate) use tracer::{attach_error, EngineRef, Tracer};

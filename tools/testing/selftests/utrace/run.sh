@@ -44,7 +44,7 @@ for t in $tests; do
 	# A test that failed or timed out may leave modules behind: unload them
 	# so that the next test starts clean (their failure is reported anyway).
 	leftover=
-	for m in global_trace crash_suspend utrace_follow_rs utrace_test utrace_rs; do
+	for m in syscall_trace global_trace crash_suspend utrace_follow_rs utrace_test utrace_rs; do
 		loaded $m || continue
 		leftover="$leftover $m"
 		[ $m = utrace_test ] && [ -w $UT/ctl ] && { utctl release; utctl cleanup; } >/dev/null 2>&1
