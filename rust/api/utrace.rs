@@ -23,8 +23,9 @@
 //! Files, one concern each: [`events`] (event masks, actions), [`engine`]
 //! (the callback trait), [`context`] (what a callback can reach),
 //! [`tracer`] (attaching, the callback trampolines), [`task`] (task
-//! facts), [`stream`] (event streams), [`param`] (module parameters) and
-//! `raw` (the C ABI). See `Documentation/utrace-rs/api.rst`.
+//! facts), [`stream`] (event streams), [`param`] (module parameters),
+//! `usermem` (reading the task's memory in syscall callbacks) and `raw`
+//! (the C ABI). See `Documentation/utrace-rs/api.rst`.
 
 #![allow(dead_code, unused_imports)]
 
