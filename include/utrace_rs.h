@@ -17,7 +17,7 @@ struct pid;
 struct pt_regs;
 struct task_struct;
 
-#define UTRACE_RS_API_VERSION 2
+#define UTRACE_RS_API_VERSION 3
 
 /* Event bits, in utrace's order. Not every bit is reported yet: see the docs. */
 enum utrace_events {
@@ -84,7 +84,16 @@ enum utrace_resume_action {
  * return value is what the registers hold (-ENOSYS unless the callback set
  * one with syscall_set_return_value()).
  */
+#define UTRACE_SYSCALL_RUN 0x00
 #define UTRACE_SYSCALL_ABORT 0x10
+#define UTRACE_SYSCALL_MASK 0xf0
+
+/*
+ * Or'd into report_syscall_entry's @action: this entry was reported before
+ * and the task stopped before running it (a callback returned UTRACE_STOP);
+ * it was resumed and is about to run the syscall the registers now name.
+ */
+#define UTRACE_SYSCALL_RESUMED 0x100
 
 /* utrace_attach_*() flags. */
 #define UTRACE_ATTACH_MATCH_OPS		0x0001	/* match engines with the same ops */
@@ -140,8 +149,9 @@ struct utrace_engine_ops {
 	u32 (*report_clone)(u32 action, struct utrace_engine *engine,
 			    struct task_struct *parent, unsigned long clone_flags,
 			    struct task_struct *child);
+	/* @regs: the new image's user registers (task_pt_regs(current)). */
 	u32 (*report_exec)(u32 action, struct utrace_engine *engine,
-			   const char *filename, pid_t old_pid);
+			   const char *filename, pid_t old_pid, struct pt_regs *regs);
 	/* *code may be changed: see "Exit codes" in the docs. */
 	u32 (*report_exit)(u32 action, struct utrace_engine *engine,
 			   long orig_code, long *code);
@@ -177,12 +187,24 @@ struct utrace_engine_ops {
 	 * SYSCALL_ENTRY / SYSCALL_EXIT: the task enters or leaves a syscall;
 	 * @regs are its registers (syscall_get_nr(), syscall_get_arguments(),
 	 * syscall_get_return_value() and their set_ counterparts apply). These
-	 * run in the syscall tracepoints, in ATOMIC context (preemption off):
-	 * no sleeping, no GFP_KERNEL, no utrace_barrier(). Entry may return
-	 * UTRACE_SYSCALL_ABORT; a UTRACE_STOP takes effect when the task next
-	 * returns to user mode, i.e. after the syscall. Adding SYSCALL events
-	 * may sleep the first time (it registers the syscall tracepoints, which
-	 * make every syscall of every task take the slow path while registered).
+	 * run in the syscall tracepoints, in ATOMIC context (preemption off on
+	 * 6.12): no sleeping, no GFP_KERNEL, no utrace_barrier(), no user
+	 * memory. (With UTRACE_OPS_SYSCALL_SLEEPABLE, entry runs in process
+	 * context instead: see there.)
+	 *
+	 * Entry may return UTRACE_SYSCALL_ABORT: the syscall does not run.
+	 * UTRACE_STOP (without ABORT) stops the task BEFORE the syscall runs:
+	 * it is skipped and restarted (as the kernel restarts a syscall that
+	 * returned -ERESTARTNOINTR), the task stops before any user
+	 * instruction, and while it is stopped its registers are as at entry
+	 * (see utrace_regset_set() to change the number or arguments). When it
+	 * is resumed, the syscall runs with what the registers then say and
+	 * entry is reported again with UTRACE_SYSCALL_RESUMED in @action. The
+	 * skipped pass gets no SYSCALL_EXIT report. STOP | ABORT: the syscall
+	 * does not run and the stop comes as the task returns to user mode.
+	 * Adding SYSCALL events may sleep the first time (it registers the
+	 * syscall tracepoints, which make every syscall of every task take the
+	 * slow path while registered).
 	 */
 	u32 (*report_syscall_entry)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
 	u32 (*report_syscall_exit)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
@@ -192,6 +214,16 @@ struct utrace_engine_ops {
 
 /* ops->flags: @owner is not pinned (see above). */
 #define UTRACE_OPS_UNPINNED	0x1
+/*
+ * ops->flags: report_syscall_entry runs in process context, from the task's
+ * own work before it returns to user mode, with the registers as at entry:
+ * it may sleep, allocate with GFP_KERNEL and read the task's memory
+ * (copy_from_user(), strncpy_from_user(): the task is current). The syscall
+ * is skipped and restarted for it, as for a stop (see report_syscall_entry).
+ * While one engine of a task with SYSCALL_ENTRY has this flag, every entry
+ * callback of that task is called there (same order, same returns).
+ */
+#define UTRACE_OPS_SYSCALL_SLEEPABLE	0x2
 
 unsigned int utrace_api_version(void);
 
@@ -294,6 +326,46 @@ struct utrace_engine *utrace_handoff(struct task_struct *target,
 				     struct utrace_engine *from,
 				     const struct utrace_engine_ops *ops,
 				     void *data, unsigned long events);
+
+/*
+ * Examining a stopped task (utrace's protocol): utrace_prepare_examine()
+ * checks that @engine holds @target stopped and waits until it is off its
+ * CPU; then read or change its registers and memory (below, or the kernel's
+ * regset API); then utrace_finish_examine() says whether the task stayed
+ * put meanwhile. Both return 0, -EINVAL (@engine does not hold @target
+ * stopped, or wrong target), -EAGAIN (not in its stop yet, or it ran
+ * between the two calls: what was read may be stale, retry), -ESRCH (dead
+ * or detached). With @target == current both return 0 at once.
+ * Context: process, may sleep (prepare waits for the task to leave its CPU).
+ */
+struct utrace_examiner {
+	long state;		/* @target's __state at prepare */
+	unsigned long ncsw;	/* its nvcsw + nivcsw at prepare */
+};
+int utrace_prepare_examine(struct task_struct *target, struct utrace_engine *engine,
+			   struct utrace_examiner *exam);
+int utrace_finish_examine(struct task_struct *target, struct utrace_engine *engine,
+			  struct utrace_examiner *exam);
+
+/*
+ * The user registers of @target, through its native regset view, by ELF
+ * note type: NT_PRSTATUS (struct user_regs_struct), NT_PRFPREG (struct
+ * user_i387_struct, the fxsave layout), NT_X86_XSTATE, ... get copies up to
+ * @size bytes and returns how many; set writes @size bytes (at most the
+ * regset's size) and returns 0. The task's memory, as a debugger reaches it
+ * (access_process_vm(), FOLL_FORCE): returns the bytes done, or -EFAULT
+ * when none could be. All need @target == current (a callback in the
+ * task's own context: QUIESCE, EXEC, SIGNAL, EXIT, a sleepable entry) or
+ * @engine holding @target in its stop, off its CPU: -EINVAL, -EAGAIN,
+ * -ESRCH as above; -ENODEV (no such regset), -EWOULDBLOCK (atomic context).
+ * Context: process, may sleep.
+ */
+int utrace_regset_get(struct task_struct *target, struct utrace_engine *engine,
+		      unsigned int note_type, void *buf, unsigned int size);
+int utrace_regset_set(struct task_struct *target, struct utrace_engine *engine,
+		      unsigned int note_type, const void *buf, unsigned int size);
+int utrace_access_vm(struct task_struct *target, struct utrace_engine *engine,
+		     unsigned long addr, void *buf, int len, bool write);
 
 /* What a trace record wants to know about a task. */
 struct utrace_task_info {

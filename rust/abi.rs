@@ -8,6 +8,7 @@ use crate::compat::ARef;
 use crate::compat::{Escaped, ForeignPtr};
 use crate::control;
 use crate::engine::{Engine, EngineOps};
+use crate::examine;
 use crate::state::{self, State};
 use crate::stream::Stream;
 use crate::task;
@@ -20,7 +21,7 @@ use kernel::task::Task;
 use kernel::types::ForeignOwnable;
 
 /// `UTRACE_RS_API_VERSION`.
-const API_VERSION: u32 = 2;
+const API_VERSION: u32 = 3;
 
 fn state() -> Result<&'static State> {
     state::get().ok_or(ENODEV)
@@ -283,4 +284,123 @@ pub(crate) unsafe extern "C" fn utrace_stream_dropped(stream: *mut c_void) -> u6
 pub(crate) unsafe extern "C" fn utrace_stream_destroy(stream: *mut c_void) {
     // SAFETY: By the caller's promise: the creator's reference.
     Stream::destroy(unsafe { Arc::<Stream>::from_foreign(stream) });
+}
+
+/// The target of an examine call: a valid task, not null.
+///
+/// # Safety
+///
+/// `task` is null or a valid task.
+unsafe fn examined<'a>(task: *mut bindings::task_struct) -> Result<&'a Task> {
+    // SAFETY: By the caller's promise.
+    unsafe { task_opt(task) }.ok_or(EINVAL)
+}
+
+/// # Safety
+///
+/// `target` is a valid task, `engine` one the caller holds a reference on,
+/// `exam` valid for writes.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_prepare_examine(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    exam: *mut examine::Examiner,
+) -> i32 {
+    to_errno(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (examined(target)?, Engine::from_raw(engine)) };
+        let ret = examine::prepare(st, task, engine)?;
+        // SAFETY: `exam` is valid for writes (the caller's promise).
+        unsafe { exam.write(ret) };
+        Ok(())
+    }))
+}
+
+/// # Safety
+///
+/// As for `utrace_prepare_examine`, with `exam` valid for reads.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_finish_examine(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    exam: *const examine::Examiner,
+) -> i32 {
+    to_errno(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine, exam) = unsafe { (examined(target)?, Engine::from_raw(engine), &*exam) };
+        examine::finish(st, task, engine, exam)
+    }))
+}
+
+/// A C result: the count, or the negative errno.
+fn to_count(ret: Result<usize>) -> i32 {
+    match ret {
+        Ok(n) => i32::try_from(n).unwrap_or(i32::MAX),
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// # Safety
+///
+/// As for `utrace_prepare_examine`, with `buf` valid for `size` bytes of
+/// writes.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_regset_get(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    note_type: u32,
+    buf: *mut c_void,
+    size: u32,
+) -> i32 {
+    to_count(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (examined(target)?, Engine::from_raw(engine)) };
+        // SAFETY: `buf` is valid for `size` bytes of writes.
+        let buf = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), size as usize) };
+        examine::Examinable::new(st, task, engine)?.regset_get(note_type, buf)
+    }))
+}
+
+/// # Safety
+///
+/// As for `utrace_prepare_examine`, with `buf` valid for `size` bytes of
+/// reads.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_regset_set(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    note_type: u32,
+    buf: *const c_void,
+    size: u32,
+) -> i32 {
+    to_errno(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (examined(target)?, Engine::from_raw(engine)) };
+        // SAFETY: `buf` is valid for `size` bytes of reads.
+        let buf = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), size as usize) };
+        examine::Examinable::new(st, task, engine)?.regset_set(note_type, buf)
+    }))
+}
+
+/// # Safety
+///
+/// As for `utrace_prepare_examine`, with `buf` valid for `len` bytes
+/// (writable unless `write`).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_access_vm(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    addr: usize,
+    buf: *mut c_void,
+    len: i32,
+    write: bool,
+) -> i32 {
+    to_count(state().and_then(|st| {
+        let len = usize::try_from(len).map_err(|_| EINVAL)?;
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (examined(target)?, Engine::from_raw(engine)) };
+        let exam = examine::Examinable::new(st, task, engine)?;
+        // SAFETY: `buf` is valid for `len` bytes (the caller's promise).
+        unsafe { exam.access_vm(addr, buf.cast(), len, write) }
+    }))
 }

@@ -179,7 +179,11 @@ pub(crate) fn handoff(
 
 /// Resolves the target an API call names and checks the engine is on it.
 /// `Err(ESRCH)` if the task has no state any more (reaped).
-fn resolve(st: &State, task: Option<&Task>, engine: &Engine) -> Result<Option<ARef<UTask>>> {
+pub(crate) fn resolve(
+    st: &State,
+    task: Option<&Task>,
+    engine: &Engine,
+) -> Result<Option<ARef<UTask>>> {
     let ut = match task {
         None => None,
         Some(task) => Some(st.table.get(task::raw(task)).ok_or(ESRCH)?),

@@ -45,7 +45,9 @@ pub(crate) struct EngineOps {
             *mut bindings::task_struct,
         ) -> u32,
     >,
-    pub(crate) report_exec: Option<unsafe extern "C" fn(u32, *mut Engine, *const u8, i32) -> u32>,
+    pub(crate) report_exec: Option<
+        unsafe extern "C" fn(u32, *mut Engine, *const u8, i32, *mut bindings::pt_regs) -> u32,
+    >,
     pub(crate) report_exit: Option<unsafe extern "C" fn(u32, *mut Engine, i64, *mut i64) -> u32>,
     pub(crate) report_death: Option<unsafe extern "C" fn(*mut Engine, bool, i32) -> u32>,
     pub(crate) report_reap: Option<unsafe extern "C" fn(*mut Engine, *mut bindings::task_struct)>,
@@ -74,6 +76,8 @@ const _: () = {
 /// `UTRACE_OPS_UNPINNED`: `owner` is not pinned by the engines; utrace-rs
 /// releases them when it unloads instead.
 pub(crate) const OPS_UNPINNED: u32 = 1 << 0;
+/// `UTRACE_OPS_SYSCALL_SLEEPABLE`: entry is reported from the task's work.
+pub(crate) const OPS_SYSCALL_SLEEPABLE: u32 = 1 << 1;
 
 /// An engine's links on the registry.
 ///
@@ -146,6 +150,8 @@ pub(crate) struct Engine {
     /// says `UTRACE_OPS_UNPINNED`.
     module: *mut bindings::module,
     pinned: bool,
+    /// `ops->flags`, copied like `module`.
+    ops_flags: u32,
     /// Links on the registry of engines with an owner module; only
     /// touched with the registry's lock held (see `release.rs`).
     pub(crate) registry: RegistryLinks,
@@ -208,6 +214,7 @@ impl Engine {
                 next: AtomicPtr::new(ptr::null_mut()),
                 module,
                 pinned,
+                ops_flags: flags,
                 registry: RegistryLinks::new(),
                 release_next: AtomicPtr::new(ptr::null_mut()),
                 rcu: Opaque::uninit(),
@@ -317,6 +324,12 @@ impl Engine {
         data: Option<*mut c_void>,
     ) -> bool {
         self.module == module && data.map_or(true, |d| self.data == d)
+    }
+
+    /// Whether its syscall entry callback wants to be called where it may
+    /// sleep (`UTRACE_OPS_SYSCALL_SLEEPABLE`).
+    pub(crate) fn sleepable_entry(&self) -> bool {
+        self.ops_flags & OPS_SYSCALL_SLEEPABLE != 0
     }
 
     /// Whether the engine holds a reference on its owner module.
@@ -643,8 +656,17 @@ impl Pinned {
         let filename = filename.map_or(ptr::null(), |f| f.as_ptr().cast::<u8>());
         match self.ops().report_exec {
             // SAFETY: As above; `filename` is null or a NUL-terminated string
-            // alive for the call.
-            Some(f) => unsafe { f(act, self.as_ptr(), filename, old_pid) },
+            // alive for the call; the report runs in the task's own work,
+            // so `user_regs()` are its registers.
+            Some(f) => unsafe {
+                f(
+                    act,
+                    self.as_ptr(),
+                    filename,
+                    old_pid,
+                    crate::shim::user_regs(),
+                )
+            },
             None => RESUME,
         }
     }

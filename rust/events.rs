@@ -42,6 +42,9 @@ pub(crate) mod action {
     pub(crate) const MASK: u32 = 0x0f;
     /// `UTRACE_SYSCALL_ABORT`, or'd into `report_syscall_entry`'s return.
     pub(crate) const SYSCALL_ABORT: u32 = 0x10;
+    /// `UTRACE_SYSCALL_RESUMED`, or'd into `report_syscall_entry`'s
+    /// `action`: the entry is reported again after a stop before it.
+    pub(crate) const SYSCALL_RESUMED: u32 = 0x100;
     /// The signal action bits of `report_signal`'s return, and "ignore".
     pub(crate) const SIGNAL_ACTION_MASK: u32 = 0xf0;
     pub(crate) const SIGNAL_IGN: u32 = 0x10;

@@ -273,14 +273,9 @@ pub(crate) extern "C" fn utrace_rs_hook_syscall(
     let Some(ut) = st.table.lookup(task, &rcu) else {
         return;
     };
-    let event = if entry {
-        events::SYSCALL_ENTRY
-    } else {
-        events::SYSCALL_EXIT
-    };
-    if ut.events() & event == 0 {
-        return;
-    }
+    // Which engines want the event is `report_syscall`'s to check: a
+    // syscall entry skipped to be restarted is followed through even when
+    // none does any more.
     // SAFETY: The registers the probe got, used only during this call.
     let mut regs = unsafe { shim::SyscallRegs::new(regs, entry) };
     report::report_syscall(st, ut, &mut regs, probe);

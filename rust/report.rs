@@ -14,6 +14,7 @@ use crate::engine_list::EngineList;
 use crate::events::{self, action, Events};
 use crate::shim::{self, InProbe, RcuGuard, SyscallRegs};
 use crate::state::State;
+use crate::sysentry::Entry;
 use crate::task;
 use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN};
 use crate::wait;
@@ -208,30 +209,80 @@ fn report_quiesce(st: &State, ut: &UTask) {
     walk_task(pass, ut, &mut |e, act| e.call_quiesce(act, 0));
 }
 
-/// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context,
-/// `current` is `ut`'s task). An entry callback may abort the syscall; a
-/// STOP takes effect when the task next returns to user mode.
+/// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context
+/// on 6.12, `current` is `ut`'s task). An entry callback may abort the
+/// syscall, or stop the task before it runs (see `sysentry.rs`); a STOP at
+/// exit takes effect when the task next returns to user mode.
 pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: InProbe<'_>) {
-    let entry = regs.entry();
-    let event = if entry {
-        events::SYSCALL_ENTRY
-    } else {
-        events::SYSCALL_EXIT
+    if !regs.entry() {
+        // The pass skipped for a restart is not reported.
+        if ut.entry_restart.on_exit(regs) || ut.events() & events::SYSCALL_EXIT == 0 {
+            return;
+        }
+        let act = report(
+            st,
+            Some(ut),
+            ut,
+            events::SYSCALL_EXIT,
+            u64::MAX,
+            Some(probe),
+            |e, act| e.call_syscall(false, act, regs),
+        );
+        if act == action::STOP {
+            // Taken at the next return to user mode (a STOP from
+            // utrace_control() queued this already).
+            ut.queue(&st.work, |inner| inner.pending.quiesce = true);
+        }
+        return;
+    }
+    let resumed = match ut.entry_restart.on_entry(regs) {
+        // Reported from the task's work before it was restarted.
+        Entry::Reported => return,
+        Entry::Resumed => true,
+        Entry::Fresh => false,
     };
-    let mut abort = false;
-    let act = report(st, Some(ut), ut, event, u64::MAX, Some(probe), |e, act| {
-        let ret = e.call_syscall(entry, act, regs);
-        abort |= entry && ret & action::SYSCALL_ABORT != 0;
-        ret
-    });
+    if ut.events() & events::SYSCALL_ENTRY == 0 {
+        return;
+    }
+    if ut.sleepable_entry() {
+        // Reported from the task's work, where callbacks may sleep.
+        ut.entry_restart.skip(regs, true, resumed);
+        ut.queue(&st.work, |inner| inner.pending.syscall_entry = true);
+        return;
+    }
+    let (act, abort) = report_entry(st, ut, regs, resumed, Some(probe));
     if abort {
         regs.abort();
+    } else if act == action::STOP {
+        // Stop before it runs: skip it, restart it after the stop.
+        ut.entry_restart.skip(regs, false, false);
     }
     if act == action::STOP {
-        // A callback asked for a stop: take it at the next return to user
-        // mode (a STOP from utrace_control() queued this already).
-        ut.queue(&st.work, |inner| inner.pending.quiesce = true);
+        ut.queue(&st.work, |inner| {
+            inner.pending.quiesce = true;
+            inner.pending.syscall_entry |= !abort;
+        });
     }
+}
+
+/// The SYSCALL_ENTRY pass (in the probe, or from the task's work with
+/// `probe` `None`): the action that won, and whether a callback aborted it.
+fn report_entry(
+    st: &State,
+    ut: &UTask,
+    regs: &mut SyscallRegs,
+    resumed: bool,
+    probe: Option<InProbe<'_>>,
+) -> (u32, bool) {
+    let flags = if resumed { action::SYSCALL_RESUMED } else { 0 };
+    let mut abort = false;
+    let event = events::SYSCALL_ENTRY;
+    let act = report(st, Some(ut), ut, event, u64::MAX, probe, |e, act| {
+        let ret = e.call_syscall(true, act | flags, regs);
+        abort |= ret & action::SYSCALL_ABORT != 0;
+        ret
+    });
+    (act, abort)
 }
 
 /// Whether an engine of `ut` wants it stopped.
@@ -406,13 +457,58 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     let Some(st) = crate::state::get() else {
         return;
     };
-    let pending = ut.take_pending();
+    let mut pending = ut.take_pending();
     ut.wait_gate();
+    // A syscall entry skipped to be restarted: its registers are shown as
+    // at entry until the restart, after the stop.
+    let mut skipped = ut.entry_restart.begin();
+    let (mut stopped, mut aborted) = (true, false);
+    if let Some(sk) = skipped.as_mut().filter(|sk| sk.report) {
+        // Its entry report, where callbacks may sleep.
+        let (act, abort) = report_entry(st, ut, &mut sk.regs, sk.resumed, None);
+        (stopped, aborted) = (act == action::STOP, abort);
+        pending.quiesce |= stopped;
+    }
+    if aborted {
+        if let Some(sk) = skipped.take() {
+            // Not run: it returns what the registers hold, and its exit is
+            // reported here, as the probe reports an aborted one's.
+            ut.entry_restart.finish(sk, false, true, || true);
+            report_exit_in_work(st, ut);
+        }
+    }
     if !pending.is_empty() {
         run_pending(st, ut, pending);
     }
     maybe_stop(ut);
+    if let Some(sk) = skipped {
+        let traced = || ut.events() & events::SYSCALL_ENTRY != 0;
+        ut.entry_restart.finish(sk, stopped, false, traced);
+    }
     st.work.end();
+}
+
+/// SYSCALL_EXIT of a syscall whose entry, reported from the task's work,
+/// aborted it.
+fn report_exit_in_work(st: &State, ut: &UTask) {
+    if ut.events() & events::SYSCALL_EXIT == 0 {
+        return;
+    }
+    // SAFETY: `current`'s user registers at the end of its syscall, in its
+    // task work, for this function's duration.
+    let mut regs = unsafe { SyscallRegs::new(shim::user_regs(), false) };
+    let act = report(
+        st,
+        Some(ut),
+        ut,
+        events::SYSCALL_EXIT,
+        u64::MAX,
+        None,
+        |e, act| e.call_syscall(false, act, &mut regs),
+    );
+    if act == action::STOP {
+        ut.queue(&st.work, |inner| inner.pending.quiesce = true);
+    }
 }
 
 /// The kick: nothing to do but having made the task run its task_work.

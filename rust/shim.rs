@@ -41,6 +41,37 @@ mod ffi {
         pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_syscall_filter(task: *mut bindings::task_struct, add: bool);
+        pub(super) fn utrace_shim_entry_skip(regs: *mut bindings::pt_regs) -> usize;
+        pub(super) fn utrace_shim_entry_skipped_exit(
+            regs: *mut bindings::pt_regs,
+            ip: usize,
+            nr: isize,
+        ) -> bool;
+        pub(super) fn utrace_shim_entry_regs(ip: usize, nr: isize) -> *mut bindings::pt_regs;
+        pub(super) fn utrace_shim_entry_leave(regs: *mut bindings::pt_regs, restart: bool);
+        pub(super) fn utrace_shim_user_regs() -> *mut bindings::pt_regs;
+        pub(super) fn utrace_shim_task_state(t: *mut bindings::task_struct) -> u32;
+        pub(super) fn utrace_shim_wait_inactive(t: *mut bindings::task_struct, state: u32)
+            -> usize;
+        pub(super) fn utrace_shim_regset_get(
+            t: *mut bindings::task_struct,
+            note_type: u32,
+            buf: *mut c_void,
+            size: u32,
+        ) -> c_int;
+        pub(super) fn utrace_shim_regset_set(
+            t: *mut bindings::task_struct,
+            note_type: u32,
+            buf: *const c_void,
+            size: u32,
+        ) -> c_int;
+        pub(super) fn utrace_shim_access_vm(
+            t: *mut bindings::task_struct,
+            addr: usize,
+            buf: *mut c_void,
+            len: c_int,
+            write: bool,
+        ) -> c_int;
         pub(super) fn utrace_shim_continue(task: *mut bindings::task_struct);
         pub(super) fn utrace_shim_set_exit_code(
             task: *mut bindings::task_struct,
@@ -423,12 +454,13 @@ pub(crate) fn syscall_filter(task: *mut bindings::task_struct, add: bool) {
 }
 
 /// The registers of `current`'s syscall, as a syscall tracepoint passes
-/// them to its probe.
+/// them to its probe, or as its task work finds them at a syscall entry
+/// skipped for a restart ([`entry_regs`]). Not `Send`.
 ///
 /// # Invariants
 ///
 /// `regs` are `current`'s syscall registers, valid while this lives (the
-/// probe's duration).
+/// probe's or the task work's duration).
 pub(crate) struct SyscallRegs {
     regs: *mut bindings::pt_regs,
     entry: bool,
@@ -438,7 +470,9 @@ impl SyscallRegs {
     /// # Safety
     ///
     /// `regs` are the registers the `sys_enter` (`entry`) or `sys_exit`
-    /// probe got, and the value does not outlive the probe.
+    /// probe got, and the value does not outlive the probe; or `current`'s
+    /// user registers in its task work, at the end of a syscall (`!entry`),
+    /// and the value does not outlive the work.
     pub(crate) unsafe fn new(regs: *mut bindings::pt_regs, entry: bool) -> Self {
         // INVARIANT: By the function's safety requirements.
         SyscallRegs { regs, entry }
@@ -454,6 +488,43 @@ impl SyscallRegs {
         self.regs
     }
 
+    /// The instruction pointer (after the syscall instruction).
+    pub(crate) fn ip(&self) -> usize {
+        // SAFETY: Valid registers (type invariant).
+        unsafe { (*self.regs).ip }
+    }
+
+    /// The syscall number (`orig_ax`; -1 for none).
+    pub(crate) fn nr(&self) -> isize {
+        // SAFETY: Valid registers (type invariant).
+        unsafe { (*self.regs).orig_ax as isize }
+    }
+
+    /// In `sys_enter`: skips the syscall so that it can be restarted
+    /// (`shim/sysentry.c`); returns its instruction pointer.
+    pub(crate) fn skip_for_restart(&mut self) -> usize {
+        // SAFETY: The registers of the syscall being entered (type
+        // invariant; callers are in `sys_enter`).
+        unsafe { ffi::utrace_shim_entry_skip(self.regs) }
+    }
+
+    /// In `sys_exit`: if this is the pass skipped at `ip` (entered as
+    /// `nr`), shows it as syscall `nr` returning `-ERESTARTNOINTR`; true if
+    /// it was.
+    pub(crate) fn skipped_exit(&mut self, ip: usize, nr: isize) -> bool {
+        // SAFETY: The registers of the syscall being left (type invariant).
+        !self.entry && unsafe { ffi::utrace_shim_entry_skipped_exit(self.regs, ip, nr) }
+    }
+
+    /// Leaves the task work with these registers (from [`entry_regs`]):
+    /// restarts the syscall they name, or (`!restart`) returns what `ax`
+    /// holds from it.
+    pub(crate) fn leave(self, restart: bool) {
+        // SAFETY: `current`'s user registers, in its task work (type
+        // invariant; only `entry_regs` makes a value used so).
+        unsafe { ffi::utrace_shim_entry_leave(self.regs, restart) }
+    }
+
     /// Makes the syscall being entered not run (its return value is `ax`).
     /// Nothing at exit.
     pub(crate) fn abort(&mut self) {
@@ -465,6 +536,24 @@ impl SyscallRegs {
     }
 }
 
+/// In `current`'s task work: if its registers are those of the syscall
+/// entry skipped at `ip` (entered as `nr`), puts them as at entry and
+/// returns them.
+pub(crate) fn entry_regs(ip: usize, nr: isize) -> Option<SyscallRegs> {
+    // SAFETY: Called by the task work (the only caller, `sysentry.rs`);
+    // reads and writes `current`'s user registers.
+    let regs = unsafe { ffi::utrace_shim_entry_regs(ip, nr) };
+    // INVARIANT: `current`'s user registers, alive while it runs its work.
+    (!regs.is_null()).then_some(SyscallRegs { regs, entry: true })
+}
+
+/// `current`'s user registers (`task_pt_regs(current)`), for callbacks in
+/// its own context. Never null for a user task.
+pub(crate) fn user_regs() -> *mut bindings::pt_regs {
+    // SAFETY: Plain C call in task context.
+    unsafe { ffi::utrace_shim_user_regs() }
+}
+
 /// `task`'s comm, NUL-padded.
 ///
 /// # Safety
@@ -473,4 +562,80 @@ impl SyscallRegs {
 pub(crate) unsafe fn task_comm(buf: &mut [u8; 16], task: *mut bindings::task_struct) {
     // SAFETY: `buf` has the 16 bytes it is said to have; `task` is valid.
     unsafe { ffi::utrace_shim_task_comm(buf.as_mut_ptr(), buf.len(), task) };
+}
+
+/// A task's scheduling state, registers and memory (`shim/examine.c`).
+pub(crate) mod examine {
+    use super::*;
+    use kernel::error::code::EINVAL;
+    use kernel::task::Task;
+
+    fn raw(task: &Task) -> *mut bindings::task_struct {
+        (task as *const Task).cast_mut().cast()
+    }
+
+    /// Its `__state` (0: running).
+    pub(crate) fn task_state(task: &Task) -> u32 {
+        // SAFETY: `task` is valid (a reference); a plain read.
+        unsafe { ffi::utrace_shim_task_state(raw(task)) }
+    }
+
+    /// Waits until `task`, seen in `state`, is off its CPU: its
+    /// context-switch count then (never 0), or 0 if its state changed.
+    /// May sleep.
+    pub(crate) fn wait_inactive(task: &Task, state: u32) -> usize {
+        // SAFETY: `task` is valid; process context is the caller's.
+        unsafe { ffi::utrace_shim_wait_inactive(raw(task), state) }
+    }
+
+    /// Copies up to `buf.len()` bytes of its regset `note_type`; returns
+    /// how many.
+    ///
+    /// # Safety
+    ///
+    /// `task` is `current`, or held stopped and off its CPU. May sleep.
+    pub(crate) unsafe fn regset_get(task: &Task, note_type: u32, buf: &mut [u8]) -> Result<usize> {
+        let size = u32::try_from(buf.len()).map_err(|_| EINVAL)?;
+        // SAFETY: `buf` is writable for `size` bytes; the task is examinable
+        // (the caller's promise).
+        let ret = unsafe {
+            ffi::utrace_shim_regset_get(raw(task), note_type, buf.as_mut_ptr().cast(), size)
+        };
+        to_result(ret)?;
+        Ok(ret as usize)
+    }
+
+    /// Writes `buf` to the start of its regset `note_type`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`regset_get`].
+    pub(crate) unsafe fn regset_set(task: &Task, note_type: u32, buf: &[u8]) -> Result {
+        let size = u32::try_from(buf.len()).map_err(|_| EINVAL)?;
+        // SAFETY: `buf` is readable for `size` bytes; as above.
+        to_result(unsafe {
+            ffi::utrace_shim_regset_set(raw(task), note_type, buf.as_ptr().cast(), size)
+        })
+    }
+
+    /// Reads (or, `write`, writes) `len` bytes of its memory at `addr`
+    /// from (into) `buf`: the bytes done, `EFAULT` for none.
+    ///
+    /// # Safety
+    ///
+    /// As for [`regset_get`]; `buf` is valid for `len` bytes (writable
+    /// unless `write`).
+    pub(crate) unsafe fn access_vm(
+        task: &Task,
+        addr: usize,
+        buf: *mut u8,
+        len: usize,
+        write: bool,
+    ) -> Result<usize> {
+        let len = c_int::try_from(len).map_err(|_| EINVAL)?;
+        // SAFETY: By the function's safety requirements.
+        let ret = unsafe { ffi::utrace_shim_access_vm(raw(task), addr, buf.cast(), len, write) };
+        to_result(ret)?;
+        Ok(ret as usize)
+    }
 }

@@ -14,6 +14,7 @@ use crate::engine::Engine;
 use crate::engine_list::{EngineList, ListWriter};
 use crate::events::Events;
 use crate::shim;
+use crate::sysentry::EntryRestart;
 use crate::task;
 use crate::work::WorkCounter;
 use core::ptr::{self, NonNull};
@@ -88,6 +89,8 @@ pub(crate) struct Pending {
     /// INTERRUPT, STOP), and whether it must interrupt a sleep (INTERRUPT).
     pub(crate) quiesce: bool,
     pub(crate) interrupt: bool,
+    /// A syscall entry was skipped to be restarted (see `sysentry.rs`).
+    pub(crate) syscall_entry: bool,
 }
 
 impl Pending {
@@ -98,6 +101,7 @@ impl Pending {
             && self.exit.is_none()
             && self.signals == 0
             && !self.quiesce
+            && !self.syscall_entry
     }
 }
 
@@ -132,6 +136,11 @@ pub(crate) struct UTask {
     pub(crate) held: AtomicU64,
     /// The task sleeps in a utrace stop.
     pub(crate) stopped: AtomicBool,
+    /// An engine with SYSCALL_ENTRY wants entry reported where it may
+    /// sleep (`UTRACE_OPS_SYSCALL_SLEEPABLE`).
+    sleepable_entry: AtomicBool,
+    /// A syscall entry skipped to be restarted.
+    pub(crate) entry_restart: EntryRestart,
     work: Opaque<bindings::callback_head>,
     kick: Opaque<bindings::callback_head>,
     reap_work: Opaque<bindings::work_struct>,
@@ -208,6 +217,8 @@ impl UTask {
                 reporting: AtomicPtr::new(ptr::null_mut()),
                 held: AtomicU64::new(0),
                 stopped: AtomicBool::new(false),
+                sleepable_entry: AtomicBool::new(false),
+                entry_restart: EntryRestart::new(),
                 work: Opaque::uninit(),
                 kick: Opaque::uninit(),
                 reap_work: Opaque::uninit(),
@@ -304,7 +315,20 @@ impl UTask {
         self.events.store(union, SeqCst);
         if had && !has {
             shim::syscall_filter(self.task_ptr(), false);
+            // Its probes are no longer called: a restart they were to
+            // recognise would be taken for a later syscall.
+            self.entry_restart.forget();
         }
+        let sleepable = list
+            .iter()
+            .any(|e| e.events() & crate::events::SYSCALL_ENTRY != 0 && e.sleepable_entry());
+        self.sleepable_entry.store(sleepable, SeqCst);
+    }
+
+    /// Whether syscall entry is reported from the task's work, where
+    /// callbacks may sleep.
+    pub(crate) fn sleepable_entry(&self) -> bool {
+        self.sleepable_entry.load(SeqCst)
     }
 
     /// Records events for the task's work and queues it if needed. Called

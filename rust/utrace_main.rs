@@ -19,12 +19,13 @@
 //!    `events`, `wait`, `work` (the queued-work counter);
 //! 1. `shim` (safe wrappers over the C shim);
 //! 2. objects: `engine` (refcount, pin for a callback, callback dispatch),
-//!    `task`;
+//!    `task`, `sysentry` (a syscall entry skipped to be restarted);
 //! 3. `engine_list` (RCU list; writers need a `ListWriter`, the lock's
 //!    proof), `release` (where `ops->release` runs; the registry);
 //! 4. containers: `utask` (per-task state), then `table`, then `state`;
 //! 5. policy: `detach`, `stream`, then `report` (passes, task-work
-//!    entry points), then `control` and `hooks`;
+//!    entry points), then `control`, `examine` (prepare/finish_examine,
+//!    regsets, memory) and `hooks`;
 //! 6. the edge: `abi` (the exported C ABI).
 
 // `pin_init!` of `UTask`, a struct with many fields, nests deeply.
@@ -63,12 +64,14 @@ mod engine;
 mod engine_list;
 mod errno;
 mod events;
+mod examine;
 mod hooks;
 mod release;
 mod report;
 mod shim;
 mod state;
 mod stream;
+mod sysentry;
 mod table;
 mod task;
 mod utask;

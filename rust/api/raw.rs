@@ -9,7 +9,7 @@ use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
 use kernel::bindings;
 
-pub(super) const UTRACE_RS_API_VERSION: u32 = 2;
+pub(super) const UTRACE_RS_API_VERSION: u32 = 3;
 
 pub(super) const UTRACE_STOP: u32 = 0;
 pub(super) const UTRACE_INTERRUPT: u32 = 1;
@@ -58,7 +58,7 @@ pub(super) struct Ops {
     pub(super) report_clone:
         Option<unsafe extern "C" fn(u32, *mut utrace_engine, TaskPtr, u64, TaskPtr) -> u32>,
     pub(super) report_exec:
-        Option<unsafe extern "C" fn(u32, *mut utrace_engine, *const u8, i32) -> u32>,
+        Option<unsafe extern "C" fn(u32, *mut utrace_engine, *const u8, i32, Regs) -> u32>,
     pub(super) report_exit:
         Option<unsafe extern "C" fn(u32, *mut utrace_engine, i64, *mut i64) -> u32>,
     pub(super) report_death: Option<unsafe extern "C" fn(*mut utrace_engine, bool, i32) -> u32>,

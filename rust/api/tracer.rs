@@ -517,6 +517,7 @@ unsafe extern "C" fn exec_cb<E: Engine, const GLOBAL: bool>(
     engine: *mut raw::utrace_engine,
     filename: *const u8,
     old_pid: i32,
+    _regs: *mut bindings::pt_regs,
 ) -> u32 {
     // SAFETY: As for `clone_cb`; the task is `current`.
     let cx = unsafe { context::<E, GLOBAL>(engine, current()) };

@@ -22,7 +22,8 @@ static_assert(sizeof(struct utrace_engine_ops) == 96);
 static_assert(offsetof(struct utrace_engine, data) == 8);
 static_assert(offsetof(struct utrace_task_info, exit_code) == 12);
 static_assert(sizeof(struct utrace_task_info) == 32);
-static_assert(UTRACE_RS_API_VERSION == 2);
+static_assert(sizeof(struct utrace_examiner) == 16);
+static_assert(UTRACE_RS_API_VERSION == 3);
 
 EXPORT_SYMBOL_GPL(utrace_api_version);
 EXPORT_SYMBOL_GPL(utrace_attach_task);
@@ -40,3 +41,8 @@ EXPORT_SYMBOL_GPL(utrace_stream_create);
 EXPORT_SYMBOL_GPL(utrace_stream_emit);
 EXPORT_SYMBOL_GPL(utrace_stream_dropped);
 EXPORT_SYMBOL_GPL(utrace_stream_destroy);
+EXPORT_SYMBOL_GPL(utrace_prepare_examine);
+EXPORT_SYMBOL_GPL(utrace_finish_examine);
+EXPORT_SYMBOL_GPL(utrace_regset_get);
+EXPORT_SYMBOL_GPL(utrace_regset_set);
+EXPORT_SYMBOL_GPL(utrace_access_vm);

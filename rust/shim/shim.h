@@ -74,6 +74,23 @@ int utrace_shim_syscall_hooks(bool on);
 void utrace_shim_syscall_filter(struct task_struct *task, bool add);
 void utrace_shim_syscall_abort(struct pt_regs *regs);
 
+/* sysentry.c: stopping before a syscall runs (see there). */
+unsigned long utrace_shim_entry_skip(struct pt_regs *regs);
+bool utrace_shim_entry_skipped_exit(struct pt_regs *regs, unsigned long ip, long nr);
+struct pt_regs *utrace_shim_entry_regs(unsigned long ip, long nr);
+void utrace_shim_entry_leave(struct pt_regs *regs, bool restart);
+struct pt_regs *utrace_shim_user_regs(void);
+
+/* examine.c: a stopped task's state, registers and memory (see there). */
+unsigned int utrace_shim_task_state(struct task_struct *t);
+unsigned long utrace_shim_wait_inactive(struct task_struct *t, unsigned int state);
+int utrace_shim_regset_get(struct task_struct *t, unsigned int note_type, void *buf,
+			   unsigned int size);
+int utrace_shim_regset_set(struct task_struct *t, unsigned int note_type, const void *buf,
+			   unsigned int size);
+int utrace_shim_access_vm(struct task_struct *t, unsigned long addr, void *buf, int len,
+			  bool write);
+
 /* signal.c: held signals (see there). */
 bool utrace_shim_sig_holdable(struct task_struct *task, int sig);
 bool utrace_shim_sig_core_default(struct task_struct *task, int sig);

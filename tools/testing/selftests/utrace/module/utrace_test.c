@@ -313,7 +313,7 @@ static u32 cb_clone(u32 action, struct utrace_engine *engine, struct task_struct
 }
 
 static u32 cb_exec(u32 action, struct utrace_engine *engine, const char *filename,
-		   pid_t old_pid)
+		   pid_t old_pid, struct pt_regs *regs)
 {
 	int p, i;
 
@@ -679,7 +679,7 @@ static u32 chaos_clone(u32 a, struct utrace_engine *e, struct task_struct *p, un
 {
 	return chaos_cb();
 }
-static u32 chaos_exec(u32 a, struct utrace_engine *e, const char *f, pid_t p)
+static u32 chaos_exec(u32 a, struct utrace_engine *e, const char *f, pid_t p, struct pt_regs *r)
 {
 	return chaos_cb();
 }

@@ -18,14 +18,18 @@ static inline void die(const char *what)
 	exit(2);
 }
 
-/* Sends one command to utrace_test.ko; returns 0 or the negative errno. */
+/*
+ * Sends one command to utrace_test.ko (or to the ctl file $UTRACE_CTL
+ * names); returns 0 or the negative errno.
+ */
 static inline int ctl(const char *cmd)
 {
-	int fd = open(UTRACE_TEST_CTL, O_WRONLY);
+	const char *path = getenv("UTRACE_CTL") ? getenv("UTRACE_CTL") : UTRACE_TEST_CTL;
+	int fd = open(path, O_WRONLY);
 	ssize_t n;
 
 	if (fd < 0)
-		die(UTRACE_TEST_CTL);
+		die(path);
 	n = write(fd, cmd, strlen(cmd));
 	close(fd);
 	return n < 0 ? -errno : 0;

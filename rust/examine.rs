@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Examining and changing a stopped task (utrace's
+//! `utrace_prepare_examine()` / `utrace_finish_examine()`), its registers
+//! through its regset view and its memory.
+//!
+//! A task may be examined by an engine that holds it in its stop, once it
+//! is off its CPU; or by any of its engines from its own context (a callback
+//! with `current` the task). [`Examinable`] is the proof of one or the other.
+
+use crate::control;
+use crate::engine::Engine;
+use crate::shim::{self, examine as ex};
+use crate::state::State;
+use crate::task;
+use core::sync::atomic::Ordering::SeqCst;
+use kernel::prelude::*;
+use kernel::task::Task;
+
+/// `struct utrace_examiner` of `include/utrace_rs.h`.
+#[repr(C)]
+pub(crate) struct Examiner {
+    pub(crate) state: isize,
+    pub(crate) ncsw: usize,
+}
+
+// The layout of `include/utrace_rs.h` (asserted in `shim/exports.c` too).
+const _: () = assert!(core::mem::size_of::<Examiner>() == 16);
+
+/// Where `task` is for `engine`: `None` if it is `current`, else the
+/// scheduling state it sleeps in, in this engine's stop. `EINVAL` if the
+/// engine is not attached to it or does not hold it stopped, `ESRCH` if
+/// either is gone, `EAGAIN` if it has not reached its stop (yet).
+fn stopped_state(st: &State, task: &Task, engine: &Engine) -> Result<Option<u32>> {
+    if task::is_current(task) {
+        return Ok(None);
+    }
+    let ut = control::resolve(st, Some(task), engine)?.ok_or(EINVAL)?;
+    if engine.is_detached() || task::is_dead(task) {
+        return Err(ESRCH);
+    }
+    if !engine.wants_stop() {
+        return Err(EINVAL);
+    }
+    let state = ex::task_state(task);
+    if !ut.stopped.load(SeqCst) || state == 0 {
+        return Err(EAGAIN);
+    }
+    Ok(Some(state))
+}
+
+/// `utrace_prepare_examine()`: records where the stopped task is, once it
+/// is off its CPU. May sleep.
+pub(crate) fn prepare(st: &State, task: &Task, engine: &Engine) -> Result<Examiner> {
+    let Some(state) = stopped_state(st, task, engine)? else {
+        return Ok(Examiner { state: 0, ncsw: 0 });
+    };
+    shim::sleepable("utrace_prepare_examine")?;
+    match ex::wait_inactive(task, state) {
+        0 => Err(EAGAIN),
+        ncsw => Ok(Examiner {
+            state: state as isize,
+            ncsw,
+        }),
+    }
+}
+
+/// `utrace_finish_examine()`: `EAGAIN` if the task ran since
+/// [`prepare`] made `exam`. May sleep.
+pub(crate) fn finish(st: &State, task: &Task, engine: &Engine, exam: &Examiner) -> Result {
+    let Some(state) = stopped_state(st, task, engine)? else {
+        return Ok(());
+    };
+    shim::sleepable("utrace_finish_examine")?;
+    if state as isize != exam.state || ex::wait_inactive(task, state) != exam.ncsw {
+        return Err(EAGAIN);
+    }
+    Ok(())
+}
+
+/// The proof that a task may be examined and changed: it is `current`, or
+/// an engine holds it in its stop and it is off its CPU (until that engine
+/// resumes it: what was done meanwhile is what `finish` checks).
+pub(crate) struct Examinable<'a> {
+    task: &'a Task,
+}
+
+impl<'a> Examinable<'a> {
+    /// Checks that `engine` may examine `task` now. May sleep.
+    pub(crate) fn new(st: &State, task: &'a Task, engine: &Engine) -> Result<Self> {
+        shim::sleepable("utrace-rs regset or memory access")?;
+        if let Some(state) = stopped_state(st, task, engine)? {
+            if ex::wait_inactive(task, state) == 0 {
+                return Err(EAGAIN);
+            }
+        }
+        Ok(Examinable { task })
+    }
+
+    /// Copies up to `buf.len()` bytes of the regset `note_type`.
+    pub(crate) fn regset_get(&self, note_type: u32, buf: &mut [u8]) -> Result<usize> {
+        // SAFETY: Examinable (type invariant), in process context.
+        unsafe { ex::regset_get(self.task, note_type, buf) }
+    }
+
+    /// Writes `buf` to the start of the regset `note_type`.
+    pub(crate) fn regset_set(&self, note_type: u32, buf: &[u8]) -> Result {
+        // SAFETY: As above.
+        unsafe { ex::regset_set(self.task, note_type, buf) }
+    }
+
+    /// Reads (`write`: writes) `len` bytes at `addr` from (into) `buf`.
+    ///
+    /// # Safety
+    ///
+    /// `buf` is valid for `len` bytes (writable unless `write`).
+    pub(crate) unsafe fn access_vm(
+        &self,
+        addr: usize,
+        buf: *mut u8,
+        len: usize,
+        write: bool,
+    ) -> Result<usize> {
+        // SAFETY: As above; `buf` by the function's safety requirements.
+        unsafe { ex::access_vm(self.task, addr, buf, len, write) }
+    }
+}

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+# Stopping before a syscall runs, and examining the stopped task
+# (utrace_sysentry_test.ko, progs/sysentry.c):
+# - an entry callback's STOP stops write() before it runs; the skipped pass
+#   gets no SYSCALL_EXIT; while stopped the general and FP regsets read back
+#   what is written to them, with orig_ax the syscall as at entry; the
+#   engine changes the count (5), the buffer's bytes ("HELLO", through the
+#   task's memory) and xmm1; on RESUME the write runs with all three, its
+#   entry reported again with UTRACE_SYSCALL_RESUMED, its exit once;
+# - UTRACE_OPS_SYSCALL_SLEEPABLE: entry callbacks read each openat() path
+#   from user memory and sleep, once per call, exits once per call; an abort
+#   from there fails the open with the errno set and is reported at exit;
+# - report_exec gets the new image's registers (the regset of current says
+#   the same).
+# shellcheck source=../lib.sh
+. /utrace/selftests/lib.sh
+SE=/sys/kernel/debug/utrace_sysentry
+NR_write=1
+NR_openat=257
+load utrace_rs
+load utrace_sysentry_test
+teardown() {
+	[ -d $SE ] && UTRACE_CTL=$SE/ctl utctl detach >/dev/null
+	rmmod utrace_sysentry_test
+	rmmod utrace_rs
+}
+trap teardown EXIT
+sectl() { UTRACE_CTL=$SE/ctl utctl "$@"; }
+expect_se() { # expect_se WHAT WANT WORD...
+	local what=$1 want=$2
+	shift 2
+	expect_eq "$what [$*]" "$(sectl "$@")" "$want"
+}
+se_stat() { sed -n "s/^$1 //p" $SE/stats; }
+start() { # start NAME ARGS...: sysentry ARGS, on "go" (go NAME); sets pid
+	local name=$1
+	shift
+	rm -f /tmp/"$name".go
+	mkfifo /tmp/"$name".go
+	sysentry "$@" <>/tmp/"$name".go >/tmp/"$name".out &
+	pid=$!
+}
+
+# --- stop before write(), change it, resume
+start t49a write /tmp/t49a.data
+expect_se "attach (atomic entry)" 0 attach $pid $NR_write atomic
+expect_se "STOP at the next write entry" 0 stopnext
+go t49a
+expect_se "stopped, examinable" 0 stopped
+expect_eq "entries so far" "$(se_stat entries)" 1
+expect_eq "no exit for the skipped pass" "$(se_stat exits)" 0
+expect_eq "nothing written yet" "$(wc -c </tmp/t49a.data)" 0
+expect_se "GPR + FP regset round trip, orig_ax = write" 0 roundtrip
+expect_se "count := 5" 0 setarg 2 5
+expect_se "buffer := HELLO" 0 poke 1 HELLO
+expect_se "xmm1 := 0x2222222222222222" 0 setxmm 1 0x2222222222222222
+expect_se "RESUME" 0 resume
+wait $pid
+expect_eq "what the task saw" "$(cat /tmp/t49a.out)" "ret=5 xmm1=2222222222222222"
+expect_eq "what it wrote" "$(cat /tmp/t49a.data)" "HELLO"
+# The write, and printf's write of the line above.
+expect_eq "new entries" "$(se_stat entries)" 2
+expect_eq "RESUMED re-reports" "$(se_stat resumed)" 1
+expect_eq "exits" "$(se_stat exits)" 2
+expect_se "detach" 0 detach
+
+# --- sleepable entry reads the path
+start t49b open /tmp/t49-missing /utrace/selftests/lib.sh
+expect_se "attach (sleepable entry)" 0 attach $pid $NR_openat sleep
+go t49b
+wait $pid
+expect_eq "opens" "$(cat /tmp/t49b.out)" "opened=1"
+expect_eq "entries, each once" "$(se_stat entries)" 2
+expect_eq "callbacks that slept" "$(se_stat slept)" 2
+expect_eq "path read by the last one" "$(se_stat path)" /utrace/selftests/lib.sh
+expect_eq "exits, each once" "$(se_stat exits)" 2
+expect_eq "last result" "$(se_stat exit_ret)" 3
+expect_se "detach" 0 detach
+
+# --- an abort from the sleepable entry
+start t49c open /utrace/selftests/lib.sh
+expect_se "attach (sleepable entry)" 0 attach $pid $NR_openat sleep
+expect_se "abort the next openat with EACCES" 0 abortnext 13
+go t49c
+wait $pid
+expect_eq "open failed" "$(cat /tmp/t49c.out)" "opened=0"
+expect_eq "entries" "$(se_stat entries)" 1
+expect_eq "its exit reported" "$(se_stat exits)" 1
+expect_eq "with the errno" "$(se_stat exit_ret)" -13
+expect_se "detach" 0 detach
+
+# --- report_exec's registers
+sh_pid=$(gated_sh t49d "exec sysentry open /utrace/selftests/lib.sh </dev/null")
+expect_se "attach" 0 attach "$sh_pid" -2 atomic
+go t49d
+wait_until 10 "[ ! -d /proc/$sh_pid ]"
+expect_eq "exec regs = the regset" "$(se_stat exec_regs_ok)" 1
+expect_eq "exec regs differ" "$(se_stat exec_regs_bad)" 0
