@@ -23,6 +23,7 @@ START = {
     "sys": ("__x64_sys_getppid", 1),
     "fork": ("kernel_clone", 1),
     "exec": ("kernel_clone", 1),
+    "files": ("__x64_sys_openat", 1),
     "attach": ("utrace_attach_task", 1),
     "stop": ("utrace_control", 2),
 }
@@ -35,6 +36,7 @@ DIFFS = [
     ("fork_global", "fork_base", "global no-op CLONE/EXEC/DEATH engine, fork+exit"),
     ("fork_gtrace_reader", "fork_base", "global_trace with a reader, fork+exit"),
     ("exec_global", "exec_base", "global no-op engine, fork+exec"),
+    ("files_systrace", "files_base", "syscall_trace decoding openat + write, no reader"),
 ]
 TOP = 30
 

@@ -33,6 +33,9 @@ CONFIG = {
     "tasks_1000": "SYSCALL engine on the task, 1,000 other traced tasks",
     "tasks_10000": "SYSCALL engine on the task, 10,000 other traced tasks",
     "ptrace": "ptrace tracer (fork: TRACEFORK/EXEC/EXIT; syscalls: PTRACE_SYSCALL)",
+    "systrace": "samples/syscall_trace (decoded lines into its stream, no reader)",
+    "systrace_reader": "samples/syscall_trace with a reader (cat) woken per record",
+    "ptrace_strace": "ptrace equivalent: PTRACE_SYSCALL, GETREGS, process_vm_readv, a line to /dev/null",
     "kernel": "in-kernel loop",
     "utrace": "utrace STOP, QUIESCE report, RESUME, task runs (in-kernel loop)",
     "ptrace_interrupt": "PTRACE_INTERRUPT, waitpid, PTRACE_CONT (tracer process)",
@@ -40,6 +43,7 @@ CONFIG = {
 WORK = {
     "getppid": "getppid() loop",
     "threads": "getppid() in 2 threads",
+    "files": "openat (ENOENT) + write 16 bytes",
     "forkexit": "fork + exit + wait",
     "forkexec": "fork + exec + wait",
     "attach": "attach + set_events + detach + put",
@@ -103,6 +107,15 @@ if fl and bs and un and tr:
     print(f"Syscall hooks: any probe on sys_enter/sys_exit costs every task {fl - bs:.0f} ns "
           f"(the floor); utrace_rs adds {un - fl:.0f} ns on an untraced task and "
           f"{tr - fl:.0f} ns on the traced one (one no-op engine, entry + exit).")
+fb = rows.get(("files", "base"), (0,))[0]
+fs = rows.get(("files", "systrace"), (0,))[0]
+fr = rows.get(("files", "systrace_reader"), (0,))[0]
+fp = rows.get(("files", "ptrace_strace"), (0,))[0]
+if fb and fs > fb and fr > fb and fp > fb:
+    print(f"strace-class tracing of openat + write (2 decoded syscalls, path and data read): "
+          f"syscall_trace adds {fs - fb:,.0f} ns ({fr - fb:,.0f} with a reader woken per "
+          f"record), the ptrace equivalent {fp - fb:,.0f} ns: {(fp - fb) / (fs - fb):.1f}x "
+          f"({(fp - fb) / (fr - fb):.1f}x).")
 su = rows.get(("stop", "utrace"), (0,))[0]
 sp = rows.get(("stop", "ptrace_interrupt"), (0,))[0]
 if su and sp:

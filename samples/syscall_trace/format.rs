@@ -29,6 +29,13 @@ impl Line {
         }
     }
 
+    /// Appends printable ASCII bytes (what does not fit is cut).
+    fn push(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+        self.len += n;
+    }
+
     /// The text (ASCII: every other byte is written escaped).
     pub(crate) fn as_str(&self) -> &str {
         core::str::from_utf8(&self.buf[..self.len]).unwrap_or("?")
@@ -50,23 +57,28 @@ impl Write for Line {
 /// rest of what is not printable; `...` after the quote if `more`.
 fn quoted(w: &mut Line, bytes: &[u8], more: bool) -> fmt::Result {
     w.write_char('"')?;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut rest = bytes;
+    while let Some(&b) = rest.first() {
+        // A run of bytes shown as they are, in one write.
+        let run = rest
+            .iter()
+            .position(|&c| !(0x20..=0x7e).contains(&c) || c == b'"' || c == b'\\')
+            .unwrap_or(rest.len());
+        if run > 0 {
+            w.push(&rest[..run]);
+            rest = &rest[run..];
+            continue;
+        }
+        rest = &rest[1..];
         match b {
             b'"' => w.write_str("\\\"")?,
             b'\\' => w.write_str("\\\\")?,
             b'\n' => w.write_str("\\n")?,
             b'\t' => w.write_str("\\t")?,
             b'\r' => w.write_str("\\r")?,
-            0x20..=0x7e => w.write_char(b as char)?,
-            _ => {
-                // Octal, as short as the next byte allows (strace's rule).
-                let next_digit = bytes.get(i + 1).is_some_and(|c| (b'0'..=b'7').contains(c));
-                if next_digit {
-                    write!(w, "\\{b:03o}")?
-                } else {
-                    write!(w, "\\{b:o}")?
-                }
-            }
+            // Octal, as short as the next byte allows (strace's rule).
+            _ if rest.first().is_some_and(|c| (b'0'..=b'7').contains(c)) => write!(w, "\\{b:03o}")?,
+            _ => write!(w, "\\{b:o}")?,
         }
     }
     w.write_char('"')?;

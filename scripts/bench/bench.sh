@@ -14,11 +14,13 @@ N_SCALE=${BENCH_N_SCALE:-10000}
 N_FORK=${BENCH_N_FORK:-300}
 N_PTRACE_SYS=${BENCH_N_PTRACE_SYS:-2000}
 N_STOP=${BENCH_N_STOP:-1000}
+N_FILES=${BENCH_N_FILES:-20000}
+N_FILES_PTRACE=${BENCH_N_FILES_PTRACE:-2000}
 
 fail() { echo "BENCH-ERROR $*"; exit 1; }
 # Unload everything; engines of reaped tasks go from a workqueue, so retry.
 mods_off() {
-	for m in global_trace utrace_test utrace_rs probe_floor; do
+	for m in syscall_trace global_trace utrace_test utrace_rs probe_floor; do
 		t=0
 		while grep -q "^$m " /proc/modules; do
 			rmmod $m 2>/dev/null && break
@@ -45,6 +47,7 @@ setup() {
 		{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load
 		cat /sys/kernel/debug/utrace/global_trace >/dev/null &
 		READER=$! ;;
+	systrace|systrace_reader) insmod $M/utrace_rs.ko || fail load ;;
 	sys_traced|sys_untraced|engines_*)
 		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load ;;
 	tasks_*)
@@ -93,6 +96,21 @@ one() {
 		echo go >/tmp/b.go
 		wait $b
 		out=$(cat /tmp/b.out) ;;
+	systrace|systrace_reader)
+		# syscall_trace on the workload (its ring holds every record of
+		# a run: none is dropped), with or without a reader draining it.
+		bench "$w" "$n" wait <>/tmp/b.go >/tmp/b.out &
+		b=$!
+		insmod $M/syscall_trace.ko pid=$b records=65536 || fail "load syscall_trace"
+		if [ "$cfg" = systrace_reader ]; then
+			cat /sys/kernel/debug/utrace/syscall_trace >/dev/null &
+			READER=$!
+		fi
+		echo go >/tmp/b.go
+		wait $b
+		out=$(cat /tmp/b.out) ;;
+	ptrace_strace)
+		out=$(ptrace_strace /utrace/bin/bench "$w" "$n") ;;
 	sys_untraced)
 		sleep 1000 &
 		SLEEPER=$!
@@ -137,6 +155,8 @@ measure getppid "$N_SYS" base loaded floor sys_untraced sys_traced
 measure getppid "$N_SCALE" engines_10 engines_100 tasks_1000 tasks_10000
 measure getppid "$N_PTRACE_SYS" ptrace
 measure threads "$N_SYS" base floor sys_untraced
+measure files "$N_FILES" base systrace systrace_reader
+measure files "$N_FILES_PTRACE" ptrace_strace
 measure forkexit "$N_FORK" base loaded global gtrace gtrace_reader ptrace
 measure forkexec "$N_FORK" base loaded global gtrace ptrace
 

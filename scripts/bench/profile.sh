@@ -14,7 +14,7 @@ CTL=/dev/ttyS1
 fail() { echo "PROFILE-ERROR $*"; exit 1; }
 ut() { utctl "$@" >/dev/null; }
 mods_off() {
-	for m in global_trace utrace_test utrace_rs probe_floor; do
+	for m in syscall_trace global_trace utrace_test utrace_rs probe_floor; do
 		t=0
 		while grep -q "^$m " /proc/modules; do
 			rmmod $m 2>/dev/null && break
@@ -86,6 +86,23 @@ fork() {
 	mods_off
 }
 
+# files SCENARIO: openat (ENOENT) + write, bare or under syscall_trace.
+files() {
+	mods_off
+	rm -f /tmp/p.go; mkfifo /tmp/p.go
+	bench files 2000000000 wait <>/tmp/p.go >/dev/null &
+	B=$!
+	case $1 in
+	files_systrace)
+		insmod $M/utrace_rs.ko || fail load
+		insmod $M/syscall_trace.ko pid=$B records=65536 || fail load ;;
+	esac
+	echo go >/tmp/p.go
+	ready "$1"
+	stop_bg "$B"
+	mods_off
+}
+
 # kernel SCENARIO: the in-kernel loops of utrace_test.ko.
 kernel() {
 	mods_off
@@ -108,12 +125,13 @@ kernel() {
 echo "PROFILE-BEGIN"
 # PROFILE_SCENARIOS (kernel command line, comma-separated) picks some.
 all="sys_base sys_floor sys_untraced sys_traced sys_traced2 fork_base fork_global
-fork_gtrace_reader exec_base exec_global attach stop"
+fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop"
 for s in $(echo "${PROFILE_SCENARIOS:-$all}" | tr , ' '); do
 	case $s in
 	sys_*) syscall "$s" ;;
 	fork_*) fork "$s" forkexit ;;
 	exec_*) fork "$s" forkexec ;;
+	files_*) files "$s" ;;
 	*) kernel "$s" ;;
 	esac
 done

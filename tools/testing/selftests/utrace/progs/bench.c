@@ -4,6 +4,8 @@
  *   forkexit   N x fork(); the child _exit(0)s; waitpid()
  *   forkexec   N x fork(); the child execs "bench nop"; waitpid()
  *   getppid    N x syscall(SYS_getppid)
+ *   files      N x (openat() of a missing path, ENOENT; write() of 16 bytes
+ *              to /dev/null): what an strace-class tracer decodes
  *   threads    N x getppid() in each of 2 threads (ns per call, wall time)
  *   sleepers   start N threads that sleep, print "ready", sleep forever
  * With "wait", waits for a byte on stdin first (so a tracer can attach).
@@ -42,6 +44,18 @@ static void *syscall_loop(void *arg)
 	return arg;
 }
 
+static void files_once(void)
+{
+	static int null_fd = -1;
+
+	if (null_fd < 0 && (null_fd = open("/dev/null", O_WRONLY)) < 0)
+		die("/dev/null");
+	if (openat(AT_FDCWD, "/tmp/utrace-bench/missing", O_RDONLY) >= 0)
+		die("openat of a missing path");
+	if (write(null_fd, "sixteen bytes..\n", 16) != 16)
+		die("write");
+}
+
 static void run(const char *mode, long count)
 {
 	int status;
@@ -50,6 +64,10 @@ static void run(const char *mode, long count)
 	for (i = 0; i < count; i++) {
 		if (!strcmp(mode, "getppid")) {
 			syscall(SYS_getppid);
+			continue;
+		}
+		if (!strcmp(mode, "files")) {
+			files_once();
 			continue;
 		}
 		pid_t pid = fork();
