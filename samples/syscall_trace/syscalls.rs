@@ -106,6 +106,13 @@ pub(crate) const EXIT: i64 = 60;
 pub(crate) const EXIT_GROUP: i64 = 231;
 pub(crate) const EXECVEAT: i64 = 322;
 
+/// Whether a 0 return of syscall `nr` is not the caller's result: a
+/// successful exec (the old image's return) or a new child's return from
+/// `clone`, `clone3`, `fork` or `vfork`.
+pub(crate) fn returns_zero_twice(nr: i64) -> bool {
+    matches!(nr, 56 | 57 | 58 | 435 | EXECVE | EXECVEAT)
+}
+
 /// The decoded syscalls (x86-64 numbers, `arch/x86/entry/syscalls/syscall_64.tbl`).
 pub(crate) const SYSCALLS: &[Syscall] = &[
     sys(0, "read", &[Fd, InBuf, UInt]),
