@@ -57,7 +57,9 @@ pub(crate) fn attach(
             if task::is_kernel_or_worker(task) {
                 return Err(EPERM);
             }
-            if task::is_dead(task) || task::is_exiting(task) {
+            // A lookup works on an exiting task too (an engine finds itself
+            // from its EXIT or DEATH callback), until it is reaped.
+            if create && (task::is_dead(task) || task::is_exiting(task)) {
                 return Err(ESRCH);
             }
             Some(match st.table.get(task::raw(task)) {
@@ -276,13 +278,25 @@ pub(crate) fn control(st: &State, task: Option<&Task>, engine: &Engine, act: u32
                 }
             }
             let target = ut.as_deref().map_or(Target::Global, Target::Task);
-            if detach::detach(st, target, engine)? && !current_in_callback(st, engine) {
+            let in_flight = detach::detach(st, target, engine)?;
+            if let Some(ut) = ut.as_deref() {
+                if ut.stepping.load(core::sync::atomic::Ordering::SeqCst) {
+                    // Have the task look again whether anyone still steps
+                    // it, before its next instruction if it is stopped.
+                    ut.queue(&st.work, |inner| inner.pending.ask_resume(action::RESUME));
+                }
+            }
+            if in_flight && !current_in_callback(st, engine) {
                 return Err(einprogress());
             }
             Ok(())
         }
-        action::SINGLESTEP | action::BLOCKSTEP => Err(eopnotsupp()),
-        action::STOP | action::INTERRUPT | action::REPORT | action::RESUME => {
+        action::STOP
+        | action::INTERRUPT
+        | action::REPORT
+        | action::SINGLESTEP
+        | action::BLOCKSTEP
+        | action::RESUME => {
             // These act on a task; a global engine has none.
             let ut = ut.as_deref().ok_or(EINVAL)?;
             if engine.is_detached() || task::is_dead(ut.task()) || task::is_exiting(ut.task()) {
@@ -294,7 +308,9 @@ pub(crate) fn control(st: &State, task: Option<&Task>, engine: &Engine, act: u32
     }
 }
 
-/// STOP, INTERRUPT, REPORT and RESUME on a live task.
+/// STOP, INTERRUPT, REPORT, SINGLESTEP, BLOCKSTEP and RESUME on a live
+/// task, with utrace's meaning: every one but STOP resumes this engine's
+/// stop (others may still hold the task).
 fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
     match act {
         action::RESUME => {
@@ -312,17 +328,52 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
             ut.queue(&st.work, |inner| inner.pending.quiesce = true);
             Err(einprogress())
         }
-        _ => {
-            // REPORT and INTERRUPT promise a QUIESCE report.
+        action::SINGLESTEP | action::BLOCKSTEP => {
+            // As in utrace: a step is only robust with QUIESCE reports
+            // (the engine learns there, or from the trap's SIGNAL report,
+            // that the step was taken).
             if engine.events() & events::QUIESCE == 0 {
                 return Err(EINVAL);
             }
+            if act == action::BLOCKSTEP && !block_step_supported() {
+                return Err(eopnotsupp());
+            }
+            engine.set_stop(false);
+            ut.queue(&st.work, |inner| inner.pending.ask_resume(act));
+            ut.wake_stopped();
+            Ok(())
+        }
+        _ => {
+            // REPORT promises a QUIESCE report, so it needs the event;
+            // INTERRUPT does not (utrace makes it a signal report; see the
+            // docs for what utrace-rs reports).
+            if act == action::REPORT && engine.events() & events::QUIESCE == 0 {
+                return Err(EINVAL);
+            }
+            engine.set_stop(false);
             ut.queue(&st.work, |inner| {
                 inner.pending.quiesce = true;
                 inner.pending.interrupt |= act == action::INTERRUPT;
+                inner.pending.ask_resume(act);
             });
+            ut.wake_stopped();
             Ok(())
         }
+    }
+}
+
+/// Whether the CPUs take block steps (probed once, on first use).
+fn block_step_supported() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
+    // 0: not probed yet, 1: no, 2: yes.
+    static SUPPORTED: AtomicU8 = AtomicU8::new(0);
+    match SUPPORTED.load(Relaxed) {
+        0 => {
+            let yes = shim::step::block_supported();
+            SUPPORTED.store(if yes { 2 } else { 1 }, Relaxed);
+            yes
+        }
+        v => v == 2,
     }
 }
 

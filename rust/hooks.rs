@@ -215,6 +215,10 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::ta
                 unsafe { shim::signal::unblock(task, held, true) };
             }
         }
+        // SIGCONT took the job-control mark off the group's utrace-stopped
+        // threads: have them mark themselves again.
+        // SAFETY: The siglock is held by our caller.
+        unsafe { shim::stop::wake_threads(task) };
         return;
     }
     let Some(ut) = st.table.get(task) else { return };
@@ -279,4 +283,17 @@ pub(crate) extern "C" fn utrace_rs_hook_syscall(
     // SAFETY: The registers the probe got, used only during this call.
     let mut regs = unsafe { shim::SyscallRegs::new(regs, entry) };
     report::report_syscall(st, ut, &mut regs, probe);
+}
+
+/// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in
+/// a utrace stop, to count itself as stopped again.
+#[no_mangle]
+pub(crate) extern "C" fn utrace_rs_wake_stopped(task: *mut bindings::task_struct) {
+    let Some(st) = state::get() else { return };
+    let rcu = crate::shim::RcuGuard::new();
+    if let Some(ut) = st.table.lookup(task, &rcu) {
+        if ut.stopped.load(core::sync::atomic::Ordering::SeqCst) {
+            ut.wake_stopped();
+        }
+    }
 }

@@ -86,10 +86,10 @@ fn walk(
             // Already detached by a control() call is fine too.
             let _ = detach::detach(st, target, &engine);
         } else {
-            if ret == action::STOP {
-                // Sticky until utrace_control(RESUME or DETACH).
-                engine.set_stop(true);
-            }
+            // utrace: only STOP is sticky. An engine that returns anything
+            // else no longer holds the task (a stop it asked for with
+            // utrace_control(STOP) included).
+            engine.set_stop(ret == action::STOP);
             act = act.min(ret);
         }
         prev = Some(engine);
@@ -189,16 +189,39 @@ fn report(
         seq,
         probe,
     };
-    let act = walk_task(pass, owner, &mut call);
-    if event & events::GLOBAL_EVENTS == 0 {
-        return act;
+    let mut act = walk_task(pass, owner, &mut call);
+    if event & events::GLOBAL_EVENTS != 0 {
+        act = walk(pass, Target::Global, &st.global, act, &mut call);
     }
-    walk(pass, Target::Global, &st.global, act, &mut call)
+    if cur.is_some() && event & events::EXIT_EVENTS == 0 {
+        ask_resume(st, owner, act);
+    }
+    act
+}
+
+/// What a reporting pass's winning action asks of the task once it leaves
+/// its work (utrace's finish_report()): REPORT and INTERRUPT a QUIESCE
+/// report at that point (INTERRUPT soon, even from a blocked syscall),
+/// SINGLESTEP and BLOCKSTEP a step. STOP is the engines' own stop; the
+/// work stops the task after its reports.
+fn ask_resume(st: &State, ut: &UTask, act: u32) {
+    if act == action::STOP || act >= action::RESUME {
+        return;
+    }
+    ut.queue(&st.work, |inner| {
+        inner.pending.ask_resume(act);
+        if act <= action::REPORT {
+            inner.pending.quiesce = true;
+            inner.pending.interrupt |= act == action::INTERRUPT;
+        }
+    });
 }
 
 /// The QUIESCE report at the return-to-user safe point (event 0), asked for
-/// by utrace_control(REPORT, INTERRUPT or STOP).
-fn report_quiesce(st: &State, ut: &UTask) {
+/// by utrace_control(REPORT, INTERRUPT or STOP) or a callback's REPORT or
+/// INTERRUPT. Returns the winning action: the last word on how the task
+/// resumes (REPORT and INTERRUPT from this pass ask for no further report).
+fn report_quiesce(st: &State, ut: &UTask) -> u32 {
     let pass = Pass {
         st,
         cur: Some(ut),
@@ -206,7 +229,7 @@ fn report_quiesce(st: &State, ut: &UTask) {
         seq: u64::MAX,
         probe: None,
     };
-    walk_task(pass, ut, &mut |e, act| e.call_quiesce(act, 0));
+    walk_task(pass, ut, &mut |e, act| e.call_quiesce(act, 0))
 }
 
 /// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context
@@ -232,6 +255,9 @@ pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, pro
             // Taken at the next return to user mode (a STOP from
             // utrace_control() queued this already).
             ut.queue(&st.work, |inner| inner.pending.quiesce = true);
+        } else {
+            // A REPORT, INTERRUPT or step (the probe's walk does not ask).
+            ask_resume(st, ut, act);
         }
         return;
     }
@@ -262,6 +288,9 @@ pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, pro
             inner.pending.quiesce = true;
             inner.pending.syscall_entry |= !abort;
         });
+    } else {
+        // A REPORT, INTERRUPT or step (the probe's walk does not ask).
+        ask_resume(st, ut, act);
     }
 }
 
@@ -293,15 +322,111 @@ pub(crate) fn stop_wanted(ut: &UTask) -> bool {
         .any(|e| e.wants_stop() && !e.is_detached())
 }
 
-/// The stop: `current` sleeps (killable, not counted as load) while an
-/// engine wants it stopped. Only SIGKILL ends it early.
-pub(crate) fn maybe_stop(ut: &UTask) {
+/// The stop: `current` sleeps (killable, not counted as load, freezable)
+/// while an engine wants it stopped; returns whether it stopped. Only
+/// SIGKILL ends it early. Meanwhile it counts as stopped for job control
+/// (a SIGSTOP group stop of its process completes without it; see
+/// `shim/stop.c`).
+pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
     if !stop_wanted(ut) || task::is_exiting(ut.task()) {
-        return;
+        return Stop::No;
     }
     ut.stopped.store(true, SeqCst);
-    let _ = wait::wait_killable_idle((ut as *const UTask).cast(), || !stop_wanted(ut));
+    let mut ret = Stop::Stopped;
+    loop {
+        shim::stop::mark();
+        let woken = wait::wait_stopped((ut as *const UTask).cast(), || {
+            !stop_wanted(ut) || !shim::stop::marked() || ut.asked()
+        });
+        if woken.is_err() {
+            ret = Stop::Killed;
+            break;
+        }
+        // SIGCONT cleared the mark (and woke us): mark again and go on
+        // sleeping. A report asked for meanwhile (REPORT, INTERRUPT, a step
+        // or another engine's STOP) is made first; the caller stops again
+        // after it.
+        if !stop_wanted(ut) || ut.asked() {
+            break;
+        }
+    }
+    shim::stop::unmark();
     ut.stopped.store(false, SeqCst);
+    ret
+}
+
+/// How [`maybe_stop`] went.
+pub(crate) enum Stop {
+    /// No engine wanted the task stopped.
+    No,
+    /// It was stopped and is resumed (or has a report to make).
+    Stopped,
+    /// SIGKILL ended the stop: no more reports or stops.
+    Killed,
+}
+
+/// Reports what is pending, then what was asked for while that ran, stops
+/// while an engine wants the task stopped (and reports what was asked for
+/// meanwhile when it resumes), and finally sets the task stepping or not,
+/// as utrace's finish_resume_report() did, as it leaves for user mode.
+fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
+    // The resume action asked for since the task last stopped.
+    let mut resume = action::RESUME;
+    // Whether this run reported or stopped: a run that found nothing (the
+    // work queued again behind a run that took its reports) leaves the
+    // stepping as it is.
+    let mut acted = false;
+    loop {
+        if !pending.is_empty() {
+            acted = true;
+            if let Some(act) = pending.resume {
+                resume = resume.min(act);
+            }
+            let act = run_pending(st, ut, pending);
+            if act != action::STOP {
+                resume = resume.min(act);
+            }
+        }
+        // A STOP, REPORT or step asked for while the reports ran queued the
+        // work again, behind this run: report it now, before stopping.
+        pending = ut.steal_pending();
+        if !pending.is_empty() {
+            continue;
+        }
+        if ut.asked() {
+            // Asked between the two looks: report it before stopping.
+            pending = ut.steal_pending();
+            continue;
+        }
+        match maybe_stop(ut) {
+            Stop::Stopped => acted = true,
+            Stop::No => break,
+            Stop::Killed => return,
+        }
+        // What was asked before the stop is stale; a resume from it may
+        // have asked for a report or a step.
+        resume = action::RESUME;
+        pending = ut.steal_pending();
+    }
+    if acted {
+        apply_resume(ut, resume);
+    }
+}
+
+/// Steps the task (SINGLESTEP, BLOCKSTEP) or stops stepping it if
+/// utrace-rs had set it stepping. `current` is `ut`'s task.
+fn apply_resume(ut: &UTask, resume: u32) {
+    match resume {
+        action::SINGLESTEP | action::BLOCKSTEP if !task::is_exiting(ut.task()) => {
+            let ours = shim::step::enable(resume == action::BLOCKSTEP);
+            ut.stepping.store(ours, SeqCst);
+        }
+        _ => {
+            if ut.stepping.swap(false, SeqCst) {
+                shim::step::disable();
+            }
+        }
+    }
 }
 
 fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
@@ -311,7 +436,9 @@ fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Tas
 }
 
 /// Reports what the task's work found pending, in the order it happened.
-pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
+/// Returns the winning action of the QUIESCE report at the safe point
+/// (RESUME if there was none).
+pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> u32 {
     if let Some(proxy) = pending.proxy_clone {
         // CLONE_VFORK: the parent is asleep until we exec or exit.
         report_clone(st, ut, &proxy.parent_ut, proxy.flags, ut.task(), proxy.seq);
@@ -344,8 +471,9 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) {
         report_death(st, ut, seq);
     }
     if pending.quiesce {
-        report_quiesce(st, ut);
+        return report_quiesce(st, ut);
     }
+    action::RESUME
 }
 
 /// SIGNAL and SIGNAL_CORE: each held signal goes to the engines; if one of
@@ -477,10 +605,8 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
             report_exit_in_work(st, ut);
         }
     }
-    if !pending.is_empty() {
-        run_pending(st, ut, pending);
-    }
-    maybe_stop(ut);
+    // Its reports, the stop, then the stepping as it leaves.
+    run_work(st, ut, pending);
     if let Some(sk) = skipped {
         let traced = || ut.events() & events::SYSCALL_ENTRY != 0;
         ut.entry_restart.finish(sk, stopped, false, traced);

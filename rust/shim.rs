@@ -38,6 +38,13 @@ mod ffi {
             locked: bool,
         );
         pub(super) fn utrace_shim_stop_self();
+        pub(super) fn utrace_shim_stop_mark();
+        pub(super) fn utrace_shim_stop_unmark();
+        pub(super) fn utrace_shim_stop_marked() -> bool;
+        pub(super) fn utrace_shim_wake_stopped_threads(task: *mut bindings::task_struct);
+        pub(super) fn utrace_shim_blockstep_supported() -> bool;
+        pub(super) fn utrace_shim_step_enable(block: bool) -> bool;
+        pub(super) fn utrace_shim_step_disable();
         pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_syscall_filter(task: *mut bindings::task_struct, add: bool);
@@ -269,6 +276,68 @@ pub(crate) mod signal {
     pub(crate) fn continue_group(task: &kernel::task::Task) {
         // SAFETY: `task` is valid (a reference); the shim takes the locks.
         unsafe { ffi::utrace_shim_continue((task as *const kernel::task::Task).cast_mut().cast()) }
+    }
+}
+
+/// The utrace stop and job control (`shim/stop.c`): `current` only.
+pub(crate) mod stop {
+    use super::*;
+
+    /// `current` is (still) in a utrace stop: it counts as stopped for a
+    /// group stop, taking part in one already pending. Before each sleep.
+    pub(crate) fn mark() {
+        // SAFETY: Task context, no locks held; the shim takes the siglock.
+        unsafe { ffi::utrace_shim_stop_mark() }
+    }
+
+    /// Whether `current` still counts as stopped (SIGCONT clears the mark
+    /// and wakes the stop, which marks it again).
+    pub(crate) fn marked() -> bool {
+        // SAFETY: Reads `current`'s job control bits.
+        unsafe { ffi::utrace_shim_stop_marked() }
+    }
+
+    /// SIGCONT to `task`'s group: wakes its utrace-stopped threads so that
+    /// they count themselves as stopped again.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held (the `signal_generate` probe).
+    pub(crate) unsafe fn wake_threads(task: *mut bindings::task_struct) {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_wake_stopped_threads(task) }
+    }
+
+    /// `current` leaves its utrace stop (joining its process's group stop
+    /// if there is one).
+    pub(crate) fn unmark() {
+        // SAFETY: As for `mark`.
+        unsafe { ffi::utrace_shim_stop_unmark() }
+    }
+}
+
+/// Single-step and block-step of `current` (`shim/step.c`).
+pub(crate) mod step {
+    use super::*;
+
+    /// Whether this CPU takes block steps (DEBUGCTL.BTF). Process context.
+    pub(crate) fn block_supported() -> bool {
+        // SAFETY: Reads and writes back this CPU's DEBUGCTL, fault-checked.
+        unsafe { ffi::utrace_shim_blockstep_supported() }
+    }
+
+    /// Steps `current` (one instruction, or one block) once it returns to
+    /// user mode; false if the trap flag is the program's own. In
+    /// `current`'s task work.
+    pub(crate) fn enable(block: bool) -> bool {
+        // SAFETY: Acts on `current`, in its own context.
+        unsafe { ffi::utrace_shim_step_enable(block) }
+    }
+
+    /// Stops stepping `current`.
+    pub(crate) fn disable() {
+        // SAFETY: As for `enable`.
+        unsafe { ffi::utrace_shim_step_disable() }
     }
 }
 

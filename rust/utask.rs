@@ -91,6 +91,11 @@ pub(crate) struct Pending {
     pub(crate) interrupt: bool,
     /// A syscall entry was skipped to be restarted (see `sysentry.rs`).
     pub(crate) syscall_entry: bool,
+    /// A resume action other than STOP and RESUME asked for (by a callback's
+    /// return or utrace_control(); the smallest): INTERRUPT, REPORT,
+    /// SINGLESTEP or BLOCKSTEP, applied as the task leaves its work; RESUME
+    /// to have it look again whether it still steps (a detach).
+    pub(crate) resume: Option<u32>,
 }
 
 impl Pending {
@@ -102,6 +107,12 @@ impl Pending {
             && self.signals == 0
             && !self.quiesce
             && !self.syscall_entry
+            && self.resume.is_none()
+    }
+
+    /// Asks for resume action `act` (the smallest asked for wins).
+    pub(crate) fn ask_resume(&mut self, act: u32) {
+        self.resume = Some(self.resume.map_or(act, |r| r.min(act)));
     }
 }
 
@@ -141,6 +152,12 @@ pub(crate) struct UTask {
     sleepable_entry: AtomicBool,
     /// A syscall entry skipped to be restarted.
     pub(crate) entry_restart: EntryRestart,
+    /// utrace-rs set the task stepping (single or block); only the task
+    /// itself changes it.
+    pub(crate) stepping: AtomicBool,
+    /// A report or a resume action was asked of the task's work and not
+    /// yet taken: it ends a stop for the report (which may stop again).
+    asked: AtomicBool,
     work: Opaque<bindings::callback_head>,
     kick: Opaque<bindings::callback_head>,
     reap_work: Opaque<bindings::work_struct>,
@@ -219,6 +236,8 @@ impl UTask {
                 stopped: AtomicBool::new(false),
                 sleepable_entry: AtomicBool::new(false),
                 entry_restart: EntryRestart::new(),
+                stepping: AtomicBool::new(false),
+                asked: AtomicBool::new(false),
                 work: Opaque::uninit(),
                 kick: Opaque::uninit(),
                 reap_work: Opaque::uninit(),
@@ -338,6 +357,11 @@ impl UTask {
     pub(crate) fn queue<R>(&self, work: &WorkCounter, fill: impl FnOnce(&mut Inner) -> R) -> R {
         let mut inner = self.inner.lock();
         let ret = fill(&mut inner);
+        let asked = inner.pending.quiesce || inner.pending.resume.is_some();
+        if asked && !self.asked.swap(true, SeqCst) && self.stopped.load(SeqCst) {
+            // The stop wakes for the report (its waker takes no lock of ours).
+            self.wake_stopped();
+        }
         // A held signal or an INTERRUPT must be handled soon, even by a
         // task sleeping in a syscall.
         let notify_signal = inner.pending.signals != 0 || inner.pending.interrupt;
@@ -433,6 +457,23 @@ impl UTask {
     pub(crate) fn take_pending(&self) -> Pending {
         let mut inner = self.inner.lock();
         inner.work_queued = false;
+        self.asked.store(false, SeqCst);
+        core::mem::take(&mut inner.pending)
+    }
+
+    /// Whether a report or resume action waits for the task's work.
+    pub(crate) fn asked(&self) -> bool {
+        self.asked.load(SeqCst)
+    }
+
+    /// What was asked for while the task's work ran (a STOP, REPORT or
+    /// INTERRUPT queued the work anew, behind the run in progress), taken
+    /// now so that its report comes before the task stops. The work stays
+    /// queued (`work_queued` is left alone: it is on the task's list) and
+    /// finds nothing, or what comes later, when it runs.
+    pub(crate) fn steal_pending(&self) -> Pending {
+        let mut inner = self.inner.lock();
+        self.asked.store(false, SeqCst);
         core::mem::take(&mut inner.pending)
     }
 

@@ -16,10 +16,15 @@ pub(crate) fn wait_interruptible(var: *const c_void, cond: impl Fn() -> bool) ->
     wait_var(var, bindings::TASK_INTERRUPTIBLE, cond)
 }
 
-/// Sleeps until `cond()` holds, woken only by [`wake`] or SIGKILL (then
-/// `ERESTARTSYS`), without counting in the load average: a stopped task.
-pub(crate) fn wait_killable_idle(var: *const c_void, cond: impl Fn() -> bool) -> Result {
-    let state = bindings::TASK_WAKEKILL | bindings::TASK_UNINTERRUPTIBLE | bindings::TASK_NOLOAD;
+/// The sleep of a utrace stop: until `cond()` holds, woken by [`wake`] or
+/// SIGKILL (then `ERESTARTSYS`), not counted in the load average, and
+/// freezable: the suspend freezer freezes the task where it sleeps and
+/// thaws it back into the same sleep.
+pub(crate) fn wait_stopped(var: *const c_void, cond: impl Fn() -> bool) -> Result {
+    let state = bindings::TASK_WAKEKILL
+        | bindings::TASK_UNINTERRUPTIBLE
+        | bindings::TASK_NOLOAD
+        | bindings::TASK_FREEZABLE;
     wait_var(var, state, cond)
 }
 

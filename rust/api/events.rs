@@ -67,8 +67,21 @@ pub(crate) enum Action {
     /// Detach this engine from the task (or, for a global engine, from all).
     Detach,
     /// Stop the task at its next safe point (or keep it stopped) until this
-    /// engine resumes it ([`Control::Resume`]) or detaches.
+    /// engine resumes it (any other [`Action`] from a later callback, or a
+    /// [`Control`] other than `Stop`) or detaches. Only `Stop` is sticky:
+    /// returning anything else drops this engine's stop.
     Stop,
+    /// Keep going, with a QUIESCE report before the task returns to user
+    /// mode.
+    Report,
+    /// Like `Report`, soon, interrupting a blocked syscall (it restarts).
+    Interrupt,
+    /// Keep going for one user instruction: its trap comes as a SIGTRAP
+    /// [`Engine::signal`](super::Engine::signal) report.
+    SingleStep,
+    /// Keep going up to the next taken branch (single steps where the CPU
+    /// has no block step).
+    BlockStep,
 }
 
 impl Action {
@@ -77,6 +90,10 @@ impl Action {
             Action::Resume => raw::UTRACE_RESUME,
             Action::Detach => raw::UTRACE_DETACH,
             Action::Stop => raw::UTRACE_STOP,
+            Action::Report => raw::UTRACE_REPORT,
+            Action::Interrupt => raw::UTRACE_INTERRUPT,
+            Action::SingleStep => raw::UTRACE_SINGLESTEP,
+            Action::BlockStep => raw::UTRACE_BLOCKSTEP,
         }
     }
 }
@@ -89,10 +106,18 @@ pub(crate) enum Control {
     Stop,
     /// Drop this engine's stop.
     Resume,
-    /// A QUIESCE report soon, interrupting a blocked syscall (needs QUIESCE).
+    /// Drop this engine's stop; a QUIESCE report soon, interrupting a
+    /// blocked syscall (which restarts).
     Interrupt,
-    /// A QUIESCE report at the next return to user mode (needs QUIESCE).
+    /// Drop this engine's stop; a QUIESCE report before the task next
+    /// returns to user mode (needs QUIESCE: `EINVAL`).
     Report,
+    /// Drop this engine's stop and let the task run one instruction; its
+    /// trap is a SIGTRAP signal report (needs QUIESCE: `EINVAL`).
+    SingleStep,
+    /// The same up to the next taken branch; `EOPNOTSUPP` where the CPU
+    /// has no block step.
+    BlockStep,
     /// Detach: `EINPROGRESS` if a callback may still be running.
     Detach,
 }
@@ -104,6 +129,8 @@ impl Control {
             Control::Resume => raw::UTRACE_RESUME,
             Control::Interrupt => raw::UTRACE_INTERRUPT,
             Control::Report => raw::UTRACE_REPORT,
+            Control::SingleStep => raw::UTRACE_SINGLESTEP,
+            Control::BlockStep => raw::UTRACE_BLOCKSTEP,
             Control::Detach => raw::UTRACE_DETACH,
         }
     }

@@ -101,4 +101,17 @@ void utrace_shim_stop_self(void);
 void utrace_shim_continue(struct task_struct *task);
 void utrace_shim_set_exit_code(struct task_struct *task, int code, bool group_dead);
 
+/* stop.c: a utrace stop counts as stopped for job control (see there). */
+void utrace_shim_stop_mark(void);
+void utrace_shim_stop_unmark(void);
+bool utrace_shim_stop_marked(void);
+void utrace_shim_wake_stopped_threads(struct task_struct *task);
+/* hooks.rs: wake @task if it sleeps in a utrace stop. */
+void utrace_rs_wake_stopped(struct task_struct *task);
+
+/* step.c: single-step and block-step of current (see there). */
+bool utrace_shim_blockstep_supported(void);
+bool utrace_shim_step_enable(bool block);
+void utrace_shim_step_disable(void);
+
 #endif /* _UTRACE_SHIM_H */

@@ -47,6 +47,15 @@
  *                         RESUME, wait for the task's next SYSCALL_ENTRY);
  *                         SLOT's engine needs QUIESCE|SYSCALL_ENTRY and a task
  *                         in a syscall loop; stats "bench.stop_ns"
+ *   lookupexit SLOT 0|1   SLOT's EXIT and DEATH callbacks look their engine up
+ *                         (no CREATE) on the exiting task; logs
+ *                         "LOOKUP_IN_EXIT self|other|<errno>" (and _DEATH)
+ *   step SLOT MODE        MODE 3 (SINGLESTEP) or 4 (BLOCKSTEP), 0 = off: SLOT's
+ *                         SYSCALL_EXIT of getppid(STEP_START) returns MODE, its
+ *                         report_signal consumes each SIGTRAP returning MODE|IGN
+ *                         (counted in stats "slotN.steps") until the SYSCALL_ENTRY
+ *                         of getppid(STEP_END) (logs "STEPS <n>"); traps after it
+ *                         are consumed with RESUME ("slotN.late_traps")
  *   slow SLOT USEC        SLOT's sleepable callbacks sleep USEC..2*USEC first
  *                         (widens the window for signals mid-callback)
  *   releaseon SLOT EVENT  SLOT's next EVENT callback calls utrace_release_engines()
@@ -79,6 +88,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <asm/syscall.h>
+#include <asm/unistd.h>
 #include <utrace_rs.h>
 
 #define NSLOTS 16
@@ -103,7 +113,18 @@ struct slot {
 	int abort_errno;		/* ... with this errno */
 	unsigned long slow_us;		/* sleep in sleepable callbacks */
 	unsigned long release_on;	/* event whose callback calls utrace_release_engines() */
+	bool lookup_in_exit;		/* EXIT/DEATH callbacks look the engine up */
+	u32 step_mode;			/* SINGLESTEP/BLOCKSTEP between markers, 0 = off */
+	bool stepping;			/* between the start and end markers */
+	atomic_t steps, late_traps;	/* traps seen while stepping / after */
 };
+
+/*
+ * The stepper's markers: getppid() with this first argument starts stepping
+ * (at its SYSCALL_EXIT), with the next one ends it (at its SYSCALL_ENTRY).
+ */
+#define STEP_START 0x5354455030ULL
+#define STEP_END 0x5354455031ULL
 
 static struct slot slots[NSLOTS];
 static DEFINE_MUTEX(ctl_lock);
@@ -327,12 +348,31 @@ static u32 cb_exec(u32 action, struct utrace_engine *engine, const char *filenam
 	return report(engine, _UTRACE_EVENT_EXEC, current, filename ? filename : "(null)");
 }
 
+/* An engine finds itself on its exiting task (lookup without CREATE). */
+static void lookup_self(struct utrace_engine *engine, const char *where)
+{
+	int n = slot_of(engine);
+	struct utrace_engine *e;
+
+	if (n >= NSLOTS || !READ_ONCE(slots[n].lookup_in_exit))
+		return;
+	e = utrace_attach_task(current, UTRACE_ATTACH_MATCH_OPS | UTRACE_ATTACH_MATCH_DATA,
+			       engine->ops, engine->data);
+	if (IS_ERR(e)) {
+		log_line("%d LOOKUP_IN_%s %ld", n, where, PTR_ERR(e));
+		return;
+	}
+	log_line("%d LOOKUP_IN_%s %s", n, where, e == engine ? "self" : "other");
+	utrace_engine_put(e);
+}
+
 static u32 cb_exit(u32 action, struct utrace_engine *engine, long orig_code, long *code)
 {
 	char detail[24];
 
 	if (noop(engine))
 		return UTRACE_RESUME;
+	lookup_self(engine, "EXIT");
 	snprintf(detail, sizeof(detail), "code=0x%lx", orig_code);
 	return report(engine, _UTRACE_EVENT_EXIT, current, detail);
 }
@@ -355,6 +395,7 @@ static u32 cb_death(struct utrace_engine *engine, bool group_dead, int signal)
 		return UTRACE_RESUME;
 	}
 
+	lookup_self(engine, "DEATH");
 	snprintf(detail, sizeof(detail), "group_dead=%d signal=%d code=0x%x",
 		 group_dead, signal, current->exit_code);
 	return report(engine, _UTRACE_EVENT_DEATH, current, detail);
@@ -371,7 +412,8 @@ static u32 cb_quiesce(u32 action, struct utrace_engine *engine, unsigned long ev
 
 	if (slot_of(engine) == READ_ONCE(stoploop_slot) && event == 0) {
 		complete(&stop_reported);
-		return UTRACE_RESUME;
+		/* Only a returned STOP keeps the stop (utrace). */
+		return UTRACE_STOP;
 	}
 
 	snprintf(detail, sizeof(detail), "event=0x%lx", event);
@@ -383,6 +425,17 @@ static u32 cb_signal(u32 action, struct utrace_engine *engine, int signr)
 	int n = slot_of(engine);
 	char detail[16];
 
+	if (n < NSLOTS && READ_ONCE(slots[n].step_mode) && signr == SIGTRAP) {
+		struct slot *s = &slots[n];
+
+		/* Our step's trap: count it, consume it, step on (or stop stepping). */
+		if (READ_ONCE(s->stepping)) {
+			atomic_inc(&s->steps);
+			return s->step_mode | UTRACE_SIGNAL_IGN;
+		}
+		atomic_inc(&s->late_traps);
+		return UTRACE_RESUME | UTRACE_SIGNAL_IGN;
+	}
 	snprintf(detail, sizeof(detail), "sig=%d", signr);
 	report(engine, _UTRACE_EVENT_SIGNAL, current, detail);
 	return n < NSLOTS ? READ_ONCE(slots[n].sigret) : UTRACE_RESUME;
@@ -401,6 +454,11 @@ static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs
 	}
 	if (!s || READ_ONCE(s->noop))
 		return UTRACE_RESUME;
+	if (READ_ONCE(s->stepping) && nr == __NR_getppid && regs->di == STEP_END) {
+		/* The end marker's syscall instruction: the steps before it count. */
+		WRITE_ONCE(s->stepping, false);
+		log_line("%d STEPS %d", n, atomic_read(&s->steps));
+	}
 	if (nr == READ_ONCE(s->sys_nr))
 		atomic_inc(&s->sys_entries);
 	if (nr == READ_ONCE(s->abort_nr)) {
@@ -415,6 +473,14 @@ static u32 cb_sys_exit(u32 action, struct utrace_engine *engine, struct pt_regs 
 	int n = slot_of(engine);
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 
+	if (s && READ_ONCE(s->step_mode) && syscall_get_nr(current, regs) == __NR_getppid &&
+	    regs->di == STEP_START) {
+		/* Step from the instruction after the start marker's syscall. */
+		atomic_set(&s->steps, 0);
+		atomic_set(&s->late_traps, 0);
+		WRITE_ONCE(s->stepping, true);
+		return s->step_mode;
+	}
 	/* An aborted syscall exits with nr -1; count it as its own. */
 	if (s && !READ_ONCE(s->noop) && (syscall_get_nr(current, regs) == READ_ONCE(s->sys_nr) ||
 		  (syscall_get_nr(current, regs) == -1 && s->abort_nr == s->sys_nr)))
@@ -568,6 +634,14 @@ static int cmd_stoploop(int slot, long n)
 			ret = -ETIMEDOUT;
 			break;
 		}
+		/*
+		 * The callback's STOP takes effect when it returns: wait for
+		 * that (utrace's protocol), or the RESUME below could come
+		 * first and be undone by it.
+		 */
+		ret = utrace_barrier(s->task, s->engine);
+		if (ret)
+			break;
 		reinit_completion(&run_again);
 		WRITE_ONCE(stoploop_wait_run, true);
 		ret = utrace_control(s->task, s->engine, UTRACE_RESUME);
@@ -1056,6 +1130,17 @@ static int run_cmd(char *buf)
 		WRITE_ONCE(s->release_on, a2);
 		return 0;
 	}
+	if (!strcmp(argv[0], "lookupexit") && s && argc == 3) {
+		WRITE_ONCE(s->lookup_in_exit, !!a2);
+		return 0;
+	}
+	if (!strcmp(argv[0], "step") && s && argc == 3) {
+		if (a2 && a2 != UTRACE_SINGLESTEP && a2 != UTRACE_BLOCKSTEP)
+			return -EINVAL;
+		WRITE_ONCE(s->stepping, false);
+		WRITE_ONCE(s->step_mode, a2);
+		return 0;
+	}
 	if (!strcmp(argv[0], "slow") && s && argc == 3) {
 		if (a2 < 0 || a2 > 100000)
 			return -EINVAL;
@@ -1150,6 +1235,11 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "hs.by_a %d\nhs.by_b %d\n", atomic_read(&hs_by_ops[0]),
 			   atomic_read(&hs_by_ops[1]));
 	}
+	for (i = 0; i < NSLOTS; i++)
+		if (slots[i].step_mode)
+			seq_printf(m, "slot%d.steps %d\nslot%d.late_traps %d\n",
+				   i, atomic_read(&slots[i].steps),
+				   i, atomic_read(&slots[i].late_traps));
 	for (i = 0; i < NSLOTS; i++) {
 		if (slots[i].sys_nr != -2)
 			seq_printf(m, "slot%d.sys_entries %d\nslot%d.sys_exits %d\n",

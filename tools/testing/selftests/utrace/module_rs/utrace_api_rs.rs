@@ -11,14 +11,15 @@
 //!   every K-th fails with EPERM without running;
 //! - with `exit=C`, N exits with status C whatever it asked for;
 //! - N's first SIGUSR1 is ignored, the second delivered, the third ignored
-//!   and N stopped (the QUIESCE report that follows says so), the rest
-//!   delivered;
+//!   and N stopped (Control::Report from the signal callback, then
+//!   Action::Stop from the QUIESCE report it asks for: only a returned
+//!   Stop is sticky), the rest delivered;
 //! - with `ctl=M`, a SIGUSR1 to task M (ignored) resumes N.
 //!
 //! Checks made at load are logged as `check <name> ok` or `check <name>
 //! FAILED`; the counts are logged at unload.
 
-use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, Ordering::Relaxed};
 use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::sync::{new_mutex, new_spinlock, Mutex, SpinLock};
@@ -72,6 +73,8 @@ struct Counts {
 
 struct Api {
     counts: Counts,
+    /// The traced task is to stay stopped (until the controller resumes it).
+    hold: AtomicBool,
     abort_every: u32,
     exit_status: i32,
     ctl: i32,
@@ -90,9 +93,13 @@ impl utrace::Engine for Api {
     fn quiesce(&self, _cx: &Context<'_, Self>, event: Events) -> Action {
         self.counts.quiesce.fetch_add(1, Relaxed);
         if event == Events::NONE {
-            // The safe point a STOP asked for. The stop itself holds until
-            // RESUME (returning Resume here does not clear it).
+            // The safe point the REPORT asked for.
             self.counts.quiesce_stopped.fetch_add(1, Relaxed);
+        }
+        // Only a returned Stop is sticky (utrace): while the engine wants
+        // the task held, every callback says so.
+        if self.hold.load(Relaxed) {
+            return Action::Stop;
         }
         Action::Resume
     }
@@ -113,6 +120,7 @@ impl utrace::Engine for Api {
         if tid(cx.task()) == self.ctl {
             if signr == SIGUSR1 {
                 if let Some(target) = self.target.lock().as_ref() {
+                    self.hold.store(false, Relaxed);
                     if target.control(Control::Resume).is_ok() {
                         self.counts.resumed.fetch_add(1, Relaxed);
                     }
@@ -131,8 +139,10 @@ impl utrace::Engine for Api {
             }
             3 => {
                 self.counts.ignored.fetch_add(1, Relaxed);
-                // Stops at the safe point after this report: EINPROGRESS.
-                let _ = cx.control(Control::Stop);
+                // A QUIESCE report at the safe point after this one, which
+                // stops the task (returning Stop there).
+                self.hold.store(true, Relaxed);
+                let _ = cx.control(Control::Report);
                 Signal::Ignore
             }
             _ => {
@@ -231,6 +241,7 @@ impl kernel::Module for ApiModule {
         let detached = KBox::pin_init(new_spinlock!(None), GFP_KERNEL)?;
         let tracer = Tracer::with_syscalls(Api {
             counts: Counts::default(),
+            hold: AtomicBool::new(false),
             abort_every: u32::try_from(ABORT.get()).unwrap_or(0),
             exit_status: EXIT.get(),
             ctl: CTL.get(),

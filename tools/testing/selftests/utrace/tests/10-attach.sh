@@ -37,7 +37,9 @@ expect_ut "lookup MATCH_DATA, no such data" $ENOENT attach 4 $victim $A_MATCH_DA
 expect_ut "events beyond what is implemented (JCTL)" $EINVAL events 0 0x2000
 expect_ut "events" 0 events 0 $((EV_EXEC | EV_DEATH))
 expect_ut "REPORT needs the QUIESCE event" $EINVAL control 0 $ACT_REPORT
-expect_ut "SINGLESTEP" $EOPNOTSUPP control 0 3
+expect_ut "SINGLESTEP needs the QUIESCE event" $EINVAL control 0 $ACT_SINGLESTEP
+expect_ut "BLOCKSTEP needs the QUIESCE event" $EINVAL control 0 $ACT_BLOCKSTEP
+expect_ut "INTERRUPT needs no QUIESCE event" 0 control 0 $ACT_INTERRUPT
 expect_ut "no such action" $EINVAL control 0 9
 expect_ut "RESUME" 0 control 0 $ACT_RESUME
 expect_ut "DETACH through the second handle" 0 control 2 $ACT_DETACH

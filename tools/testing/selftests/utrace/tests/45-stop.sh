@@ -14,6 +14,9 @@ busy=$!
 expect_ut "attach A" 0 attach 0 $busy $A_CREATE
 expect_ut "attach B" 0 attach 1 $busy $A_CREATE
 expect_ut "A: QUIESCE" 0 events 0 $EV_QUIESCE
+# Only a returned STOP is sticky (utrace): the engines' callbacks say STOP.
+expect_ut "A: callbacks return STOP" 0 ret 0 $ACT_STOP
+expect_ut "B: callbacks return STOP" 0 ret 1 $ACT_STOP
 expect_ut "A: STOP a running task" $EINPROGRESS control 0 $ACT_STOP
 wait_until 10 "log_events 0 QUIESCE | grep -qx $busy"
 # shellcheck disable=SC2016 # wait_until evaluates it
@@ -52,6 +55,7 @@ rd=$!
 wait_until 5 '[ "$(state_of $rd)" = S ]'
 expect_ut "attach" 0 attach 2 $rd $A_CREATE
 expect_ut "QUIESCE" 0 events 2 $EV_QUIESCE
+expect_ut "callbacks return STOP" 0 ret 2 $ACT_STOP
 expect_ut "STOP a task blocked in read()" $EINPROGRESS control 2 $ACT_STOP
 sleep 1
 expect_eq "STOP does not interrupt the read" "$(state_of $rd)" S
@@ -60,7 +64,7 @@ expect_ut "INTERRUPT" 0 control 2 $ACT_INTERRUPT
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $rd)" = I ]'
 wait_until 5 "log_events 2 QUIESCE | grep -qx $rd"
-echo "ok: INTERRUPT took it out of read() into the stop"
+echo "ok: INTERRUPT took it out of read() into the stop (its QUIESCE report said STOP)"
 expect_ut "RESUME" 0 control 2 $ACT_RESUME
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 5 '[ "$(state_of $rd)" = S ]'

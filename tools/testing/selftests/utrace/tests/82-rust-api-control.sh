@@ -3,8 +3,9 @@
 # (lookup, exclusive attach, handoff, barrier, set_events after attach,
 # SYSCALL refused without SyscallEngine), syscall entry/exit counts and
 # aborts with a chosen errno, exit-code rewriting, SIGNAL ignore/deliver,
-# STOP from a callback with its QUIESCE report, and RESUME from another
-# task's callback through an EngineRef.
+# a stop from callbacks (Control::Report from the signal callback, then
+# Action::Stop from the QUIESCE report: only a returned Stop is sticky), and
+# RESUME from another task's callback through an EngineRef.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 load utrace_rs
@@ -37,7 +38,7 @@ expect_eq "original exit code" "$(count orig_exit)" 0
 expect_eq "barrier from atomic context" "$(count barrier_in_atomic)" -11
 dmesg_has "utrace_barrier called where it may not sleep" || fail "no log line for the refused barrier"
 
-# --- signals, STOP from a callback, RESUME from another task's callback
+# --- signals, a stop from callbacks, RESUME from another task's callback
 rm -f /tmp/t82.sig
 sigcatch /tmp/t82.sig &
 tpid=$!

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stepper single|block: after a byte on stdin, run a known instruction
+ * sequence between two getppid() markers (first argument STEP_START, then
+ * STEP_END), which utrace_test.ko's "step" command steps through, counting
+ * the traps before the end marker's syscall instruction:
+ *
+ *   single: 10 nops, then the two movs that set up the end marker:
+ *           12 instructions.
+ *   block:  3 nops, jmp, 3 nops, jmp, 3 nops, the two movs: 13
+ *           instructions, 2 of them taken branches.
+ *
+ * Prints "done" afterwards (the task survived its traps).
+ */
+#include <string.h>
+#include "progs.h"
+
+#define STEP_START 0x5354455030UL
+#define STEP_END 0x5354455031UL
+#define NR_GETPPID 110
+
+static void single(void)
+{
+	long nr = NR_GETPPID;
+
+	asm volatile("syscall\n\t"
+		     ".rept 10\n\tnop\n\t.endr\n\t"
+		     "mov %%rsi, %%rdi\n\t"
+		     "mov %[nr], %%eax\n\t"
+		     "syscall\n\t"
+		     : "+a"(nr)
+		     : "D"(STEP_START), "S"(STEP_END), [nr] "i"(NR_GETPPID)
+		     : "rcx", "r11", "memory");
+}
+
+static void block(void)
+{
+	long nr = NR_GETPPID;
+
+	asm volatile("syscall\n\t"
+		     "nop\n\tnop\n\tnop\n\t"
+		     "jmp 1f\n"
+		     "1:\n\t"
+		     "nop\n\tnop\n\tnop\n\t"
+		     "jmp 2f\n"
+		     "2:\n\t"
+		     "nop\n\tnop\n\tnop\n\t"
+		     "mov %%rsi, %%rdi\n\t"
+		     "mov %[nr], %%eax\n\t"
+		     "syscall\n\t"
+		     : "+a"(nr)
+		     : "D"(STEP_START), "S"(STEP_END), [nr] "i"(NR_GETPPID)
+		     : "rcx", "r11", "memory");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	wait_go();
+	if (!strcmp(argv[1], "single"))
+		single();
+	else if (!strcmp(argv[1], "block"))
+		block();
+	else
+		return 2;
+	printf("done\n");
+	return 0;
+}
