@@ -52,13 +52,26 @@ enum utrace_events {
 /*
  * Resume actions: what a callback returns (low bits) and what
  * utrace_control() takes. When engines disagree the smallest value wins.
+ * Only UTRACE_STOP is sticky: an engine's stop lasts until one of its
+ * callbacks returns something else or it calls utrace_control() with
+ * another action. From a callback (utrace's meaning):
+ *   UTRACE_STOP       stop at the next safe point (before user mode)
+ *   UTRACE_INTERRUPT  a QUIESCE report (event 0) before user mode, soon
+ *   UTRACE_REPORT     a QUIESCE report (event 0) before user mode
+ *   UTRACE_SINGLESTEP run one user instruction, then trap (x86: a SIGTRAP,
+ *                     reported to SIGNAL engines, which consume it with
+ *                     UTRACE_SIGNAL_IGN; return SINGLESTEP again to go on)
+ *   UTRACE_BLOCKSTEP  run up to the next taken branch, then trap (single
+ *                     steps where the CPU has no block step)
+ *   UTRACE_RESUME     keep going (and stop stepping)
+ * The action that wins the last report before user mode decides stepping.
  */
 enum utrace_resume_action {
 	UTRACE_STOP,
 	UTRACE_INTERRUPT,
 	UTRACE_REPORT,
-	UTRACE_SINGLESTEP,	/* never: -EOPNOTSUPP */
-	UTRACE_BLOCKSTEP,	/* never: -EOPNOTSUPP */
+	UTRACE_SINGLESTEP,
+	UTRACE_BLOCKSTEP,
 	UTRACE_RESUME,
 	UTRACE_DETACH,
 	UTRACE_RESUME_MAX
@@ -178,8 +191,9 @@ struct utrace_engine_ops {
 	 * QUIESCE: called before every other callback of the same engine
 	 * (except reap) with @event = that event's bit, and with @event = 0 at
 	 * the return-to-user safe point that utrace_control(STOP, REPORT or
-	 * INTERRUPT) asked for. The task's context; may sleep. Return
-	 * UTRACE_STOP to (stay) stopped.
+	 * INTERRUPT) or a callback's REPORT or INTERRUPT asked for. The task's
+	 * context; may sleep. Return UTRACE_STOP to (stay) stopped: any other
+	 * return drops this engine's stop.
 	 */
 	u32 (*report_quiesce)(u32 action, struct utrace_engine *engine, unsigned long event);
 
@@ -231,8 +245,9 @@ unsigned int utrace_api_version(void);
  * Returns a new reference (put it with utrace_engine_put()) or an ERR_PTR:
  * -EINVAL (bad flags, NULL ops with CREATE, events a global engine cannot
  * have), -ENOENT (no match without CREATE), -EEXIST (EXCLUSIVE and a match),
- * -EPERM (kernel thread or io_uring/vhost worker), -ESRCH (task dead or
- * exiting), -ENOMEM, -ENODEV (ops->owner is going away), -EWOULDBLOCK
+ * -EPERM (kernel thread or io_uring/vhost worker), -ESRCH (CREATE on a task
+ * dead or exiting; a lookup without CREATE works until the task is reaped,
+ * e.g. from the engine's own EXIT or DEATH callback), -ENOMEM, -ENODEV (ops->owner is going away), -EWOULDBLOCK
  * (CREATE where the caller may not sleep). Context: may sleep (a lookup
  * without CREATE does not).
  */
@@ -250,17 +265,33 @@ void utrace_engine_put(struct utrace_engine *engine);
  * utrace_control() actions on a task (not on a global engine: -EINVAL):
  * UTRACE_STOP: the task stops at its next safe point (return to user mode,
  *   or right after the report in progress): 0 if it already is stopped,
- *   else -EINPROGRESS; the engine learns it stopped from its QUIESCE report.
- *   It sleeps (killable, no CPU, not counted as load; ps shows "I") until every
- *   engine that asked for the stop resumed it or detached. Only SIGKILL
- *   ends a stop early. STOP does not interrupt a blocked syscall.
- * UTRACE_INTERRUPT: a QUIESCE report soon, interrupting a blocked syscall,
- *   which restarts transparently afterwards. Needs the QUIESCE event.
- * UTRACE_REPORT: a QUIESCE report at the next return to user mode. Needs
- *   the QUIESCE event.
+ *   else -EINPROGRESS. Like UTRACE_REPORT, it makes a QUIESCE report
+ *   (event 0) first: the engine's callback there returns UTRACE_STOP to
+ *   keep the stop (any other return drops it: only a returned STOP is
+ *   sticky), and engines without QUIESCE keep it. It sleeps (killable,
+ *   freezable, no CPU, not counted as load; ps shows "I") until every engine
+ *   that holds it resumed it or detached. It counts as stopped for job
+ *   control: a SIGSTOP of its process completes without it (wait() sees the
+ *   process stopped), SIGCONT does not end it, and a thread resumed while its
+ *   process is still stopped joins that stop. Only SIGKILL ends a stop
+ *   early. STOP does not interrupt a blocked syscall.
  * UTRACE_RESUME: drop this engine's stop (others may still hold the task).
- * A callback returning UTRACE_STOP sets the engine's stop too; it is
- * cleared only by UTRACE_RESUME or UTRACE_DETACH.
+ * UTRACE_REPORT: UTRACE_RESUME and a QUIESCE report (event 0) before the
+ *   task next returns to user mode (after the stop, if others hold it).
+ *   Needs the QUIESCE event (-EINVAL).
+ * UTRACE_INTERRUPT: the same, soon: a blocked syscall is interrupted and
+ *   restarts transparently afterwards. Works without QUIESCE (then it only
+ *   interrupts).
+ * UTRACE_SINGLESTEP, UTRACE_BLOCKSTEP: UTRACE_RESUME for one instruction
+ *   (or up to the next taken branch); the trap is a SIGTRAP SIGNAL report.
+ *   Needs QUIESCE (-EINVAL); BLOCKSTEP is -EOPNOTSUPP where the CPU has no
+ *   block step (DEBUGCTL.BTF; e.g. QEMU's TCG). A callback that runs after
+ *   this and before the task leaves decides in its place (see above).
+ * UTRACE_DETACH also stops the stepping the engine asked for.
+ * Engines that control a task from outside while their callbacks may run
+ * order the two with utrace_barrier(): a callback's return applies after
+ * it, so a RESUME sent while the callback that returns STOP still runs is
+ * undone by it.
  *
  * @target is the task the engine is attached to, or NULL for a global
  * engine. Return 0, -EINPROGRESS (the change took effect but a callback to

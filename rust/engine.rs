@@ -134,8 +134,8 @@ pub(crate) struct Engine {
     events: AtomicU64,
     in_callback: AtomicU32,
     barrier_waiters: AtomicU32,
-    /// This engine wants its task stopped (UTRACE_STOP, sticky until
-    /// RESUME or DETACH).
+    /// This engine wants its task stopped (UTRACE_STOP, until a callback of
+    /// it returns another action, or utrace_control() other than STOP).
     stop: AtomicBool,
     /// Attach order, unique across all engines; lists are sorted by it. Set
     /// once, before the engine is linked.
@@ -401,6 +401,14 @@ impl Engine {
 
     pub(crate) fn set_stop(&self, stop: bool) {
         self.stop.store(stop, SeqCst);
+    }
+
+    /// After a callback: keeps (or takes) the stop if it returned STOP,
+    /// drops it otherwise. Writes only on a change (a report's hot path).
+    pub(crate) fn keep_stop(&self, stop: bool) {
+        if self.stop.load(SeqCst) != stop {
+            self.stop.store(stop, SeqCst);
+        }
     }
 
     pub(crate) fn is_detached(&self) -> bool {

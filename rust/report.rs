@@ -89,7 +89,7 @@ fn walk(
             // utrace: only STOP is sticky. An engine that returns anything
             // else no longer holds the task (a stop it asked for with
             // utrace_control(STOP) included).
-            engine.set_stop(ret == action::STOP);
+            engine.keep_stop(ret == action::STOP);
             act = act.min(ret);
         }
         prev = Some(engine);
@@ -135,10 +135,8 @@ fn walk_in_probe(
             // Already detached by a control() call is fine too.
             let _ = detach::detach(st, Target::Task(ut), &engine);
         } else {
-            if ret == action::STOP {
-                // Sticky until utrace_control(RESUME or DETACH).
-                engine.set_stop(true);
-            }
+            // utrace: only STOP is sticky (see `walk`).
+            engine.keep_stop(ret == action::STOP);
             act = act.min(ret);
         }
         prev = Some(engine);

@@ -334,7 +334,8 @@ pub(crate) mod step {
         unsafe { ffi::utrace_shim_step_enable(block) }
     }
 
-    /// Stops stepping `current`.
+    /// Stops stepping `current`, discarding a step trap nobody consumed
+    /// (its engine detached while it stepped).
     pub(crate) fn disable() {
         // SAFETY: As for `enable`.
         unsafe { ffi::utrace_shim_step_disable() }

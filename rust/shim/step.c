@@ -18,7 +18,9 @@
  * syscall, TRAP_BRKPT), which engines see as a SIGNAL report.
  */
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
+#include <linux/signal.h>
 #include <linux/thread_info.h>
 #include <linux/uaccess.h>
 #include <asm/debugreg.h>
@@ -141,10 +143,39 @@ bool utrace_shim_step_enable(bool block)
 	return ours;
 }
 
-/* user_disable_single_step(current). */
+/*
+ * A step trap of current that nobody consumed (its engine detached while the
+ * task stepped): discard it, or its default action would dump core. Only
+ * the thread's own queue holds these (force_sig_fault()).
+ */
+static void discard_step_trap(void)
+{
+	struct task_struct *t = current;
+	struct sigqueue *q;
+	kernel_siginfo_t info;
+	enum pid_type type;
+	sigset_t others;
+	bool found = false;
+
+	spin_lock_irq(&t->sighand->siglock);
+	list_for_each_entry(q, &t->pending.list, list)
+		if (q->info.si_signo == SIGTRAP &&
+		    (q->info.si_code == TRAP_TRACE || q->info.si_code == TRAP_BRKPT))
+			found = true;
+	if (found) {
+		sigfillset(&others);
+		sigdelset(&others, SIGTRAP);
+		dequeue_signal(&others, &info, &type);
+	}
+	spin_unlock_irq(&t->sighand->siglock);
+}
+
+/* user_disable_single_step(current), and its pending trap discarded. */
 void utrace_shim_step_disable(void)
 {
 	struct task_struct *t = current;
+
+	discard_step_trap();
 
 	if (test_thread_flag(TIF_BLOCKSTEP))
 		set_blockstep(false);

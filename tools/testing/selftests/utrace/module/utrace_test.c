@@ -56,6 +56,8 @@
  *                         (counted in stats "slotN.steps") until the SYSCALL_ENTRY
  *                         of getppid(STEP_END) (logs "STEPS <n>"); traps after it
  *                         are consumed with RESUME ("slotN.late_traps")
+ *   stepdetach SLOT K     with "step": SLOT's engine detaches (returning
+ *                         UTRACE_DETACH | UTRACE_SIGNAL_IGN) at the K-th trap
  *   slow SLOT USEC        SLOT's sleepable callbacks sleep USEC..2*USEC first
  *                         (widens the window for signals mid-callback)
  *   releaseon SLOT EVENT  SLOT's next EVENT callback calls utrace_release_engines()
@@ -117,6 +119,7 @@ struct slot {
 	u32 step_mode;			/* SINGLESTEP/BLOCKSTEP between markers, 0 = off */
 	bool stepping;			/* between the start and end markers */
 	atomic_t steps, late_traps;	/* traps seen while stepping / after */
+	int step_detach;		/* detach at this step's trap, 0 = never */
 };
 
 /*
@@ -430,7 +433,12 @@ static u32 cb_signal(u32 action, struct utrace_engine *engine, int signr)
 
 		/* Our step's trap: count it, consume it, step on (or stop stepping). */
 		if (READ_ONCE(s->stepping)) {
-			atomic_inc(&s->steps);
+			if (atomic_inc_return(&s->steps) == READ_ONCE(s->step_detach)) {
+				/* Stepping must end with the engine, or the next trap kills. */
+				WRITE_ONCE(s->stepping, false);
+				log_line("%d STEP_DETACH %d", n, atomic_read(&s->steps));
+				return UTRACE_DETACH | UTRACE_SIGNAL_IGN;
+			}
 			return s->step_mode | UTRACE_SIGNAL_IGN;
 		}
 		atomic_inc(&s->late_traps);
@@ -1139,6 +1147,10 @@ static int run_cmd(char *buf)
 			return -EINVAL;
 		WRITE_ONCE(s->stepping, false);
 		WRITE_ONCE(s->step_mode, a2);
+		return 0;
+	}
+	if (!strcmp(argv[0], "stepdetach") && s && argc == 3) {
+		WRITE_ONCE(s->step_detach, a2);
 		return 0;
 	}
 	if (!strcmp(argv[0], "slow") && s && argc == 3) {

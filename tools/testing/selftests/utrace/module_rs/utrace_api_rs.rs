@@ -14,7 +14,12 @@
 //!   and N stopped (Control::Report from the signal callback, then
 //!   Action::Stop from the QUIESCE report it asks for: only a returned
 //!   Stop is sticky), the rest delivered;
-//! - with `ctl=M`, a SIGUSR1 to task M (ignored) resumes N.
+//! - with `ctl=M`, a SIGUSR1 to task M (ignored) resumes N;
+//! - with `step=1` (N is the stepper program): Action::SingleStep from the
+//!   SYSCALL_EXIT of its start marker, then each SIGTRAP ignored with a
+//!   Control::SingleStep from the signal callback, until the SYSCALL_ENTRY
+//!   of its end marker (`steps=` at unload; the end marker's syscall-exit
+//!   trap is `late_traps=`).
 //!
 //! Checks made at load are logged as `check <name> ok` or `check <name>
 //! FAILED`; the counts are logged at unload.
@@ -43,6 +48,7 @@ utrace::module_author! {
 utrace::module_param_int!(PID, "pid", 0, "the task to trace");
 utrace::module_param_int!(ABORT, "abort", 0, "abort every K-th getppid() with EPERM");
 utrace::module_param_int!(EXIT, "exit", -1, "make the task exit with this status");
+utrace::module_param_int!(STEP, "step", 0, "single-step between the stepper's markers");
 utrace::module_param_int!(
     CTL,
     "ctl",
@@ -52,6 +58,10 @@ utrace::module_param_int!(
 
 const SYS_GETPPID: i64 = 110;
 const SIGUSR1: i32 = 10;
+const SIGTRAP: i32 = 5;
+/// The stepper program's markers (first argument of getppid()).
+const STEP_START: u64 = 0x53_5445_5030;
+const STEP_END: u64 = 0x53_5445_5031;
 const EPERM: i64 = 1;
 
 #[derive(Default)]
@@ -69,12 +79,19 @@ struct Counts {
     /// What `EngineRef::barrier` on a detached engine of the traced task
     /// answered from a syscall callback (atomic): 0 until tried.
     barrier_in_atomic: AtomicI32,
+    /// With `step=1`: SIGTRAPs of single steps between the markers, and
+    /// after the end marker.
+    steps: AtomicU32,
+    late_traps: AtomicU32,
 }
 
 struct Api {
     counts: Counts,
     /// The traced task is to stay stopped (until the controller resumes it).
     hold: AtomicBool,
+    /// `step=1`: single-stepping between the markers.
+    step: bool,
+    stepping: AtomicBool,
     abort_every: u32,
     exit_status: i32,
     ctl: i32,
@@ -129,6 +146,17 @@ impl utrace::Engine for Api {
             }
             return Signal::Deliver;
         }
+        if self.step && signr == SIGTRAP {
+            // A step's trap: consume it and take the next step (or, after
+            // the end marker, stop stepping: the Ignore's Resume does).
+            if self.stepping.load(Relaxed) {
+                self.counts.steps.fetch_add(1, Relaxed);
+                let _ = cx.control(Control::SingleStep);
+            } else {
+                self.counts.late_traps.fetch_add(1, Relaxed);
+            }
+            return Signal::Ignore;
+        }
         if signr != SIGUSR1 {
             return Signal::Deliver;
         }
@@ -158,6 +186,9 @@ impl utrace::SyscallEngine for Api {
         if regs.nr() != SYS_GETPPID {
             return SyscallEntry::Run;
         }
+        if self.stepping.load(Relaxed) && regs.arg(0) == Some(STEP_END) {
+            self.stepping.store(false, Relaxed);
+        }
         let n = self.counts.entries.fetch_add(1, Relaxed) + 1;
         if n == 10 {
             if let Some(engine) = self.detached.lock().as_ref() {
@@ -176,6 +207,11 @@ impl utrace::SyscallEngine for Api {
     fn syscall_exit(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
         if regs.nr() == SYS_GETPPID {
             self.counts.exits.fetch_add(1, Relaxed);
+            if self.step && regs.arg(0) == Some(STEP_START) {
+                // Step from the instruction after the marker's syscall.
+                self.stepping.store(true, Relaxed);
+                return Action::SingleStep;
+            }
         }
         Action::Resume
     }
@@ -242,6 +278,8 @@ impl kernel::Module for ApiModule {
         let tracer = Tracer::with_syscalls(Api {
             counts: Counts::default(),
             hold: AtomicBool::new(false),
+            step: STEP.get() != 0,
+            stepping: AtomicBool::new(false),
             abort_every: u32::try_from(ABORT.get()).unwrap_or(0),
             exit_status: EXIT.get(),
             ctl: CTL.get(),
@@ -279,7 +317,7 @@ impl Drop for ApiModule {
     fn drop(&mut self) {
         let c = &self.tracer.engine().counts;
         pr_info!(
-            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} resumed={} orig_exit={} barrier_in_atomic={}\n",
+            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} resumed={} orig_exit={} barrier_in_atomic={} steps={} late_traps={}\n",
             c.entries.load(Relaxed),
             c.exits.load(Relaxed),
             c.aborted.load(Relaxed),
@@ -289,7 +327,9 @@ impl Drop for ApiModule {
             c.delivered.load(Relaxed),
             c.resumed.load(Relaxed),
             c.orig_exit.load(Relaxed),
-            c.barrier_in_atomic.load(Relaxed)
+            c.barrier_in_atomic.load(Relaxed),
+            c.steps.load(Relaxed),
+            c.late_traps.load(Relaxed)
         );
     }
 }

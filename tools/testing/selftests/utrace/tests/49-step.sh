@@ -54,3 +54,42 @@ case $block in
 	expect_eq "block steps devolve to single steps: 13 instructions" "$steps" 13 ;;
 *) fail "control(BLOCKSTEP) returned $block" ;;
 esac
+
+# --- the stepping engine detaches at its 5th trap: stepping ends with it
+# (an unconsumed trap would kill the program with SIGTRAP's core dump)
+utctl reset >/dev/null
+rm -f /tmp/t49.go
+mkfifo /tmp/t49.go
+stepper single </tmp/t49.go >/tmp/t49.out &
+pid=$!
+expect_ut "attach" 0 attach 0 $pid $A_CREATE
+expect_ut "QUIESCE|SYSCALL|SIGNAL" 0 events 0 \
+	$((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT | EV_SIGNAL))
+expect_ut "single steps" 0 step 0 $ACT_SINGLESTEP
+expect_ut "detach at the 5th trap" 0 stepdetach 0 5
+echo go >/tmp/t49.go
+wait $pid
+expect_eq "detached while stepping: exit status" "$?" 0
+expect_eq "detached while stepping: output" "$(cat /tmp/t49.out)" "done"
+expect_eq "traps seen" "$(utlog | awk '$2 == 0 && $3 == "STEP_DETACH" { print $4 }')" 5
+utctl cleanup >/dev/null
+
+# --- the safe Rust API: Action::SingleStep from a syscall callback, then
+# Control::SingleStep from each trap's signal callback (utrace_api_rs step=1)
+rm -f /tmp/t49.go
+mkfifo /tmp/t49.go
+stepper single </tmp/t49.go >/tmp/t49.out &
+pid=$!
+mark
+load utrace_api_rs pid=$pid step=1
+echo go >/tmp/t49.go
+wait $pid
+expect_eq "Rust: exit status" "$?" 0
+expect_eq "Rust: output" "$(cat /tmp/t49.out)" "done"
+unload utrace_api_rs
+line=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1)
+echo "$line"
+expect_eq "Rust: single steps between the markers" \
+	"$(echo "$line" | sed -n 's/.* steps=\([0-9]*\).*/\1/p')" 12
+expect_eq "Rust: the end marker's syscall-exit trap, consumed" \
+	"$(echo "$line" | sed -n 's/.* late_traps=\([0-9]*\).*/\1/p')" 1
