@@ -27,8 +27,13 @@ for bad in "|$EINVAL" "pid=99999|$ESRCH" "pid=2|$EPERM" "pid=-4|$EINVAL" "pid=x|
 done
 ! loaded syscall_trace || fail "syscall_trace loaded after bad input"
 
+# in_read PID: PID is blocked in read() (syscall 0), past its "ready" write
+# (whose data shows before that syscall's exit: a tracer attached between
+# the two would see its line).
+in_read() { read -r nr _ </proc/"$1"/syscall && [ "$nr" = 0 ]; }
+
 # run NAME ARGS...: start `sysseq ARGS` with stdin on the fifo /tmp/NAME.go
-# (its gate), wait for "ready"; sets PID. `go NAME` lets it run.
+# (its gate), wait until it waits there; sets PID. `go NAME` lets it run.
 run() {
 	name=$1
 	shift
@@ -36,10 +41,11 @@ run() {
 	mkfifo /tmp/"$name".go
 	sysseq "$@" <>/tmp/"$name".go >/tmp/"$name".out 2>/tmp/"$name".did &
 	PID=$!
-	wait_until 10 "grep -q ready /tmp/$name.out"
+	wait_until 10 "grep -q ready /tmp/$name.out && in_read $PID"
 }
 
-# trace_of PID: the stream's lines of PID, without "<seq> <ns> <pid> ".
+# trace_of PID NAME: the lines of PID in /tmp/NAME.rec, without "<seq> <ns>
+# <pid> ".
 trace_of() { awk -v p="$1" '$3 == p { sub(/^[0-9]+ [0-9]+ [0-9]+ /, ""); print }' /tmp/"$2".rec; }
 
 # escape: stdin as strace quotes it (\\, \", newlines as \n; the input
