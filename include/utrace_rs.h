@@ -14,6 +14,8 @@
 
 struct module;
 struct pid;
+struct k_sigaction;
+struct kernel_siginfo;
 struct pt_regs;
 struct task_struct;
 
@@ -29,21 +31,26 @@ enum utrace_events {
 	_UTRACE_EVENT_DEATH,
 	_UTRACE_EVENT_SYSCALL_ENTRY,
 	_UTRACE_EVENT_SYSCALL_EXIT,
-	_UTRACE_EVENT_SIGNAL,	/* any signal but SIGKILL, SIGSTOP, SIGCONT */
-	_UTRACE_EVENT_SIGNAL_IGN,	/* not yet */
-	_UTRACE_EVENT_SIGNAL_STOP,	/* not yet */
-	_UTRACE_EVENT_SIGNAL_TERM,	/* not yet */
-	_UTRACE_EVENT_SIGNAL_CORE,	/* a core-dumping signal, default action */
-	_UTRACE_EVENT_JCTL,	/* not yet */
+	_UTRACE_EVENT_SIGNAL,	/* a signal whose delivery will run a user handler */
+	_UTRACE_EVENT_SIGNAL_IGN,	/* a signal that will be ignored */
+	_UTRACE_EVENT_SIGNAL_STOP,	/* a signal whose delivery will stop the process */
+	_UTRACE_EVENT_SIGNAL_TERM,	/* a signal that will kill without a core dump */
+	_UTRACE_EVENT_SIGNAL_CORE,	/* a signal that will kill with a core dump */
+	_UTRACE_EVENT_JCTL,	/* job control stop or continue (report_jctl) */
 	_UTRACE_NEVENTS
 };
 #define UTRACE_EVENT(type) (1UL << _UTRACE_EVENT_##type)
 
+/* Every kind of signal event: they all use report_signal. */
+#define UTRACE_EVENT_SIGNAL_ALL \
+	(UTRACE_EVENT(SIGNAL) | UTRACE_EVENT(SIGNAL_IGN) | UTRACE_EVENT(SIGNAL_STOP) | \
+	 UTRACE_EVENT(SIGNAL_TERM) | UTRACE_EVENT(SIGNAL_CORE))
+
 /* The events a per-task engine may ask for today. */
 #define UTRACE_TASK_EVENTS \
 	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(REAP) | UTRACE_EVENT(SYSCALL_ENTRY) | \
-	 UTRACE_EVENT(SYSCALL_EXIT) | UTRACE_EVENT(SIGNAL) | UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | \
-	 UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | UTRACE_EVENT(SIGNAL_CORE))
+	 UTRACE_EVENT(SYSCALL_EXIT) | UTRACE_EVENT_SIGNAL_ALL | UTRACE_EVENT(CLONE) | \
+	 UTRACE_EVENT(EXEC) | UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | UTRACE_EVENT(JCTL))
 
 /* The events a global engine may ask for. */
 #define UTRACE_GLOBAL_EVENTS \
@@ -78,19 +85,63 @@ enum utrace_resume_action {
 };
 #define UTRACE_RESUME_MASK 0x0f
 
-/*
- * Or'd into report_signal's return: hold the signal. It stays queued (with
- * its siginfo) and the task stops in a real group stop (as by SIGSTOP: ps
- * shows T, gdb -p can attach, wait() sees it stopped). The signal is
- * delivered, with its default action, when the task is continued (SIGCONT),
- * or when an engine with SIGNAL_CORE events detaches from it (utrace-rs
- * then sends SIGCONT). SIGKILL still kills it at once.
- */
-#define UTRACE_SIGNAL_HOLD 0x100
+static inline enum utrace_resume_action utrace_resume_action(u32 action)
+{
+	return action & UTRACE_RESUME_MASK;
+}
 
-/* Or'd into report_signal's return: deliver the signal (default), or ignore it. */
-#define UTRACE_SIGNAL_DELIVER 0x00
-#define UTRACE_SIGNAL_IGN 0x10
+/*
+ * The signal action of report_signal (utrace's values): in @action, what
+ * will happen to the signal as the engines before this one left it (the
+ * first engine sees the class of the signal's disposition); in the return
+ * value, what this engine wants. The last engine's choice is done.
+ *   DELIVER  as the disposition says (a handler runs, or the default action;
+ *            @return_ka may change it for this delivery, see report_signal)
+ *   IGN      discard the signal
+ *   TERM     kill the process (as a default SIGTERM does)
+ *   CORE     kill it with a core dump (as a default SIGQUIT does)
+ *   STOP     stop the process (as SIGSTOP does)
+ *   TSTP     job-control stop (as SIGTSTP does, unless its group is orphaned)
+ *   REPORT   never in this version (utrace: a report without a signal)
+ *   HANDLER  in @action only: a handler frame was just set up for @info
+ */
+enum utrace_signal_action {
+	UTRACE_SIGNAL_DELIVER	= 0x00,
+	UTRACE_SIGNAL_IGN	= 0x10,
+	UTRACE_SIGNAL_TERM	= 0x20,
+	UTRACE_SIGNAL_CORE	= 0x30,
+	UTRACE_SIGNAL_STOP	= 0x40,
+	UTRACE_SIGNAL_TSTP	= 0x50,
+	UTRACE_SIGNAL_REPORT	= 0x60,
+	UTRACE_SIGNAL_HANDLER	= 0x70
+};
+#define UTRACE_SIGNAL_MASK	0xf0
+
+static inline enum utrace_signal_action utrace_signal_action(u32 action)
+{
+	return action & UTRACE_SIGNAL_MASK;
+}
+
+/*
+ * Or'd into report_signal's return: push the signal back (utrace's HOLD).
+ * It stays queued, with its siginfo, and is reported again after the
+ * resume action is done: with UTRACE_STOP, once every engine that stopped
+ * the task resumed it (utrace_control(RESUME)). With another resume action
+ * it is reported again at once; an engine must not keep returning it.
+ */
+#define UTRACE_SIGNAL_HOLD	0x100
+
+/*
+ * Or'd into report_signal's return (utrace-rs; version 2 called this
+ * UTRACE_SIGNAL_HOLD): suspend the process on the signal. It stays queued
+ * (with its siginfo) and the process stops in a real group stop (as by
+ * SIGSTOP: ps shows T, gdb -p can attach, wait() sees it stopped). The
+ * signal is delivered, with the disposition in force, when the process is
+ * continued (SIGCONT), or when an engine with SIGNAL_* events detaches from
+ * the task (utrace-rs then sends SIGCONT). SIGKILL still kills it at once.
+ * Overrides the signal action and HOLD; the resume action is not used.
+ */
+#define UTRACE_SIGNAL_SUSPEND	0x200
 
 /*
  * Or'd into report_syscall_entry's return: do not run the syscall. Its
@@ -175,17 +226,47 @@ struct utrace_engine_ops {
 	void (*release)(void *data);
 
 	/*
-	 * SIGNAL: @signr (any but SIGKILL, SIGSTOP and SIGCONT) is about to be
-	 * delivered. SIGNAL_CORE: the same, only for signals whose default
-	 * action dumps core and which the task leaves at the default
-	 * disposition. Runs in the task's context before the signal is
-	 * dequeued; may sleep. Return UTRACE_RESUME (| UTRACE_SIGNAL_DELIVER)
-	 * to let it be delivered, UTRACE_RESUME | UTRACE_SIGNAL_IGN to discard
-	 * it, or UTRACE_STOP | UTRACE_SIGNAL_HOLD to hold it (see above). Not
-	 * called for a ptraced task (its debugger owns its signals) or when a
-	 * thread of the group blocks @signr.
+	 * SIGNAL_*: a signal is about to be delivered to the task. Which event
+	 * it is follows the disposition in force: SIGNAL (a handler will run),
+	 * SIGNAL_IGN (SIG_IGN, or ignored by default), SIGNAL_STOP (SIGSTOP,
+	 * SIGTSTP, SIGTTIN, SIGTTOU at their default), SIGNAL_TERM (killed
+	 * without a core dump by default), SIGNAL_CORE (killed with one). The
+	 * utrace_signal_action() of @action says the same (DELIVER, IGN, STOP or
+	 * TSTP, TERM, CORE) for the first engine, and what the engine before
+	 * made of it for the others. Runs in the task's context before the
+	 * signal is dequeued, with no locks held; may sleep.
+	 *
+	 * @regs: the task's user registers. @info: the queued siginfo (signal,
+	 * si_code, si_addr of a fault, the sender of a kill()); it may be
+	 * changed, and what is delivered is what the last engine left
+	 * (si_signo changed: that signal instead; 0: none). @orig_ka: the
+	 * disposition in force. @return_ka: a copy the engine may change for
+	 * this delivery: a sa_handler of SIG_DFL (the default action) or SIG_IGN
+	 * is honoured, other changes are not (utrace-rs cannot install a handler
+	 * for one delivery).
+	 *
+	 * Return a resume action or'd with a signal action (see
+	 * utrace_signal_action) and maybe UTRACE_SIGNAL_HOLD or
+	 * UTRACE_SIGNAL_SUSPEND: the last engine's signal action (with its
+	 * flags) is what is done, so an engine that does not mean to change it
+	 * returns utrace_signal_action(action) | its resume action.
+	 *
+	 * HANDLER: with SIGNAL events, after a handler frame was set up for a
+	 * signal this engine was told about, on the way back to user mode (the
+	 * handler runs next; @regs show it): @action has UTRACE_SIGNAL_HANDLER,
+	 * @info is the signal's, @orig_ka and @return_ka are NULL; the signal
+	 * action of the return is not used.
+	 *
+	 * Not called for a ptraced task (its debugger owns its signals), for
+	 * SIGKILL (which always kills, also a stopped or suspended task), for
+	 * SIGCONT, for a signal that a thread of the group blocks, or for
+	 * signals sent as POSIX timer expiries (timer_create()) that kill
+	 * without a core dump or are ignored (see the docs).
 	 */
-	u32 (*report_signal)(u32 action, struct utrace_engine *engine, int signr);
+	u32 (*report_signal)(u32 action, struct utrace_engine *engine,
+			     struct pt_regs *regs, struct kernel_siginfo *info,
+			     const struct k_sigaction *orig_ka,
+			     struct k_sigaction *return_ka);
 
 	/*
 	 * QUIESCE: called before every other callback of the same engine
@@ -222,6 +303,16 @@ struct utrace_engine_ops {
 	 */
 	u32 (*report_syscall_entry)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
 	u32 (*report_syscall_exit)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
+
+	/*
+	 * JCTL: the task is about to stop for job control (@type CLD_STOPPED:
+	 * a stop signal is about to be delivered to its process) or was just
+	 * continued (@type CLD_CONTINUED: SIGCONT ended a stop), reported in
+	 * each thread that has the event, before it stops or returns to user
+	 * mode. @notify is 0 (utrace-rs does not know which thread will notify
+	 * the parent). The task's context; may sleep.
+	 */
+	u32 (*report_jctl)(u32 action, struct utrace_engine *engine, int type, int notify);
 
 	unsigned int flags;	/* UTRACE_OPS_* */
 };

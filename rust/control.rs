@@ -220,6 +220,11 @@ pub(crate) fn set_events(
     if events & !allowed != 0 {
         return Err(EINVAL);
     }
+    if events & (events::SIGNAL_TERM | events::SIGNAL_IGN) != 0 && !shim::Kprobes::registered() {
+        // Held before the kernel decides, from the send_signal_locked()
+        // kprobe, which this kernel refused.
+        return Err(eopnotsupp());
+    }
     let ut = resolve(st, task, engine)?;
     let target = ut.as_deref().map_or(Target::Global, Target::Task);
     // Engines with SYSCALL events are counted (the syscall probes are only

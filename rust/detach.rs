@@ -112,23 +112,18 @@ fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
             engine.set_stop(false);
             ut.wake_stopped();
         }
-        if engine.events() & events::SIGNAL_CORE != 0 {
-            release_held(st, ut);
+        if engine.events() & events::SIGNAL_ALL != 0 {
+            release_suspended(ut);
         }
     }
     finish_detach(st, engine);
 }
 
-/// Delivers the signals held for `ut`'s process by continuing it (SIGCONT,
-/// whose probe unblocks them), so no task stays stopped for an engine that
-/// is gone.
-fn release_held(st: &State, ut: &UTask) {
-    if st
-        .table
-        .get(task::group_leader(ut.task()))
-        .is_some_and(|lut| lut.held.load(SeqCst) != 0)
-        && !task::is_dead(ut.task())
-    {
+/// Delivers the signals suspended for `ut`'s task by continuing its process
+/// (SIGCONT, whose probe unblocks them), so no task stays stopped for an
+/// engine that is gone.
+fn release_suspended(ut: &UTask) {
+    if ut.suspended.load(SeqCst) != 0 && !task::is_dead(ut.task()) {
         // No siglock is held here.
         shim::signal::continue_group(ut.task());
     }

@@ -17,7 +17,10 @@
 //!   memory freed after an RCU grace period.
 
 use crate::compat::ARef;
-use crate::events::{action::RESUME, Events};
+use crate::events::{
+    action::{MASK, RESUME},
+    Events,
+};
 use crate::shim::{RcuGuard, SyscallRegs};
 use crate::task;
 use crate::wait;
@@ -52,24 +55,35 @@ pub(crate) struct EngineOps {
     pub(crate) report_death: Option<unsafe extern "C" fn(*mut Engine, bool, i32) -> u32>,
     pub(crate) report_reap: Option<unsafe extern "C" fn(*mut Engine, *mut bindings::task_struct)>,
     pub(crate) release: Option<unsafe extern "C" fn(*mut c_void)>,
-    pub(crate) report_signal: Option<unsafe extern "C" fn(u32, *mut Engine, i32) -> u32>,
+    pub(crate) report_signal: Option<
+        unsafe extern "C" fn(
+            u32,
+            *mut Engine,
+            *mut bindings::pt_regs,
+            *mut bindings::kernel_siginfo,
+            *const bindings::k_sigaction,
+            *mut bindings::k_sigaction,
+        ) -> u32,
+    >,
     pub(crate) report_quiesce: Option<unsafe extern "C" fn(u32, *mut Engine, u64) -> u32>,
     pub(crate) report_syscall_entry:
         Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
     pub(crate) report_syscall_exit:
         Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
+    pub(crate) report_jctl: Option<unsafe extern "C" fn(u32, *mut Engine, i32, i32) -> u32>,
     /// `UTRACE_OPS_*` flags.
     pub(crate) flags: u32,
 }
 
 // The layout of `include/utrace_rs.h` (asserted there too, in
-// `shim/exports.c`): eleven pointers, then `unsigned int flags`.
+// `shim/exports.c`): twelve pointers, then `unsigned int flags`.
 const _: () = {
     assert!(core::mem::offset_of!(EngineOps, report_clone) == 8);
     assert!(core::mem::offset_of!(EngineOps, release) == 48);
     assert!(core::mem::offset_of!(EngineOps, report_syscall_exit) == 80);
-    assert!(core::mem::offset_of!(EngineOps, flags) == 88);
-    assert!(core::mem::size_of::<EngineOps>() == 96);
+    assert!(core::mem::offset_of!(EngineOps, report_jctl) == 88);
+    assert!(core::mem::offset_of!(EngineOps, flags) == 96);
+    assert!(core::mem::size_of::<EngineOps>() == 104);
     assert!(core::mem::offset_of!(Engine, data) == 8);
 };
 
@@ -679,10 +693,33 @@ impl Pinned {
         }
     }
 
-    pub(crate) fn call_signal(&self, act: u32, sig: i32) -> u32 {
+    /// `report_signal` with `current`'s user registers `regs`, the
+    /// signal's `info` and, but for a HANDLER report, its dispositions.
+    pub(crate) fn call_signal(
+        &self,
+        act: u32,
+        regs: *mut bindings::pt_regs,
+        info: &mut bindings::kernel_siginfo,
+        ka: Option<(&bindings::k_sigaction, &mut bindings::k_sigaction)>,
+    ) -> u32 {
+        let (orig_ka, return_ka) = match ka {
+            Some((orig, ret)) => (orig as *const _, ret as *mut _),
+            None => (ptr::null(), ptr::null_mut()),
+        };
         match self.ops().report_signal {
+            // SAFETY: As above; `regs` are `current`'s, and `info` and the
+            // dispositions outlive the call.
+            Some(f) => unsafe { f(act, self.as_ptr(), regs, info, orig_ka, return_ka) },
+            // Leave the signal action as it was.
+            None => (act & !MASK) | RESUME,
+        }
+    }
+
+    /// `report_jctl`: `type_` is `CLD_STOPPED` or `CLD_CONTINUED`.
+    pub(crate) fn call_jctl(&self, act: u32, type_: i32, notify: i32) -> u32 {
+        match self.ops().report_jctl {
             // SAFETY: As above.
-            Some(f) => unsafe { f(act, self.as_ptr(), sig) },
+            Some(f) => unsafe { f(act, self.as_ptr(), type_, notify) },
             None => RESUME,
         }
     }

@@ -20,11 +20,17 @@ pub(crate) const SYSCALL_ENTRY: Events = event(6);
 pub(crate) const SYSCALL_EXIT: Events = event(7);
 pub(crate) const SYSCALL: Events = SYSCALL_ENTRY | SYSCALL_EXIT;
 pub(crate) const SIGNAL: Events = event(8);
+pub(crate) const SIGNAL_IGN: Events = event(9);
+pub(crate) const SIGNAL_STOP: Events = event(10);
+pub(crate) const SIGNAL_TERM: Events = event(11);
 pub(crate) const SIGNAL_CORE: Events = event(12);
+pub(crate) const JCTL: Events = event(13);
+/// `UTRACE_EVENT_SIGNAL_ALL`: every event reported by `report_signal`.
+pub(crate) const SIGNAL_ALL: Events = SIGNAL | SIGNAL_IGN | SIGNAL_STOP | SIGNAL_TERM | SIGNAL_CORE;
 
 /// What a per-task engine may ask for today.
 pub(crate) const TASK_EVENTS: Events =
-    QUIESCE | REAP | CLONE | EXEC | EXIT | DEATH | SYSCALL | SIGNAL | SIGNAL_CORE;
+    QUIESCE | REAP | CLONE | EXEC | EXIT | DEATH | SYSCALL | SIGNAL_ALL | JCTL;
 /// What a global engine may ask for (`UTRACE_GLOBAL_EVENTS`).
 pub(crate) const GLOBAL_EVENTS: Events = CLONE | EXEC | EXIT | DEATH;
 /// Events that are reported in `do_exit()`.
@@ -45,11 +51,35 @@ pub(crate) mod action {
     /// `UTRACE_SYSCALL_RESUMED`, or'd into `report_syscall_entry`'s
     /// `action`: the entry is reported again after a stop before it.
     pub(crate) const SYSCALL_RESUMED: u32 = 0x100;
-    /// The signal action bits of `report_signal`'s return, and "ignore".
-    pub(crate) const SIGNAL_ACTION_MASK: u32 = 0xf0;
-    pub(crate) const SIGNAL_IGN: u32 = 0x10;
-    /// `UTRACE_SIGNAL_HOLD`, or'd into `report_signal`'s return.
-    pub(crate) const SIGNAL_HOLD: u32 = 0x100;
+}
+
+/// `enum utrace_signal_action` and its flags: what `report_signal`'s
+/// `@action` and return say about the signal.
+pub(crate) mod signal {
+    pub(crate) const DELIVER: u32 = 0x00;
+    pub(crate) const IGN: u32 = 0x10;
+    pub(crate) const TERM: u32 = 0x20;
+    pub(crate) const CORE: u32 = 0x30;
+    pub(crate) const STOP: u32 = 0x40;
+    pub(crate) const TSTP: u32 = 0x50;
+    pub(crate) const HANDLER: u32 = 0x70;
+    /// `UTRACE_SIGNAL_MASK`.
+    pub(crate) const MASK: u32 = 0xf0;
+    /// `UTRACE_SIGNAL_HOLD`: push back, report again after the resume action.
+    pub(crate) const HOLD: u32 = 0x100;
+    /// `UTRACE_SIGNAL_SUSPEND`: keep it queued in a group stop until SIGCONT.
+    pub(crate) const SUSPEND: u32 = 0x200;
+
+    /// The event that reports a signal of class `class`.
+    pub(crate) fn event_of(class: u32) -> super::Events {
+        match class {
+            IGN => super::SIGNAL_IGN,
+            TERM => super::SIGNAL_TERM,
+            CORE => super::SIGNAL_CORE,
+            STOP | TSTP => super::SIGNAL_STOP,
+            _ => super::SIGNAL,
+        }
+    }
 }
 
 /// `utrace_attach_*()` flags.

@@ -9,12 +9,13 @@
 //! own work, which reports it in a context where callbacks may sleep.
 
 use crate::compat::ARef;
-use crate::events::{self, Events};
+use crate::events::{self, signal, Events};
 use crate::report;
 use crate::shim;
 use crate::state::{self, State};
 use crate::task;
-use crate::utask::{CloneReport, ExecReport, ProxyClone, UTask};
+use crate::utask::{CloneReport, ExecReport, ProxyClone, UTask, JCTL_CONT, JCTL_STOP};
+use core::sync::atomic::Ordering::SeqCst;
 use kernel::bindings;
 use kernel::prelude::*;
 
@@ -194,71 +195,165 @@ pub(crate) extern "C" fn utrace_rs_hook_free(task: *mut bindings::task_struct) {
     }
 }
 
-/// `signal_generate`: `sig` was queued for `task` (or it is a SIGCONT). Runs
-/// with `task`'s siglock held and interrupts off.
+/// The bit of signal `sig` in a signal mask (`sig` is 1..=64).
+fn sig_bit(sig: i32) -> u64 {
+    1u64 << (sig - 1)
+}
+
+/// `send_signal_locked()` kprobe: `sig` is about to be sent to `task`, whose
+/// siglock is held; nothing is decided yet. If one of `task`'s engines
+/// wants to be told of it, shield it (`real_blocked`) for this send, so
+/// that the kernel neither makes a fatal signal a group kill nor drops an
+/// ignored one; the `signal_generate` probe then hides it if it was queued.
+/// May run in NMI-like context: atomics only, no lock, no log line.
 #[no_mangle]
-pub(crate) extern "C" fn utrace_rs_hook_signal(sig: i32, task: *mut bindings::task_struct) {
+pub(crate) extern "C" fn utrace_rs_hook_signal_send(sig: i32, task: *mut bindings::task_struct) {
     let Some(st) = state::get() else { return };
-    if !st.any_attached() {
+    if !st.any_attached() || !(1..=64).contains(&sig) {
         return;
     }
-    // SAFETY: The probe's task is live, and so is its group leader while
-    // the siglock is held.
-    let leader = unsafe { (*task).group_leader };
-    if sig == bindings::SIGCONT as i32 {
-        // Continued: deliver what was held, in every thread.
-        let rcu = crate::shim::RcuGuard::new();
-        if let Some(lut) = st.table.lookup(leader, &rcu) {
-            let held = lut.held.swap(0, core::sync::atomic::Ordering::SeqCst);
-            if held != 0 {
-                // SAFETY: The siglock is held by our caller.
-                unsafe { shim::signal::unblock(task, held, true) };
-            }
-        }
-        // SIGCONT took the job-control mark off the group's utrace-stopped
-        // threads: have them mark themselves again.
-        // SAFETY: The siglock is held by our caller.
-        unsafe { shim::stop::wake_threads(task) };
+    let rcu = crate::shim::RcuGuard::new();
+    let Some(ut) = st.table.lookup(task, &rcu) else {
+        return;
+    };
+    if !wants_signal(ut, task, sig, true) {
         return;
     }
-    let Some(ut) = st.table.get(task) else { return };
-    let wants = ut.events() & (events::SIGNAL | events::SIGNAL_CORE);
+    ut.fresh.fetch_or(sig_bit(sig), SeqCst);
     // SAFETY: The siglock is held by our caller.
-    if wants == 0 || !unsafe { shim::signal::holdable(task, sig) } {
-        return;
+    unsafe { shim::signal::shield(task, sig, true) };
+}
+
+/// Whether an engine of `ut` (`task`'s) wants to be told of `sig` and it
+/// may be held (`early`: before it is queued). Siglock held.
+fn wants_signal(ut: &UTask, task: *mut bindings::task_struct, sig: i32, early: bool) -> bool {
+    if ut.events() & events::SIGNAL_ALL == 0
+        || (task == task::current() && ut.injecting.load(SeqCst))
+    {
+        return false;
+    }
+    // SAFETY: The siglock is held by our caller.
+    let class = unsafe { shim::signal::class(task, sig) };
+    if ut.events() & signal::event_of(class) == 0 {
+        return false;
     }
     // SAFETY: As above.
-    let core = unsafe { shim::signal::core_default(task, sig) };
-    if wants & events::SIGNAL == 0 && !core {
+    unsafe { shim::signal::holdable(task, sig, early) }
+}
+
+/// `signal_generate`: `sig` was sent to `task` (`queued`: and is pending,
+/// on the group's set if `shared`). Runs with `task`'s siglock held and
+/// interrupts off, in any context (an itimer's signal comes from a hardirq:
+/// see [`UTask::queue_signals`]).
+#[no_mangle]
+pub(crate) extern "C" fn utrace_rs_hook_signal(
+    sig: i32,
+    task: *mut bindings::task_struct,
+    shared: bool,
+    queued: bool,
+) {
+    let Some(st) = state::get() else { return };
+    if !st.any_attached() || !(1..=64).contains(&sig) {
         return;
     }
-    // The group's held set lives on its leader's state.
-    let lut = match st.table.get(leader) {
-        Some(lut) => lut,
-        // SAFETY: `leader` is live (see above).
-        None => match report::new_utask(unsafe { task::from_raw(leader) }, GFP_ATOMIC) {
-            Ok(lut) => st.table.insert(lut),
-            Err(_) => {
-                st.event_lost();
-                pr_warn_limited!("out of memory: signal {} is not reported\n", sig);
-                return;
+    if sig == bindings::SIGCONT as i32 {
+        continued(st, task);
+        return;
+    }
+    let bit = sig_bit(sig);
+    let rcu = crate::shim::RcuGuard::new();
+    if let Some(ut) = st.table.lookup(task, &rcu) {
+        let fresh = ut.fresh.fetch_and(!bit, SeqCst) & bit != 0;
+        if fresh {
+            // SAFETY: The siglock is held by our caller.
+            unsafe { shim::signal::shield(task, sig, false) };
+        }
+        // Held already: another instance, hidden with the first (sent
+        // again while hidden, a non-realtime signal is queued again).
+        let again = ut.held.load(SeqCst) & bit != 0;
+        // SAFETY: As above.
+        if queued && (fresh || again || unsafe { hold_late(ut, task, sig) }) {
+            // SAFETY: As above.
+            unsafe { shim::signal::hide(task, sig, shared) };
+            ut.mark_hidden(bit, shared);
+            if ut.held.fetch_or(bit, SeqCst) & bit == 0 {
+                ut.queue_signals(&st.work, bit, 0);
             }
-        },
-    };
-    let bit = 1u64 << (sig - 1);
-    if lut.held.fetch_or(bit, core::sync::atomic::Ordering::SeqCst) & bit != 0 {
+            return;
+        }
+    }
+    if !queued {
         return;
     }
     // SAFETY: The siglock is held by our caller.
-    unsafe { shim::signal::hold(task, sig) };
-    let seq = st.seq_now();
-    ut.queue(&st.work, |inner| {
-        inner.pending.signals |= bit;
-        if core {
-            inner.pending.core_signals |= bit;
-        }
-        inner.pending.signal_seq = seq;
-    });
+    let class = unsafe { shim::signal::class(task, sig) };
+    if class == signal::STOP || class == signal::TSTP {
+        // SAFETY: As above.
+        unsafe { report::jctl_group(st, task, JCTL_STOP, true) };
+    }
+}
+
+/// Whether a signal sent without the kprobe (a POSIX timer's, or with no
+/// kprobe in this kernel) is to be held, now that it is queued: not if it is
+/// too late (the kernel already made it a group kill, or dropped it).
+///
+/// # Safety
+///
+/// `task`'s siglock is held.
+unsafe fn hold_late(ut: &UTask, task: *mut bindings::task_struct, sig: i32) -> bool {
+    wants_signal(ut, task, sig, false)
+}
+
+/// SIGCONT sent to `task`'s process: deliver what was suspended, in every
+/// thread, and tell JCTL engines it continued. Siglock held.
+fn continued(st: &State, task: *mut bindings::task_struct) {
+    let rcu = crate::shim::RcuGuard::new();
+    // SAFETY: The siglock is held by our caller; the closure does not sleep.
+    unsafe {
+        shim::signal::for_each_thread(task, true, |t| {
+            if let Some(ut) = st.table.lookup(t, &rcu) {
+                let suspended = ut.suspended.swap(0, SeqCst);
+                if suspended != 0 {
+                    let (private, shared) = ut.unhold(suspended);
+                    // The siglock is held by our caller (see above).
+                    shim::signal::release_locked(t, private, shared);
+                }
+            }
+        })
+    };
+    // SIGCONT took the job-control mark off the group's utrace-stopped
+    // threads: have them mark themselves again.
+    // SAFETY: The siglock is held by our caller.
+    unsafe { shim::stop::wake_threads(task) };
+    // SAFETY: As above.
+    if unsafe { shim::signal::group_continued(task) } {
+        // SAFETY: As above.
+        unsafe { report::jctl_group(st, task, JCTL_CONT, true) };
+    }
+}
+
+/// `signal_deliver`: `current` dequeued `sig` and a handler will run for it.
+/// If its engines were told of it, they get a HANDLER report once the frame
+/// is set up (the task's work runs after that, on its way to user mode).
+/// Siglock held, process context.
+#[no_mangle]
+pub(crate) extern "C" fn utrace_rs_hook_signal_deliver(
+    sig: i32,
+    info: *const bindings::kernel_siginfo,
+) {
+    let Some(st) = state::get() else { return };
+    if !st.any_attached() || !(1..=64).contains(&sig) || info.is_null() {
+        return;
+    }
+    let Some(ut) = st.table.get(task::current()) else {
+        return;
+    };
+    let bit = sig_bit(sig);
+    if ut.handler_wanted.fetch_and(!bit, SeqCst) & bit == 0 {
+        return;
+    }
+    // SAFETY: The probe's siginfo, valid during the call.
+    ut.queue_handler(&st.work, unsafe { &*info });
 }
 
 /// `sys_enter` / `sys_exit` of `current` (`task`), which the probe's filter

@@ -11,12 +11,12 @@ use crate::compat::ARef;
 use crate::detach::{self, Target};
 use crate::engine::Pinned;
 use crate::engine_list::EngineList;
-use crate::events::{self, action, Events};
+use crate::events::{self, action, signal, Events};
 use crate::shim::{self, InProbe, RcuGuard, SyscallRegs};
 use crate::state::State;
 use crate::sysentry::Entry;
 use crate::task;
-use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN};
+use crate::utask::{HandlerReport, Pending, UTask, WorkFns, DEATH_BEGUN, JCTL_CONT, JCTL_STOP};
 use crate::wait;
 use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
@@ -374,13 +374,16 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
     // work queued again behind a run that took its reports) leaves the
     // stepping as it is.
     let mut acted = false;
+    // Signals pushed back (HOLD): reported again once the task resumed.
+    let mut rehold = 0;
     loop {
         if !pending.is_empty() {
             acted = true;
             if let Some(act) = pending.resume {
                 resume = resume.min(act);
             }
-            let act = run_pending(st, ut, pending);
+            let (act, held) = run_pending(st, ut, pending);
+            rehold |= held;
             if act != action::STOP {
                 resume = resume.min(act);
             }
@@ -409,6 +412,9 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
     if acted {
         apply_resume(ut, resume);
     }
+    if rehold != 0 {
+        ut.queue_signals(&st.work, rehold, 0);
+    }
 }
 
 /// Steps the task (SINGLESTEP, BLOCKSTEP) or stops stepping it if
@@ -435,8 +441,10 @@ fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Tas
 
 /// Reports what the task's work found pending, in the order it happened.
 /// Returns the winning action of the QUIESCE report at the safe point
-/// (RESUME if there was none).
-pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> u32 {
+/// (RESUME if there was none), and the signals held with
+/// `UTRACE_SIGNAL_HOLD`, to report again after the stop.
+pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64) {
+    let mut rehold = 0;
     if let Some(proxy) = pending.proxy_clone {
         // CLONE_VFORK: the parent is asleep until we exec or exit.
         report_clone(st, ut, &proxy.parent_ut, proxy.flags, ut.task(), proxy.seq);
@@ -455,68 +463,300 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> u32 {
             e.call_exec(act, filename, exec.old_pid)
         });
     }
+    if let Some(handler) = pending.handler {
+        report_handler(st, ut, handler);
+    }
+    if pending.jctl & JCTL_CONT != 0 {
+        report_jctl(st, ut, bindings::CLD_CONTINUED as i32);
+    }
     if pending.signals != 0 {
-        report_signals(
-            st,
-            ut,
-            pending.signals,
-            pending.core_signals,
-            pending.signal_seq,
-        );
+        rehold = report_signals(st, ut, pending.signals, pending.signal_seq);
+    }
+    if pending.jctl & JCTL_STOP != 0 {
+        report_jctl(st, ut, bindings::CLD_STOPPED as i32);
     }
     if let Some(seq) = pending.exit {
         report_exit(st, ut, seq);
         report_death(st, ut, seq);
     }
     if pending.quiesce {
-        return report_quiesce(st, ut);
+        return (report_quiesce(st, ut), rehold);
     }
-    action::RESUME
+    (action::RESUME, rehold)
 }
 
-/// SIGNAL and SIGNAL_CORE: each held signal goes to the engines; if one of
-/// them holds it, the task stops in a group stop with the signal still
-/// blocked and queued; if one ignores it, it is discarded; else it is
-/// released at once and delivered as usual.
-fn report_signals(st: &State, ut: &UTask, signals: u64, core_signals: u64, seq: u64) {
-    let Some(lut) = st.table.get(task::group_leader(ut.task())) else {
-        return;
-    };
+/// SIGNAL_*: each held signal goes to the engines that want its class,
+/// with its siginfo and dispositions; then their decision is carried out.
+/// Returns the signals pushed back with HOLD.
+fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> u64 {
+    let mut rehold = 0;
     for sig in 1..=64 {
         let bit = 1u64 << (sig - 1);
         if signals & bit == 0 {
             continue;
         }
-        let mut hold = false;
-        let mut ignore = false;
-        let event = if core_signals & bit != 0 {
-            events::SIGNAL | events::SIGNAL_CORE
-        } else {
-            events::SIGNAL
+        let mut info = bindings::kernel_siginfo::default();
+        let mut orig_ka = bindings::k_sigaction::default();
+        let Some(class) = shim::signal::peek(sig, ut.hidden(bit), &mut info, &mut orig_ka) else {
+            // Dying: SIGKILL flushed the queues.
+            release(ut, sig, false);
+            continue;
         };
-        report(st, Some(ut), ut, event, seq, None, |e, act| {
-            let ret = e.call_signal(act, sig);
-            ignore |= ret & action::SIGNAL_ACTION_MASK == action::SIGNAL_IGN;
-            if ret & action::SIGNAL_HOLD != 0 {
-                hold = true;
-                // The stop of a held signal is the group stop below, ended
-                // by SIGCONT, not a utrace stop waiting for RESUME.
-                return action::RESUME;
-            }
-            ret
-        });
-        if hold && lut.held.load(SeqCst) & bit != 0 {
+        let orig_info = info;
+        let mut return_ka = orig_ka;
+        let regs = shim::user_regs();
+        // The signal action (and flags) the last engine left.
+        let mut result = class;
+        let mut told = false;
+        let act = report(
+            st,
+            Some(ut),
+            ut,
+            signal::event_of(class),
+            seq,
+            None,
+            |e, act| {
+                let ret = e.call_signal(
+                    act | result,
+                    regs,
+                    &mut info,
+                    Some((&orig_ka, &mut return_ka)),
+                );
+                result = ret & !action::MASK;
+                told = true;
+                if result & signal::SUSPEND != 0 {
+                    // The stop of a suspended signal is the group stop,
+                    // ended by SIGCONT, not a utrace stop.
+                    return (ret & !action::MASK) | action::RESUME;
+                }
+                ret
+            },
+        );
+        let _ = act;
+        if result & signal::SUSPEND != 0 && ut.held.load(SeqCst) & bit != 0 {
+            ut.suspended.fetch_or(bit, SeqCst);
+            ut.injecting.store(true, SeqCst);
             shim::signal::stop_self();
+            ut.injecting.store(false, SeqCst);
             continue;
         }
-        if ignore {
-            shim::signal::discard(sig);
+        if result & signal::HOLD != 0 {
+            rehold |= bit;
+            continue;
         }
-        if lut.held.fetch_and(!bit, SeqCst) & bit != 0 {
-            // `ut`'s task is `current`.
-            shim::signal::unblock_current(bit);
+        let handler_sig = finish_signal(
+            st,
+            ut,
+            sig,
+            result & signal::MASK,
+            &mut info,
+            &orig_info,
+            &orig_ka,
+            &return_ka,
+        );
+        if let Some(hsig) = handler_sig.filter(|_| told) {
+            ut.handler_wanted.fetch_or(1u64 << (hsig - 1), SeqCst);
+        }
+        release(ut, sig, false);
+    }
+    rehold
+}
+
+/// Queues a JCTL report (`what`) in every thread of `task`'s group that has
+/// an engine with JCTL events.
+///
+/// # Safety
+///
+/// `task` is valid; its siglock is held if `locked`, else `task` is
+/// `current` and the siglock is not held.
+pub(crate) unsafe fn jctl_group(
+    st: &State,
+    task: *mut bindings::task_struct,
+    what: u32,
+    locked: bool,
+) {
+    let rcu = crate::shim::RcuGuard::new();
+    // SAFETY: By the function's safety requirements; the closure does not
+    // sleep.
+    unsafe {
+        shim::signal::for_each_thread(task, locked, |t| {
+            if let Some(ut) = st.table.lookup(t, &rcu) {
+                if ut.events() & events::JCTL != 0 {
+                    ut.queue_signals(&st.work, 0, what);
+                }
+            }
+        })
+    };
+}
+
+/// JCTL reports for a stop of `current`'s process that utrace-rs decided.
+///
+/// # Safety
+///
+/// `ut`'s task is `current`, and its siglock is not held.
+unsafe fn jctl_stop_current(st: &State, ut: &UTask) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false) };
+}
+
+/// No longer holds `sig` for `ut` (`current`): shows it again, or
+/// (`discard`) takes it out of the queues.
+fn release(ut: &UTask, sig: i32, discard: bool) {
+    let bit = 1u64 << (sig - 1);
+    let (private, shared) = ut.unhold(bit);
+    if private | shared != 0 {
+        let at = shim::signal::Hidden {
+            private: private != 0,
+            shared: shared != 0,
+        };
+        shim::signal::release(sig, at, discard);
+    }
+}
+
+/// Carries out signal action `sa` on `current`'s queued `sig` (still
+/// blocked): `info` is what the engines left of `orig_info`, `return_ka`
+/// of `orig_ka`. Returns the signal a handler will run for, if one will.
+#[allow(clippy::too_many_arguments)]
+fn finish_signal(
+    st: &State,
+    ut: &UTask,
+    sig: i32,
+    mut sa: u32,
+    info: &mut bindings::kernel_siginfo,
+    orig_info: &bindings::kernel_siginfo,
+    orig_ka: &bindings::k_sigaction,
+    return_ka: &bindings::k_sigaction,
+) -> Option<i32> {
+    use shim::signal::Handler;
+    let new_sig = info.__bindgen_anon_1.si_signo;
+    let new_sig = if (0..=64).contains(&new_sig) {
+        new_sig
+    } else {
+        sig
+    };
+    let ka_kind = shim::signal::ka_kind(return_ka);
+    if sa == signal::DELIVER && ka_kind != shim::signal::ka_kind(orig_ka) {
+        // The engines changed the disposition for this delivery.
+        sa = match ka_kind {
+            Handler::Ignore => signal::IGN,
+            Handler::Default if new_sig != 0 => shim::signal::default_class(new_sig),
+            _ => signal::DELIVER,
+        };
+    }
+    let changed = info_bytes(info) != info_bytes(orig_info);
+    let at = ut.hidden(1u64 << (sig - 1));
+    match sa {
+        signal::DELIVER => {
+            if new_sig == 0 {
+                release(ut, sig, true);
+            } else if new_sig != sig {
+                release(ut, sig, true);
+                send_self(ut, new_sig, Some(info));
+            } else if changed {
+                shim::signal::rewrite(sig, at, info);
+            }
+            if new_sig == 0 {
+                return None;
+            }
+            // SAFETY: `ut`'s task is `current`.
+            let class = unsafe { shim::signal::class(task::current(), new_sig) };
+            if class == signal::STOP || class == signal::TSTP {
+                // SAFETY: `ut`'s task is `current`; no siglock is held.
+                unsafe { jctl_stop_current(st, ut) };
+            }
+            (class == signal::DELIVER).then_some(new_sig)
+        }
+        signal::TERM | signal::CORE | signal::STOP | signal::TSTP => {
+            let target = if new_sig == 0 { sig } else { new_sig };
+            let natural = shim::signal::default_class(target) == sa;
+            let rep = if natural {
+                target
+            } else {
+                match sa {
+                    signal::TERM => bindings::SIGTERM as i32,
+                    signal::CORE => bindings::SIGQUIT as i32,
+                    signal::STOP => bindings::SIGSTOP as i32,
+                    _ => bindings::SIGTSTP as i32,
+                }
+            };
+            // SAFETY: `ut`'s task is `current`.
+            let rep_class = unsafe { shim::signal::class(task::current(), rep) };
+            let rep = if sa == signal::TSTP && rep_class != signal::TSTP {
+                // The process handles or ignores SIGTSTP: stop as SIGSTOP.
+                bindings::SIGSTOP as i32
+            } else {
+                rep
+            };
+            if (sa == signal::TERM || sa == signal::CORE) && rep_class != sa {
+                // The process dies of it: its disposition no longer matters.
+                shim::signal::set_default_action(rep);
+            }
+            if rep == sig {
+                if changed {
+                    shim::signal::rewrite(sig, at, info);
+                }
+            } else {
+                release(ut, sig, true);
+                send_self(ut, rep, Some(info));
+            }
+            if sa == signal::STOP || sa == signal::TSTP {
+                // SAFETY: `ut`'s task is `current`; no siglock is held.
+                unsafe { jctl_stop_current(st, ut) };
+            }
+            None
+        }
+        // IGN, and values that mean nothing here (REPORT, HANDLER).
+        _ => {
+            release(ut, sig, true);
+            None
         }
     }
+}
+
+/// The bytes of a siginfo, to see whether an engine changed it.
+fn info_bytes(info: &bindings::kernel_siginfo) -> &[u8] {
+    // SAFETY: A plain C struct: any byte pattern may be read, and the
+    // slice borrows `info`.
+    unsafe {
+        core::slice::from_raw_parts(
+            (info as *const bindings::kernel_siginfo).cast::<u8>(),
+            core::mem::size_of::<bindings::kernel_siginfo>(),
+        )
+    }
+}
+
+/// Sends `sig` to `current` (`ut`'s task) without the signal probes taking
+/// it for a new signal to report.
+fn send_self(ut: &UTask, sig: i32, info: Option<&mut bindings::kernel_siginfo>) {
+    ut.injecting.store(true, SeqCst);
+    shim::signal::send_self(sig, info);
+    ut.injecting.store(false, SeqCst);
+}
+
+/// HANDLER: a handler frame was set up for a signal SIGNAL engines were
+/// told of; the handler runs next.
+fn report_handler(st: &State, ut: &UTask, handler: HandlerReport) {
+    let mut info = handler.info;
+    let regs = shim::user_regs();
+    report(
+        st,
+        Some(ut),
+        ut,
+        events::SIGNAL,
+        handler.seq,
+        None,
+        |e, act| {
+            let ret = e.call_signal(act | signal::HANDLER, regs, &mut info, None);
+            (ret & action::MASK) | signal::HANDLER
+        },
+    );
+}
+
+/// JCTL: the process is about to stop (`CLD_STOPPED`) or was continued.
+fn report_jctl(st: &State, ut: &UTask, type_: i32) {
+    report(st, Some(ut), ut, events::JCTL, u64::MAX, None, |e, act| {
+        e.call_jctl(act, type_, 0)
+    });
 }
 
 fn report_exit(st: &State, ut: &UTask, seq: u64) {
@@ -564,6 +804,7 @@ static WORK_FNS: WorkFns = WorkFns {
     work: utask_work,
     kick: utask_kick,
     reap: utask_reap_work,
+    signal: utask_sig_work,
 };
 
 /// A new `UTask` for `task` whose work items report through this module.
@@ -664,5 +905,20 @@ unsafe extern "C" fn utask_reap_work(work: *mut bindings::work_struct) {
     };
     reap(st, ut);
     drop(st.table.remove(ut));
+    st.work.end();
+}
+
+/// What the signal probes recorded (see [`UTask::queue_signals`]).
+///
+/// # Safety
+///
+/// Called by `task_work_run()` with the `sig_work` field of a live `UTask`.
+unsafe extern "C" fn utask_sig_work(head: *mut bindings::callback_head) {
+    // SAFETY: `head` is the `sig_work` field of a live `UTask`.
+    let ut = unsafe { UTask::from_sig_work(head) };
+    let Some(st) = crate::state::get() else {
+        return;
+    };
+    ut.signals_arrived(&st.work, st.seq_now());
     st.work.end();
 }

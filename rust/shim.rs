@@ -22,20 +22,46 @@ mod ffi {
             work: *mut bindings::callback_head,
             notify_signal: bool,
         ) -> c_int;
-        pub(super) fn utrace_shim_sig_core_default(
-            task: *mut bindings::task_struct,
-            sig: c_int,
-        ) -> bool;
-        pub(super) fn utrace_shim_hold_signal(task: *mut bindings::task_struct, sig: c_int);
+        pub(super) fn utrace_shim_sig_class(task: *mut bindings::task_struct, sig: c_int) -> u32;
+        pub(super) fn utrace_shim_sig_default_class(sig: c_int) -> u32;
         pub(super) fn utrace_shim_sig_holdable(
             task: *mut bindings::task_struct,
             sig: c_int,
+            early: bool,
         ) -> bool;
-        pub(super) fn utrace_shim_discard_signal(sig: c_int);
-        pub(super) fn utrace_shim_unblock_signals(
+        pub(super) fn utrace_shim_sig_shield(
             task: *mut bindings::task_struct,
-            mask: u64,
-            locked: bool,
+            sig: c_int,
+            on: bool,
+        );
+        pub(super) fn utrace_shim_sig_hide(
+            task: *mut bindings::task_struct,
+            sig: c_int,
+            shared: bool,
+        );
+        pub(super) fn utrace_shim_signal_peek(
+            sig: c_int,
+            private: bool,
+            shared: bool,
+            info: *mut bindings::kernel_siginfo,
+            ka: *mut bindings::k_sigaction,
+        ) -> c_int;
+        pub(super) fn utrace_shim_signal_rewrite(
+            sig: c_int,
+            private: bool,
+            shared: bool,
+            info: *const bindings::kernel_siginfo,
+        );
+        pub(super) fn utrace_shim_signal_release(
+            sig: c_int,
+            private: bool,
+            shared: bool,
+            discard: bool,
+        );
+        pub(super) fn utrace_shim_signal_release_locked(
+            t: *mut bindings::task_struct,
+            private: u64,
+            shared: u64,
         );
         pub(super) fn utrace_shim_stop_self();
         pub(super) fn utrace_shim_stop_mark();
@@ -45,6 +71,19 @@ mod ffi {
         pub(super) fn utrace_shim_blockstep_supported() -> bool;
         pub(super) fn utrace_shim_step_enable(block: bool) -> bool;
         pub(super) fn utrace_shim_step_disable();
+        pub(super) fn utrace_shim_ka_kind(ka: *const bindings::k_sigaction) -> c_int;
+        pub(super) fn utrace_shim_send_self(sig: c_int, info: *mut bindings::kernel_siginfo);
+        pub(super) fn utrace_shim_set_default_action(sig: c_int);
+        pub(super) fn utrace_shim_user_regs() -> *mut bindings::pt_regs;
+        pub(super) fn utrace_shim_for_each_thread(
+            task: *mut bindings::task_struct,
+            f: unsafe extern "C" fn(*mut bindings::task_struct, *mut c_void),
+            data: *mut c_void,
+            locked: bool,
+        );
+        pub(super) fn utrace_shim_group_continued(task: *mut bindings::task_struct) -> bool;
+        pub(super) fn utrace_shim_kprobes_register() -> bool;
+        pub(super) fn utrace_shim_kprobes_unregister();
         pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_syscall_filter(task: *mut bindings::task_struct, add: bool);
@@ -56,7 +95,6 @@ mod ffi {
         ) -> bool;
         pub(super) fn utrace_shim_entry_regs(ip: usize, nr: isize) -> *mut bindings::pt_regs;
         pub(super) fn utrace_shim_entry_leave(regs: *mut bindings::pt_regs, restart: bool);
-        pub(super) fn utrace_shim_user_regs() -> *mut bindings::pt_regs;
         pub(super) fn utrace_shim_task_state(t: *mut bindings::task_struct) -> u32;
         pub(super) fn utrace_shim_wait_inactive(t: *mut bindings::task_struct, state: u32)
             -> usize;
@@ -217,52 +255,100 @@ pub(crate) unsafe fn task_work_add(
 }
 
 /// Held signals (`shim/signal.c`). Functions taking `locked` or documented
-/// "siglock held" run in the `signal_generate` probe.
+/// "siglock held" run in the signal probes.
 pub(crate) mod signal {
     use super::*;
 
+    /// The `UTRACE_SIGNAL_*` class of `sig` under `task`'s disposition.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held, or it is `current`.
+    pub(crate) unsafe fn class(task: *mut bindings::task_struct, sig: i32) -> u32 {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_sig_class(task, sig) }
+    }
+
+    /// The `UTRACE_SIGNAL_*` class of `sig`'s default action.
+    pub(crate) fn default_class(sig: i32) -> u32 {
+        // SAFETY: Pure function of `sig`.
+        unsafe { ffi::utrace_shim_sig_default_class(sig) }
+    }
+
+    /// Whether `sig` may be held for `task` (`early`: before it is queued).
+    ///
     /// # Safety
     ///
     /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn core_default(task: *mut bindings::task_struct, sig: i32) -> bool {
+    pub(crate) unsafe fn holdable(task: *mut bindings::task_struct, sig: i32, early: bool) -> bool {
         // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_sig_core_default(task, sig) }
+        unsafe { ffi::utrace_shim_sig_holdable(task, sig, early) }
     }
 
+    /// Marks (`on`) or unmarks `sig` in the `real_blocked` of every thread
+    /// of `task`'s group, for one send.
+    ///
     /// # Safety
     ///
     /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn holdable(task: *mut bindings::task_struct, sig: i32) -> bool {
+    pub(crate) unsafe fn shield(task: *mut bindings::task_struct, sig: i32, on: bool) {
         // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_sig_holdable(task, sig) }
+        unsafe { ffi::utrace_shim_sig_shield(task, sig, on) }
     }
 
-    /// Discards `current`'s queued `sig`.
-    pub(crate) fn discard(sig: i32) {
+    /// Hides `task`'s queued `sig` (`shared`: on the group's set).
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held.
+    pub(crate) unsafe fn hide(task: *mut bindings::task_struct, sig: i32, shared: bool) {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_sig_hide(task, sig, shared) }
+    }
+
+    /// Where a hidden signal of `current` is queued: its own set, the
+    /// group's, or both.
+    #[derive(Clone, Copy)]
+    pub(crate) struct Hidden {
+        pub(crate) private: bool,
+        pub(crate) shared: bool,
+    }
+
+    /// `current`'s hidden `sig`: its siginfo into `info`, the disposition
+    /// into `ka`, and its class; `None` if `current` is dying.
+    pub(crate) fn peek(
+        sig: i32,
+        at: Hidden,
+        info: &mut bindings::kernel_siginfo,
+        ka: &mut bindings::k_sigaction,
+    ) -> Option<u32> {
+        // SAFETY: Task context; `info` and `ka` are valid for writes.
+        let class = unsafe { ffi::utrace_shim_signal_peek(sig, at.private, at.shared, info, ka) };
+        u32::try_from(class).ok()
+    }
+
+    /// Replaces the siginfo of `current`'s hidden `sig` by `info`.
+    pub(crate) fn rewrite(sig: i32, at: Hidden, info: &bindings::kernel_siginfo) {
+        // SAFETY: Task context; `info` is valid.
+        unsafe { ffi::utrace_shim_signal_rewrite(sig, at.private, at.shared, info) }
+    }
+
+    /// Shows `current`'s hidden `sig` again (delivered as usual), or
+    /// (`discard`) takes it out of the queues.
+    pub(crate) fn release(sig: i32, at: Hidden, discard: bool) {
         // SAFETY: Task context; takes `current`'s siglock.
-        unsafe { ffi::utrace_shim_discard_signal(sig) }
+        unsafe { ffi::utrace_shim_signal_release(sig, at.private, at.shared, discard) }
     }
 
+    /// Shows `t`'s suspended signals again (bit `sig - 1`, on its own set
+    /// and on the group's).
+    ///
     /// # Safety
     ///
-    /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn hold(task: *mut bindings::task_struct, sig: i32) {
+    /// `t` is valid and its siglock is held.
+    pub(crate) unsafe fn release_locked(t: *mut bindings::task_struct, private: u64, shared: u64) {
         // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_hold_signal(task, sig) }
-    }
-
-    /// Unblocks `mask` in `current`'s group (takes the siglock).
-    pub(crate) fn unblock_current(mask: u64) {
-        // SAFETY: `current` is valid and the siglock is not held (`false`).
-        unsafe { ffi::utrace_shim_unblock_signals(bindings::get_current(), mask, false) }
-    }
-
-    /// # Safety
-    ///
-    /// `task` is valid; if `!locked` it is `current`, else its siglock is held.
-    pub(crate) unsafe fn unblock(task: *mut bindings::task_struct, mask: u64, locked: bool) {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_unblock_signals(task, mask, locked) }
+        unsafe { ffi::utrace_shim_signal_release_locked(t, private, shared) }
     }
 
     /// Stops the calling thread's group (SIGSTOP to this thread).
@@ -276,6 +362,112 @@ pub(crate) mod signal {
     pub(crate) fn continue_group(task: &kernel::task::Task) {
         // SAFETY: `task` is valid (a reference); the shim takes the locks.
         unsafe { ffi::utrace_shim_continue((task as *const kernel::task::Task).cast_mut().cast()) }
+    }
+
+    /// What `ka`'s handler is: default, ignore or a function.
+    pub(crate) fn ka_kind(ka: &bindings::k_sigaction) -> Handler {
+        // SAFETY: `ka` is valid.
+        match unsafe { ffi::utrace_shim_ka_kind(ka) } {
+            0 => Handler::Default,
+            1 => Handler::Ignore,
+            _ => Handler::Function,
+        }
+    }
+
+    /// A disposition's handler.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Handler {
+        Default,
+        Ignore,
+        Function,
+    }
+
+    /// Sends `sig` to `current` with `info` (`None`: as the kernel).
+    pub(crate) fn send_self(sig: i32, info: Option<&mut bindings::kernel_siginfo>) {
+        let info = info.map_or(core::ptr::null_mut(), |i| i as *mut _);
+        // SAFETY: Task context; `info` is null or valid.
+        unsafe { ffi::utrace_shim_send_self(sig, info) }
+    }
+
+    /// Makes `sig`'s disposition the default in `current`'s process.
+    pub(crate) fn set_default_action(sig: i32) {
+        // SAFETY: Task context; takes the siglock.
+        unsafe { ffi::utrace_shim_set_default_action(sig) }
+    }
+
+    /// Calls `f` on every thread of `task`'s group.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid; its siglock is held if `locked`, else not held by
+    /// the caller (the shim takes it). `f` must not sleep.
+    pub(crate) unsafe fn for_each_thread<F: FnMut(*mut bindings::task_struct)>(
+        task: *mut bindings::task_struct,
+        locked: bool,
+        mut f: F,
+    ) {
+        /// # Safety
+        ///
+        /// `data` is the `&mut F` below, alive for the call.
+        unsafe extern "C" fn tramp<F: FnMut(*mut bindings::task_struct)>(
+            t: *mut bindings::task_struct,
+            data: *mut c_void,
+        ) {
+            // SAFETY: `data` is the `&mut F` passed below, alive for the call.
+            let f = unsafe { &mut *data.cast::<F>() };
+            f(t)
+        }
+        // SAFETY: By the function's safety requirements; `f` outlives the call.
+        unsafe {
+            ffi::utrace_shim_for_each_thread(task, tramp::<F>, (&mut f as *mut F).cast(), locked)
+        }
+    }
+
+    /// Whether `task`'s process was stopped (or stopping) when the SIGCONT
+    /// being sent continued it.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held.
+    pub(crate) unsafe fn group_continued(task: *mut bindings::task_struct) -> bool {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_group_continued(task) }
+    }
+}
+
+/// The kprobes of `shim/kprobes.c` (`send_signal_locked()`), registered
+/// while this value lives, if the kernel lets us.
+pub(crate) struct Kprobes(bool);
+
+/// Whether the `send_signal_locked()` kprobe is in place.
+static KPROBED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+impl Kprobes {
+    /// Registers them; a kernel without them still loads utrace-rs (see
+    /// [`Kprobes::registered`]).
+    pub(crate) fn register() -> Self {
+        // SAFETY: Plain C call from module init; the handlers call into
+        // `hooks.rs`, whose entry points cope with being called at any time.
+        let ok = unsafe { ffi::utrace_shim_kprobes_register() };
+        KPROBED.store(ok, core::sync::atomic::Ordering::SeqCst);
+        Kprobes(ok)
+    }
+
+    /// Whether the probes are in place: SIGNAL_TERM and SIGNAL_IGN need
+    /// them (a signal is held before the kernel makes it a group kill or
+    /// drops it as ignored).
+    pub(crate) fn registered() -> bool {
+        KPROBED.load(core::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for Kprobes {
+    fn drop(&mut self) {
+        if self.0 {
+            KPROBED.store(false, core::sync::atomic::Ordering::SeqCst);
+            // SAFETY: Registered by `register`; waits until no handler runs.
+            unsafe { ffi::utrace_shim_kprobes_unregister() };
+        }
     }
 }
 

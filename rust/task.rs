@@ -7,13 +7,6 @@ use crate::compat::ARef;
 use kernel::bindings;
 use kernel::task::Task;
 
-/// `task`'s thread-group leader, as the table's key for it.
-pub(crate) fn group_leader(task: &Task) -> *mut bindings::task_struct {
-    // SAFETY: `task` is valid; a plain pointer load (it changes only in
-    // `de_thread()`, and a stale leader is still a valid key).
-    unsafe { (*raw(task)).group_leader }
-}
-
 /// The raw pointer behind a [`Task`].
 pub(crate) fn raw(task: &Task) -> *mut bindings::task_struct {
     (task as *const Task).cast_mut().cast()

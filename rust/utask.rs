@@ -72,6 +72,17 @@ pub(crate) struct ExecReport {
     pub(crate) seq: u64,
 }
 
+/// A HANDLER report waiting: the signal a handler frame was set up for.
+pub(crate) struct HandlerReport {
+    pub(crate) info: bindings::kernel_siginfo,
+    pub(crate) seq: u64,
+}
+
+/// JCTL: the process is about to stop for job control.
+pub(crate) const JCTL_STOP: u32 = 1 << 0;
+/// JCTL: the process was continued.
+pub(crate) const JCTL_CONT: u32 = 1 << 1;
+
 /// Events waiting to be reported by the task's work.
 #[derive(Default)]
 pub(crate) struct Pending {
@@ -80,11 +91,13 @@ pub(crate) struct Pending {
     pub(crate) exec: Option<ExecReport>,
     /// Sequence bound of a pending EXIT+DEATH report.
     pub(crate) exit: Option<u64>,
-    /// Held signals to report (bit `sig - 1`), those of them that dump
-    /// core by default (SIGNAL_CORE), and their sequence bound.
+    /// Held signals to report (bit `sig - 1`), and their sequence bound.
     pub(crate) signals: u64,
-    pub(crate) core_signals: u64,
     pub(crate) signal_seq: u64,
+    /// A HANDLER report: a handler frame was set up for this signal.
+    pub(crate) handler: Option<HandlerReport>,
+    /// JCTL reports to make ([`JCTL_STOP`], [`JCTL_CONT`]).
+    pub(crate) jctl: u32,
     /// A QUIESCE report at the return-to-user point was asked for (REPORT,
     /// INTERRUPT, STOP), and whether it must interrupt a sleep (INTERRUPT).
     pub(crate) quiesce: bool,
@@ -105,6 +118,8 @@ impl Pending {
             && self.exec.is_none()
             && self.exit.is_none()
             && self.signals == 0
+            && self.handler.is_none()
+            && self.jctl == 0
             && !self.quiesce
             && !self.syscall_entry
             && self.resume.is_none()
@@ -142,9 +157,33 @@ pub(crate) struct UTask {
     state: AtomicU32,
     /// The engine whose callback this task is running, if any.
     pub(crate) reporting: AtomicPtr<Engine>,
-    /// On a group leader's state: signals utrace-rs holds blocked in the
-    /// whole thread group (bit `sig - 1`).
+    /// Signals utrace-rs keeps hidden (queued, out of the pending set) for
+    /// this task's report (bit `sig - 1`): to be reported, held or
+    /// suspended; `hid_private` and `hid_shared` say on which set.
     pub(crate) held: AtomicU64,
+    pub(crate) hid_private: AtomicU64,
+    pub(crate) hid_shared: AtomicU64,
+    /// Signals the `send_signal_locked()` kprobe shielded for a send whose
+    /// outcome the `signal_generate` probe has not seen yet.
+    pub(crate) fresh: AtomicU64,
+    /// Of `held`, those suspended in a group stop until SIGCONT.
+    pub(crate) suspended: AtomicU64,
+    /// Signals whose handler runs after a report to SIGNAL engines: the
+    /// HANDLER report follows once its frame is set up.
+    pub(crate) handler_wanted: AtomicU64,
+    /// Signals and JCTL reports recorded by the signal probes, for
+    /// `sig_work` to queue ([`UTask::queue_signals`]).
+    incoming_signals: AtomicU64,
+    incoming_jctl: AtomicU32,
+    /// `sig_work` is on the task's task_work list.
+    sig_work_queued: AtomicBool,
+    /// A HANDLER report's siginfo, written by the `signal_deliver` probe
+    /// and read by `sig_work`, both in the task itself (never at once).
+    handler_info: Opaque<bindings::kernel_siginfo>,
+    handler_pending: AtomicBool,
+    /// The task itself is sending a signal utrace-rs decided on: the
+    /// signal probes leave it alone.
+    pub(crate) injecting: AtomicBool,
     /// The task sleeps in a utrace stop.
     pub(crate) stopped: AtomicBool,
     /// An engine with SYSCALL_ENTRY wants entry reported where it may
@@ -161,6 +200,7 @@ pub(crate) struct UTask {
     work: Opaque<bindings::callback_head>,
     kick: Opaque<bindings::callback_head>,
     reap_work: Opaque<bindings::work_struct>,
+    sig_work: Opaque<bindings::callback_head>,
     rcu: Opaque<bindings::callback_head>,
     #[pin]
     pub(crate) inner: SpinLock<Inner>,
@@ -217,6 +257,8 @@ pub(crate) struct WorkFns {
     pub(crate) kick: unsafe extern "C" fn(*mut bindings::callback_head),
     /// The reap (`reap_work`), from a workqueue.
     pub(crate) reap: unsafe extern "C" fn(*mut bindings::work_struct),
+    /// What the signal probes recorded (`sig_work`), in the task.
+    pub(crate) signal: unsafe extern "C" fn(*mut bindings::callback_head),
 }
 
 impl UTask {
@@ -233,6 +275,17 @@ impl UTask {
                 state: AtomicU32::new(0),
                 reporting: AtomicPtr::new(ptr::null_mut()),
                 held: AtomicU64::new(0),
+                hid_private: AtomicU64::new(0),
+                hid_shared: AtomicU64::new(0),
+                fresh: AtomicU64::new(0),
+                suspended: AtomicU64::new(0),
+                handler_wanted: AtomicU64::new(0),
+                incoming_signals: AtomicU64::new(0),
+                incoming_jctl: AtomicU32::new(0),
+                sig_work_queued: AtomicBool::new(false),
+                handler_info: Opaque::uninit(),
+                handler_pending: AtomicBool::new(false),
+                injecting: AtomicBool::new(false),
                 stopped: AtomicBool::new(false),
                 sleepable_entry: AtomicBool::new(false),
                 entry_restart: EntryRestart::new(),
@@ -241,6 +294,7 @@ impl UTask {
                 work: Opaque::uninit(),
                 kick: Opaque::uninit(),
                 reap_work: Opaque::uninit(),
+                sig_work: Opaque::uninit(),
                 rcu: Opaque::uninit(),
                 inner <- new_spinlock!(Inner {
                     pending: Pending::default(),
@@ -258,6 +312,7 @@ impl UTask {
         unsafe {
             (*(*raw).work.get()).func = Some(fns.work);
             (*(*raw).kick.get()).func = Some(fns.kick);
+            (*(*raw).sig_work.get()).func = Some(fns.signal);
             bindings::init_work_with_key(
                 (*raw).reap_work.get(),
                 Some(fns.reap),
@@ -364,7 +419,8 @@ impl UTask {
         }
         // A held signal or an INTERRUPT must be handled soon, even by a
         // task sleeping in a syscall.
-        let notify_signal = inner.pending.signals != 0 || inner.pending.interrupt;
+        let notify_signal =
+            inner.pending.signals != 0 || inner.pending.jctl != 0 || inner.pending.interrupt;
         if inner.work_queued {
             if notify_signal {
                 self.kick(work, &mut inner);
@@ -528,6 +584,110 @@ impl UTask {
     /// still has to.
     pub(crate) fn wake_stopped(&self) {
         crate::wait::wake((self as *const UTask).cast());
+    }
+
+    /// Records signals to report (bit `sig - 1`) and JCTL reports
+    /// (`JCTL_*`) for the task's work. For the signal probes: any context,
+    /// also with a siglock held (hardirq-safe) or in a hardirq, so `inner`
+    /// (taken with interrupts on) is not taken here: `sig_work`, queued
+    /// lock-free, moves them to `pending` from the task itself.
+    pub(crate) fn queue_signals(&self, work: &WorkCounter, signals: u64, jctl: u32) {
+        self.incoming_signals.fetch_or(signals, SeqCst);
+        self.incoming_jctl.fetch_or(jctl, SeqCst);
+        self.queue_sig_work(work);
+    }
+
+    /// Records a HANDLER report for `info`. Called by the `signal_deliver`
+    /// probe in the task itself.
+    pub(crate) fn queue_handler(&self, work: &WorkCounter, info: &bindings::kernel_siginfo) {
+        // SAFETY: Only the task itself touches `handler_info`, here and in
+        // `sig_work`, which never run at once (see the field).
+        unsafe { self.handler_info.get().write(*info) };
+        self.handler_pending.store(true, SeqCst);
+        self.queue_sig_work(work);
+    }
+
+    fn queue_sig_work(&self, work: &WorkCounter) {
+        if self.sig_work_queued.swap(true, SeqCst) {
+            return;
+        }
+        work.begin();
+        // SAFETY: `sig_work` is this `UTask`'s and not queued
+        // (`sig_work_queued` was clear); the `UTask` outlives it as it
+        // does `work`.
+        if unsafe { shim::task_work_add(self.task_ptr(), self.sig_work.get(), true) }.is_err() {
+            // Past exit_task_work(): nothing more is reported.
+            self.sig_work_queued.store(false, SeqCst);
+            work.end();
+        }
+    }
+
+    /// `sig_work`: queues what the signal probes recorded for the task's
+    /// work (which then runs next, in the same `task_work_run()`).
+    pub(crate) fn signals_arrived(&self, work: &WorkCounter, seq: u64) {
+        self.sig_work_queued.store(false, SeqCst);
+        let signals = self.incoming_signals.swap(0, SeqCst);
+        let jctl = self.incoming_jctl.swap(0, SeqCst);
+        let handler = self
+            .handler_pending
+            .swap(false, SeqCst)
+            .then(|| HandlerReport {
+                // SAFETY: Written by `queue_handler` before `handler_pending`
+                // was set; only the task itself (this) touches it.
+                info: unsafe { self.handler_info.get().read() },
+                seq,
+            });
+        if signals == 0 && jctl == 0 && handler.is_none() {
+            return;
+        }
+        self.queue(work, |inner| {
+            inner.pending.signals |= signals;
+            inner.pending.jctl |= jctl;
+            if signals != 0 {
+                inner.pending.signal_seq = seq;
+            }
+            if handler.is_some() {
+                inner.pending.handler = handler;
+            }
+        });
+    }
+
+    /// The `UTask` whose `sig_work` is `head`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`UTask::from_work`], with the `sig_work` field.
+    pub(crate) unsafe fn from_sig_work<'a>(head: *mut bindings::callback_head) -> &'a UTask {
+        // SAFETY: By the function's safety requirements.
+        unsafe { &*container_of_mut!(head, UTask, sig_work) }
+    }
+
+    /// Records that `sig` (bit `bit`) is hidden on the group's set
+    /// (`shared`) or this task's.
+    pub(crate) fn mark_hidden(&self, bit: u64, shared: bool) {
+        if shared {
+            self.hid_shared.fetch_or(bit, SeqCst);
+        } else {
+            self.hid_private.fetch_or(bit, SeqCst);
+        }
+    }
+
+    /// Where the held signal of bit `bit` is hidden.
+    pub(crate) fn hidden(&self, bit: u64) -> shim::signal::Hidden {
+        shim::signal::Hidden {
+            private: self.hid_private.load(SeqCst) & bit != 0,
+            shared: self.hid_shared.load(SeqCst) & bit != 0,
+        }
+    }
+
+    /// Stops holding the signals of `mask`; returns where they were hidden
+    /// (own set, group's set).
+    pub(crate) fn unhold(&self, mask: u64) -> (u64, u64) {
+        let mask = self.held.fetch_and(!mask, SeqCst) & mask;
+        (
+            self.hid_private.fetch_and(!mask, SeqCst) & mask,
+            self.hid_shared.fetch_and(!mask, SeqCst) & mask,
+        )
     }
 
     /// Queues the reap of this task's engines (from `sched_process_free`,

@@ -29,7 +29,7 @@
 //! 6. the edge: `abi` (the exported C ABI).
 
 // `pin_init!` of `UTask`, a struct with many fields, nests deeply.
-#![recursion_limit = "256"]
+#![recursion_limit = "512"]
 
 use kernel::prelude::*;
 
@@ -90,6 +90,7 @@ struct UtraceModule {
     state: Pin<KBox<state::State>>,
     releaser: Pin<KBox<release::Releaser>>,
     hooks: Option<shim::Hooks>,
+    kprobes: Option<shim::Kprobes>,
     notifier: Option<shim::ModuleNotifier>,
     _debugfs: shim::DebugfsDir,
 }
@@ -125,11 +126,13 @@ impl kernel::Module for UtraceModule {
                 return Err(e);
             }
         };
+        let kprobes = shim::Kprobes::register();
         pr_info!("loaded (API version {})\n", abi::utrace_api_version());
         Ok(UtraceModule {
             state,
             releaser,
             hooks: Some(hooks),
+            kprobes: Some(kprobes),
             notifier: Some(notifier),
             _debugfs: debugfs,
         })
@@ -149,6 +152,7 @@ impl Drop for UtraceModule {
         }
         // 1. No probe or notification runs after this.
         drop(self.notifier.take());
+        drop(self.kprobes.take());
         drop(self.hooks.take());
         self.state.syscall_shutdown();
         // 2. Every queued task_work and reap work has run, and the engines

@@ -4,7 +4,9 @@
 //! callback may sleep, [`SyscallEngine`] for the syscall events, reported in
 //! atomic context with a context type that offers nothing that may sleep.
 
-use super::{Action, Context, Events, Signal, SyscallContext, SyscallEntry, SyscallRegs};
+use super::{
+    Action, Context, Events, Signal, SignalReport, SyscallContext, SyscallEntry, SyscallRegs,
+};
 use kernel::str::CStr;
 use kernel::task::Task;
 
@@ -57,11 +59,19 @@ pub(crate) trait Engine: Send + Sync + Sized + 'static {
     /// `task` was reaped; the engine is detached after this. Must not block.
     fn reap(&self, _task: &Task) {}
 
-    /// SIGNAL (any signal but SIGKILL, SIGSTOP and SIGCONT) or SIGNAL_CORE
-    /// (only core-dumping signals left at the default disposition): `signr`
-    /// is about to be delivered to the task.
-    fn signal(&self, _cx: &Context<'_, Self>, _signr: i32) -> Signal {
-        Signal::Deliver
+    /// SIGNAL_*: `sig` is about to be delivered to the task (its class says
+    /// what would happen; its siginfo may be changed), or, with SIGNAL
+    /// events, a handler frame was just set up for it
+    /// ([`SignalClass::Handler`](super::SignalClass::Handler)). Not for
+    /// SIGKILL, SIGCONT or a ptraced task.
+    fn signal(&self, _cx: &Context<'_, Self>, _sig: &mut SignalReport<'_>) -> Signal {
+        Signal::Keep
+    }
+
+    /// JCTL: the process is about to stop for job control (`stopped`), or
+    /// was continued.
+    fn jctl(&self, _cx: &Context<'_, Self>, _stopped: bool) -> Action {
+        Action::Resume
     }
 }
 

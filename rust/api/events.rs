@@ -22,10 +22,25 @@ impl Events {
     pub(crate) const SYSCALL_ENTRY: Events = Events(1 << 6);
     /// Needs a [`SyscallEngine`](super::SyscallEngine) tracer.
     pub(crate) const SYSCALL_EXIT: Events = Events(1 << 7);
-    /// Any signal but SIGKILL, SIGSTOP and SIGCONT.
+    /// A signal whose delivery will run a handler.
     pub(crate) const SIGNAL: Events = Events(1 << 8);
-    /// Core-dumping signals left at their default disposition.
+    /// A signal that will be ignored (SIG_IGN, or ignored by default).
+    pub(crate) const SIGNAL_IGN: Events = Events(1 << 9);
+    /// A signal that will stop the process (SIGSTOP, SIGTSTP, SIGTTIN,
+    /// SIGTTOU at their default).
+    pub(crate) const SIGNAL_STOP: Events = Events(1 << 10);
+    /// A signal that will kill without a core dump (its default).
+    pub(crate) const SIGNAL_TERM: Events = Events(1 << 11);
+    /// A signal that will kill with a core dump (its default).
     pub(crate) const SIGNAL_CORE: Events = Events(1 << 12);
+    /// Job control: the process is about to stop, or was continued.
+    pub(crate) const JCTL: Events = Events(1 << 13);
+    /// Every signal event.
+    pub(crate) const SIGNAL_ALL: Events = Self::SIGNAL
+        .or(Self::SIGNAL_IGN)
+        .or(Self::SIGNAL_STOP)
+        .or(Self::SIGNAL_TERM)
+        .or(Self::SIGNAL_CORE);
 
     pub(crate) const SYSCALL: Events = Self::SYSCALL_ENTRY.or(Self::SYSCALL_EXIT);
 
@@ -160,28 +175,6 @@ impl SyscallEntry {
             SyscallEntry::Abort => raw::UTRACE_RESUME | raw::UTRACE_SYSCALL_ABORT,
             SyscallEntry::Stop => raw::UTRACE_STOP,
             SyscallEntry::Detach => raw::UTRACE_DETACH,
-        }
-    }
-}
-
-/// What [`Engine::signal`](super::Engine::signal) decides.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Signal {
-    /// Deliver it as usual.
-    Deliver,
-    /// Discard it.
-    Ignore,
-    /// Keep it queued and stop the process in a group stop until SIGCONT
-    /// (or this engine detaches); then it is delivered.
-    Hold,
-}
-
-impl Signal {
-    pub(super) fn raw(self) -> u32 {
-        match self {
-            Signal::Deliver => raw::UTRACE_RESUME,
-            Signal::Ignore => raw::UTRACE_RESUME | raw::UTRACE_SIGNAL_IGN,
-            Signal::Hold => raw::UTRACE_STOP | raw::UTRACE_SIGNAL_HOLD,
         }
     }
 }

@@ -18,8 +18,16 @@ pub(super) const UTRACE_SINGLESTEP: u32 = 3;
 pub(super) const UTRACE_BLOCKSTEP: u32 = 4;
 pub(super) const UTRACE_RESUME: u32 = 5;
 pub(super) const UTRACE_DETACH: u32 = 6;
+pub(super) const UTRACE_SIGNAL_DELIVER: u32 = 0x00;
 pub(super) const UTRACE_SIGNAL_IGN: u32 = 0x10;
+pub(super) const UTRACE_SIGNAL_TERM: u32 = 0x20;
+pub(super) const UTRACE_SIGNAL_CORE: u32 = 0x30;
+pub(super) const UTRACE_SIGNAL_STOP: u32 = 0x40;
+pub(super) const UTRACE_SIGNAL_TSTP: u32 = 0x50;
+pub(super) const UTRACE_SIGNAL_HANDLER: u32 = 0x70;
+pub(super) const UTRACE_SIGNAL_MASK: u32 = 0xf0;
 pub(super) const UTRACE_SIGNAL_HOLD: u32 = 0x100;
+pub(super) const UTRACE_SIGNAL_SUSPEND: u32 = 0x200;
 pub(super) const UTRACE_SYSCALL_ABORT: u32 = 0x10;
 pub(super) const UTRACE_ATTACH_MATCH_OPS: i32 = 0x0001;
 pub(super) const UTRACE_ATTACH_MATCH_DATA: i32 = 0x0002;
@@ -66,12 +74,22 @@ pub(super) struct Ops {
     pub(super) report_death: Option<unsafe extern "C" fn(*mut utrace_engine, bool, i32) -> u32>,
     pub(super) report_reap: Option<unsafe extern "C" fn(*mut utrace_engine, TaskPtr)>,
     pub(super) release: Option<unsafe extern "C" fn(*mut c_void)>,
-    pub(super) report_signal: Option<unsafe extern "C" fn(u32, *mut utrace_engine, i32) -> u32>,
+    pub(super) report_signal: Option<
+        unsafe extern "C" fn(
+            u32,
+            *mut utrace_engine,
+            Regs,
+            *mut bindings::kernel_siginfo,
+            *const bindings::k_sigaction,
+            *mut bindings::k_sigaction,
+        ) -> u32,
+    >,
     pub(super) report_quiesce: Option<unsafe extern "C" fn(u32, *mut utrace_engine, u64) -> u32>,
     pub(super) report_syscall_entry:
         Option<unsafe extern "C" fn(u32, *mut utrace_engine, Regs) -> u32>,
     pub(super) report_syscall_exit:
         Option<unsafe extern "C" fn(u32, *mut utrace_engine, Regs) -> u32>,
+    pub(super) report_jctl: Option<unsafe extern "C" fn(u32, *mut utrace_engine, i32, i32) -> u32>,
     pub(super) flags: u32,
 }
 
@@ -81,8 +99,9 @@ const _: () = {
     assert!(offset_of!(Ops, report_clone) == 8);
     assert!(offset_of!(Ops, release) == 48);
     assert!(offset_of!(Ops, report_syscall_exit) == 80);
-    assert!(offset_of!(Ops, flags) == 88);
-    assert!(size_of::<Ops>() == 96);
+    assert!(offset_of!(Ops, report_jctl) == 88);
+    assert!(offset_of!(Ops, flags) == 96);
+    assert!(size_of::<Ops>() == 104);
     assert!(offset_of!(utrace_engine, data) == 8);
     assert!(offset_of!(TaskInfo, exit_code) == 12);
     assert!(size_of::<TaskInfo>() == 32);

@@ -14,7 +14,8 @@ use super::compat::{ARef, ForeignPtr};
 use super::raw;
 use super::task::task_ptr;
 use super::{
-    task_by_pid, Context, Control, Engine, Events, SyscallContext, SyscallEngine, SyscallRegs,
+    task_by_pid, Context, Control, Engine, Events, SignalReport, SyscallContext, SyscallEngine,
+    SyscallRegs,
 };
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -444,6 +445,7 @@ impl<E: Engine, const GLOBAL: bool> Ops<E, GLOBAL> {
         report_quiesce: Some(quiesce_cb::<E, GLOBAL>),
         report_syscall_entry: None,
         report_syscall_exit: None,
+        report_jctl: Some(jctl_cb::<E, GLOBAL>),
         flags: raw::UTRACE_OPS_UNPINNED,
     });
 }
@@ -569,13 +571,37 @@ unsafe extern "C" fn reap_cb<E: Engine>(
 ///
 /// As for [`clone_cb`].
 unsafe extern "C" fn signal_cb<E: Engine, const GLOBAL: bool>(
+    action: u32,
+    engine: *mut raw::utrace_engine,
+    _regs: *mut bindings::pt_regs,
+    info: *mut bindings::kernel_siginfo,
+    _orig_ka: *const bindings::k_sigaction,
+    return_ka: *mut bindings::k_sigaction,
+) -> u32 {
+    // SAFETY: As for `clone_cb`; `info` is valid and ours during the
+    // callback, `return_ka` null or the same.
+    let (cx, info) = unsafe { (context::<E, GLOBAL>(engine, current()), &mut *info) };
+    let mut report = SignalReport {
+        action,
+        info,
+        return_ka,
+    };
+    cx.shared.engine.signal(&cx, &mut report).raw(action)
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`].
+unsafe extern "C" fn jctl_cb<E: Engine, const GLOBAL: bool>(
     _action: u32,
     engine: *mut raw::utrace_engine,
-    signr: i32,
+    type_: i32,
+    _notify: i32,
 ) -> u32 {
     // SAFETY: As for `clone_cb`.
     let cx = unsafe { context::<E, GLOBAL>(engine, current()) };
-    cx.shared.engine.signal(&cx, signr).raw()
+    let stopped = type_ == bindings::CLD_STOPPED as i32;
+    cx.shared.engine.jctl(&cx, stopped).raw()
 }
 
 /// # Safety

@@ -20,7 +20,8 @@
 //! exit. A `Tracer` that is never dropped (leaked, forgotten, in a cycle)
 //! is cleaned up the same way when its module unloads.
 //!
-//! Files, one concern each: [`events`] (event masks, actions), [`engine`]
+//! Files, one concern each: [`events`] (event masks, actions), [`signal`]
+//! (signal reports and decisions), [`engine`]
 //! (the callback trait), [`context`] (what a callback can reach),
 //! [`tracer`] (attaching, the callback trampolines), [`task`] (task
 //! facts), [`stream`] (event streams), [`param`] (module parameters),
@@ -37,6 +38,7 @@ pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod param;
 mod raw;
+pub(crate) mod signal;
 pub(crate) mod stream;
 pub(crate) mod task;
 pub(crate) mod tracer;
@@ -45,9 +47,10 @@ mod usermem;
 pub(crate) use compat::{cstr_bytes, module_author, Escaped};
 pub(crate) use context::{Context, SyscallContext, SyscallRegs};
 pub(crate) use engine::{Engine, SyscallEngine};
-pub(crate) use events::{Action, Control, Events, Signal, SyscallEntry};
+pub(crate) use events::{Action, Control, Events, SyscallEntry};
 pub(crate) use param::{modinfo_bytes, module_param_int, IntParam, ParamEntry};
 pub(crate) use param::{module_param_str, KparamString, StrParam};
+pub(crate) use signal::{Signal, SignalClass, SignalReport};
 pub(crate) use stream::Stream;
 pub(crate) use task::{lost_events, task_by_pid, TaskInfo};
 pub(crate) use tracer::{attach_error, EngineRef, Tracer};

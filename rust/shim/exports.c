@@ -17,8 +17,9 @@
 static_assert(offsetof(struct utrace_engine_ops, report_clone) == 8);
 static_assert(offsetof(struct utrace_engine_ops, release) == 48);
 static_assert(offsetof(struct utrace_engine_ops, report_syscall_exit) == 80);
-static_assert(offsetof(struct utrace_engine_ops, flags) == 88);
-static_assert(sizeof(struct utrace_engine_ops) == 96);
+static_assert(offsetof(struct utrace_engine_ops, report_jctl) == 88);
+static_assert(offsetof(struct utrace_engine_ops, flags) == 96);
+static_assert(sizeof(struct utrace_engine_ops) == 104);
 static_assert(offsetof(struct utrace_engine, data) == 8);
 static_assert(offsetof(struct utrace_task_info, exit_code) == 12);
 static_assert(sizeof(struct utrace_task_info) == 32);

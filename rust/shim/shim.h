@@ -30,7 +30,8 @@ enum utrace_shim_hook {
 	UTRACE_HOOK_EXEC,	/* sched_process_exec: EXEC */
 	UTRACE_HOOK_EXIT,	/* sched_process_exit: EXIT, DEATH */
 	UTRACE_HOOK_FREE,	/* sched_process_free: REAP */
-	UTRACE_HOOK_SIGNAL,	/* signal_generate: SIGNAL_CORE, held signals */
+	UTRACE_HOOK_SIGNAL,	/* signal_generate: held signals, SIGCONT, JCTL */
+	UTRACE_HOOK_SIGNAL_DELIVER,	/* signal_deliver: HANDLER reports */
 	UTRACE_NR_HOOKS
 };
 
@@ -63,7 +64,9 @@ void utrace_rs_hook_newtask(struct task_struct *child, unsigned long clone_flags
 void utrace_rs_hook_exec(struct task_struct *task, const char *filename, pid_t old_pid);
 void utrace_rs_hook_exit(struct task_struct *task, bool group_dead);
 void utrace_rs_hook_free(struct task_struct *task);
-void utrace_rs_hook_signal(int sig, struct task_struct *task);
+void utrace_rs_hook_signal(int sig, struct task_struct *task, bool shared, bool queued);
+void utrace_rs_hook_signal_send(int sig, struct task_struct *task);
+void utrace_rs_hook_signal_deliver(int sig, struct kernel_siginfo *info);
 void utrace_rs_hook_syscall(struct task_struct *task, struct pt_regs *regs, bool entry);
 /* release.rs: a module is going (after its exit, before its memory goes). */
 struct module;
@@ -92,14 +95,32 @@ int utrace_shim_access_vm(struct task_struct *t, unsigned long addr, void *buf, 
 			  bool write);
 
 /* signal.c: held signals (see there). */
-bool utrace_shim_sig_holdable(struct task_struct *task, int sig);
-bool utrace_shim_sig_core_default(struct task_struct *task, int sig);
-void utrace_shim_discard_signal(int sig);
-void utrace_shim_hold_signal(struct task_struct *task, int sig);
-void utrace_shim_unblock_signals(struct task_struct *task, u64 mask, bool locked);
+struct k_sigaction;
+struct kernel_siginfo;
+u32 utrace_shim_sig_class(struct task_struct *task, int sig);
+u32 utrace_shim_sig_default_class(int sig);
+bool utrace_shim_sig_holdable(struct task_struct *task, int sig, bool early);
+void utrace_shim_sig_shield(struct task_struct *task, int sig, bool on);
+void utrace_shim_sig_hide(struct task_struct *task, int sig, bool shared);
+int utrace_shim_signal_peek(int sig, bool private, bool shared, struct kernel_siginfo *info,
+			    struct k_sigaction *ka);
+void utrace_shim_signal_rewrite(int sig, bool private, bool shared,
+				const struct kernel_siginfo *info);
+void utrace_shim_signal_release(int sig, bool private, bool shared, bool discard);
+void utrace_shim_signal_release_locked(struct task_struct *t, u64 private, u64 shared);
+int utrace_shim_ka_kind(const struct k_sigaction *ka);
+void utrace_shim_send_self(int sig, struct kernel_siginfo *info);
+void utrace_shim_set_default_action(int sig);
+void utrace_shim_for_each_thread(struct task_struct *task,
+				 void (*fn)(struct task_struct *, void *), void *data,
+				 bool locked);
+bool utrace_shim_group_continued(struct task_struct *task);
 void utrace_shim_stop_self(void);
 void utrace_shim_continue(struct task_struct *task);
 void utrace_shim_set_exit_code(struct task_struct *task, int code, bool group_dead);
+/* kprobes.c */
+bool utrace_shim_kprobes_register(void);
+void utrace_shim_kprobes_unregister(void);
 
 /* stop.c: a utrace stop counts as stopped for job control (see there). */
 void utrace_shim_stop_mark(void);

@@ -1,101 +1,320 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Held signals: the one place where utrace_rs.ko touches signal state.
+ * Signals: the one place where utrace_rs.ko touches signal state.
  *
- * A signal an engine wants to hold (SIGNAL_CORE events) is blocked in every
- * thread of the group from the signal_generate probe, under the siglock the
- * probe runs with, so it stays queued with its siginfo and no thread can
- * dequeue it before the engine has decided (the kernel's own
- * force_sig_info_to_task() edits another task's ->blocked under siglock the
- * same way). The task then stops itself in a real group stop (SIGSTOP), so
- * ps, wait(), gdb and SIGCONT treat it natively; on SIGCONT the probe
- * unblocks the held signals and the thread that continues dequeues them.
+ * A signal an engine wants to be told of is *hidden* from the sender's side,
+ * under the siglock the send runs with: it stays queued with its siginfo on
+ * its pending list, but its bit is taken out of the pending set, so no
+ * thread dequeues it (next_signal() looks at the set) until the engines have
+ * decided. No signal mask is touched, so nothing the task saves (a handler
+ * frame's mask, sigprocmask()'s old set) can keep it blocked afterwards. To
+ * hold a signal that the kernel would make a group kill (it kills without a
+ * core dump by default) or drop (ignored) when it is sent, the
+ * send_signal_locked() kprobe marks it in every thread's ->real_blocked for
+ * the length of that send (complete_signal() and sig_ignored() honour it;
+ * only sigtimedwait() uses the field otherwise, under the same siglock),
+ * and the signal_generate probe hides it. The task's own work then reports
+ * it and carries out the decision from here: release it (deliver), dequeue
+ * it (ignore), rewrite its siginfo, or keep it hidden (hold, suspend). A
+ * suspended process stops itself in a real group stop (SIGSTOP), so ps,
+ * wait(), gdb and SIGCONT treat it natively; on SIGCONT the probe releases
+ * the suspended signals.
  */
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/signal.h>
 
+#include <linux/sched/task_stack.h>
+#include <utrace_rs.h>
+
 #include "shim.h"
 
+/* What the disposition in force does with @sig, as a UTRACE_SIGNAL_* class. */
+static u32 sig_class(struct task_struct *task, int sig)
+{
+	void __user *handler = task->sighand->action[sig - 1].sa.sa_handler;
+
+	if (handler == SIG_IGN)
+		return UTRACE_SIGNAL_IGN;
+	if (handler != SIG_DFL)
+		return UTRACE_SIGNAL_DELIVER;
+	return utrace_shim_sig_default_class(sig);
+}
+
+/* The class of @sig's default action. */
+u32 utrace_shim_sig_default_class(int sig)
+{
+	if (sig < 1 || sig > _NSIG)
+		return UTRACE_SIGNAL_IGN;
+	if (sig_kernel_coredump(sig))
+		return UTRACE_SIGNAL_CORE;
+	if (sig_kernel_ignore(sig))
+		return UTRACE_SIGNAL_IGN;
+	if (sig == SIGSTOP)
+		return UTRACE_SIGNAL_STOP;
+	if (sig_kernel_stop(sig))
+		return UTRACE_SIGNAL_TSTP;
+	return UTRACE_SIGNAL_TERM;
+}
+
+/* The class of @sig for @task (its siglock held, or @task is current). */
+u32 utrace_shim_sig_class(struct task_struct *task, int sig)
+{
+	return sig_class(task, sig);
+}
+
 /*
- * Whether @sig may be held for @task: not SIGKILL, SIGSTOP or SIGCONT, not
- * fatal-without-core at its default disposition, the task is not ptraced (a
- * debugger owns its signals) and no thread of its group blocks @sig. Called
- * with @task's siglock held.
+ * Whether @sig may be held for @task: not SIGKILL or SIGCONT, the task is not
+ * ptraced (a debugger owns its signals), its process is not dying, and no
+ * thread of its group blocks @sig. Unless @early (the send_signal_locked()
+ * probe, before the signal is queued), not a signal that kills without a
+ * core dump or is ignored: complete_signal() has made the first a group kill
+ * already, and the second was dropped. Called with @task's siglock held.
  */
-bool utrace_shim_sig_holdable(struct task_struct *task, int sig)
+bool utrace_shim_sig_holdable(struct task_struct *task, int sig, bool early)
 {
 	struct task_struct *t;
+	u32 class;
 
-	if (sig < 1 || sig > 64 || !valid_signal(sig) || sig_kernel_only(sig) ||
-	    sig == SIGCONT || task->ptrace)
+	if (sig < 1 || sig > 64 || !valid_signal(sig) || sig == SIGKILL ||
+	    sig == SIGCONT || task->ptrace ||
+	    (task->signal->flags & SIGNAL_GROUP_EXIT) || task->signal->core_state)
 		return false;
-	/*
-	 * A signal that kills without a core dump at its default disposition
-	 * has been turned into a group kill by complete_signal() already, before
-	 * the probe runs: too late to hold or ignore.
-	 */
-	if (task->sighand->action[sig - 1].sa.sa_handler == SIG_DFL && !sig_kernel_ignore(sig) &&
-	    !sig_kernel_stop(sig) && !sig_kernel_coredump(sig))
+	class = sig_class(task, sig);
+	if (!early && (class == UTRACE_SIGNAL_TERM || class == UTRACE_SIGNAL_IGN))
 		return false;
 	for_each_thread(task, t)
-		if (sigismember(&t->blocked, sig))
+		if (sigismember(&t->blocked, sig) || sigismember(&t->real_blocked, sig))
 			return false;
 	return true;
 }
 
-/* Whether @sig dumps core by default and @task leaves it at the default. */
-bool utrace_shim_sig_core_default(struct task_struct *task, int sig)
+/* The pending set a signal was queued on: the group's (@shared) or @task's. */
+static struct sigpending *pending_of(struct task_struct *task, bool shared)
 {
-	return sig_kernel_coredump(sig) &&
-	       task->sighand->action[sig - 1].sa.sa_handler == SIG_DFL;
+	return shared ? &task->signal->shared_pending : &task->pending;
 }
 
-/* Take the queued @sig out of current's queues (an engine ignored it). */
-void utrace_shim_discard_signal(int sig)
+/*
+ * The send_signal_locked() kprobe: mark (@on) or unmark @sig in every
+ * thread's ->real_blocked for this send. Siglock held.
+ */
+void utrace_shim_sig_shield(struct task_struct *task, int sig, bool on)
+{
+	struct task_struct *t;
+
+	for_each_thread(task, t) {
+		if (on)
+			sigaddset(&t->real_blocked, sig);
+		else
+			sigdelset(&t->real_blocked, sig);
+	}
+}
+
+/* Hide the queued @sig of @task (@shared: on the group's set). Siglock held. */
+void utrace_shim_sig_hide(struct task_struct *task, int sig, bool shared)
+{
+	sigdelset(&pending_of(task, shared)->signal, sig);
+}
+
+/* The first siginfo queued for @sig on @p, or NULL (queued without one). */
+static struct sigqueue *first_queued(struct sigpending *p, int sig)
+{
+	struct sigqueue *q;
+
+	list_for_each_entry(q, &p->list, list)
+		if (q->info.si_signo == sig)
+			return q;
+	return NULL;
+}
+
+/*
+ * Show @sig on @p again. A non-realtime signal sent again while it was
+ * hidden was queued again (its bit was clear): keep only the first, as the
+ * kernel would have. current's siglock held; @p is current's.
+ */
+static void unhide(struct sigpending *p, int sig)
+{
+	struct sigqueue *q, *first = NULL;
+	kernel_siginfo_t info;
+	enum pid_type type;
+	sigset_t others;
+	int n = 0;
+
+	sigaddset(&p->signal, sig);
+	if (sig >= SIGRTMIN)
+		return;
+	list_for_each_entry(q, &p->list, list) {
+		if (q->info.si_signo != sig)
+			continue;
+		if (!first)
+			first = q;
+		n++;
+	}
+	if (n < 2)
+		return;
+	/* dequeue_signal() takes the first queued: make the one to keep the last. */
+	list_move_tail(&first->list, &p->list);
+	sigfillset(&others);
+	sigdelset(&others, sig);
+	while (--n > 0 && dequeue_signal(&others, &info, &type) == sig)
+		;
+}
+
+/*
+ * current's hidden @sig (on its own set if @private, the group's if
+ * @shared): copy its siginfo (the first queued, own before group's, as
+ * dequeue_signal() takes them; one queued without siginfo gets what
+ * collect_signal() would make) and the disposition in force. Returns its
+ * class, or -1 when current is dying (SIGKILL flushes the queues).
+ */
+int utrace_shim_signal_peek(int sig, bool private, bool shared, kernel_siginfo_t *info,
+			    struct k_sigaction *ka)
+{
+	struct sigqueue *q = NULL;
+	int ret;
+
+	clear_siginfo(info);
+	info->si_signo = sig;
+	info->si_code = SI_USER;
+	spin_lock_irq(&current->sighand->siglock);
+	if (private)
+		q = first_queued(&current->pending, sig);
+	if (!q && shared)
+		q = first_queued(&current->signal->shared_pending, sig);
+	if (q)
+		copy_siginfo(info, &q->info);
+	*ka = current->sighand->action[sig - 1];
+	ret = fatal_signal_pending(current) ? -1 : (int)sig_class(current, sig);
+	spin_unlock_irq(&current->sighand->siglock);
+	return ret;
+}
+
+/* Replace the siginfo of current's first hidden @sig by @info (same signal). */
+void utrace_shim_signal_rewrite(int sig, bool private, bool shared, const kernel_siginfo_t *info)
+{
+	struct sigqueue *q = NULL;
+
+	spin_lock_irq(&current->sighand->siglock);
+	if (private)
+		q = first_queued(&current->pending, sig);
+	if (!q && shared)
+		q = first_queued(&current->signal->shared_pending, sig);
+	if (q) {
+		copy_siginfo(&q->info, info);
+		q->info.si_signo = sig;
+	}
+	spin_unlock_irq(&current->sighand->siglock);
+}
+
+/*
+ * Release current's hidden @sig: show it again and, if @discard, take every
+ * queued instance out (an engine ignored it), in one siglock section so
+ * that no other thread dequeues it in between.
+ */
+void utrace_shim_signal_release(int sig, bool private, bool shared, bool discard)
 {
 	kernel_siginfo_t info;
 	enum pid_type type;
 	sigset_t others;
 
-	sigfillset(&others);
-	sigdelset(&others, sig);
 	spin_lock_irq(&current->sighand->siglock);
-	/* Non-realtime signals are queued once; realtime ones, maybe more. */
-	while (dequeue_signal(&others, &info, &type) == sig)
-		;
+	if (private)
+		unhide(&current->pending, sig);
+	if (shared)
+		unhide(&current->signal->shared_pending, sig);
+	if (discard) {
+		sigfillset(&others);
+		sigdelset(&others, sig);
+		/* Non-realtime signals are queued once; realtime ones, maybe more. */
+		while (dequeue_signal(&others, &info, &type) == sig)
+			;
+	}
+	recalc_sigpending();
 	spin_unlock_irq(&current->sighand->siglock);
 }
 
-/* Block @sig in every thread of @task's group. Called with siglock held. */
-void utrace_shim_hold_signal(struct task_struct *task, int sig)
+/*
+ * The SIGCONT probe: release @t's suspended signals, on its own set
+ * (@private) and the group's (@shared) (bit sig-1), with the siglock held
+ * by the sender, and make the threads look at their signals. (A second
+ * non-realtime instance sent while suspended is delivered too.)
+ */
+void utrace_shim_signal_release_locked(struct task_struct *t, u64 private, u64 shared)
 {
-	struct task_struct *t;
+	struct task_struct *u;
+	int sig;
 
-	for_each_thread(task, t)
-		sigaddset(&t->blocked, sig);
+	for (sig = 1; sig <= 64 && sig <= _NSIG; sig++) {
+		if (private & (1ULL << (sig - 1)))
+			sigaddset(&t->pending.signal, sig);
+		if (shared & (1ULL << (sig - 1)))
+			sigaddset(&t->signal->shared_pending.signal, sig);
+	}
+	set_tsk_thread_flag(t, TIF_SIGPENDING);
+	if (shared)
+		for_each_thread(t, u)
+			set_tsk_thread_flag(u, TIF_SIGPENDING);
+}
+
+/* 0 for SIG_DFL, 1 for SIG_IGN, 2 for a handler. */
+int utrace_shim_ka_kind(const struct k_sigaction *ka)
+{
+	if (ka->sa.sa_handler == SIG_DFL)
+		return 0;
+	return ka->sa.sa_handler == SIG_IGN ? 1 : 2;
 }
 
 /*
- * Unblock the signals of @mask (bit sig-1) in every thread of @task's group
- * and make the threads look at their signals again. @locked: the caller holds
- * the siglock (the probe); otherwise @task must be current.
+ * Send @sig to current with @info (NULL: as the kernel), as the engines
+ * rewrote or redirected a signal.
  */
-void utrace_shim_unblock_signals(struct task_struct *task, u64 mask, bool locked)
+void utrace_shim_send_self(int sig, kernel_siginfo_t *info)
+{
+	if (info)
+		info->si_signo = sig;
+	send_sig_info(sig, info ? info : SEND_SIG_PRIV, current);
+}
+
+/*
+ * Make @sig's disposition the default in current's process: TERM or CORE
+ * chosen by an engine for a signal the process handles (the process dies of
+ * it, so nobody sees the change).
+ */
+void utrace_shim_set_default_action(int sig)
+{
+	spin_lock_irq(&current->sighand->siglock);
+	current->sighand->action[sig - 1].sa.sa_handler = SIG_DFL;
+	spin_unlock_irq(&current->sighand->siglock);
+}
+
+/*
+ * Call @fn(thread, @data) for every thread of @task's group, under its
+ * siglock: held by the caller if @locked, else taken here (then @task is
+ * current).
+ */
+void utrace_shim_for_each_thread(struct task_struct *task,
+				 void (*fn)(struct task_struct *, void *), void *data,
+				 bool locked)
 {
 	struct task_struct *t;
-	int sig;
+	unsigned long flags;
 
 	if (!locked)
-		spin_lock_irq(&task->sighand->siglock);
-	for_each_thread(task, t) {
-		for (sig = 1; sig <= 64 && sig <= _NSIG; sig++)
-			if (mask & (1ULL << (sig - 1)))
-				sigdelset(&t->blocked, sig);
-		set_tsk_thread_flag(t, TIF_SIGPENDING);
-	}
+		spin_lock_irqsave(&task->sighand->siglock, flags);
+	for_each_thread(task, t)
+		fn(t, data);
 	if (!locked)
-		spin_unlock_irq(&task->sighand->siglock);
+		spin_unlock_irqrestore(&task->sighand->siglock, flags);
+}
+
+/*
+ * In the signal_generate probe of a SIGCONT: whether it continued a stopped
+ * (or stopping) process (prepare_signal() marked it so). Siglock held.
+ */
+bool utrace_shim_group_continued(struct task_struct *task)
+{
+	return task->signal->flags & SIGNAL_STOP_CONTINUED;
 }
 
 /* Stop the calling thread's group, as SIGSTOP sent to this thread does. */

@@ -59,13 +59,25 @@ static void probe_free(void *data, struct task_struct *p)
 	utrace_rs_hook_free(p);
 }
 
-/* Called with @task's siglock held and interrupts off. */
+/*
+ * Called with @task's siglock held and interrupts off, in any context (an
+ * itimer's signal comes from a hardirq). Every result is passed on: a
+ * signal held by the send_signal_locked() kprobe but not queued after all
+ * must be released.
+ */
 static void probe_signal(void *data, int sig, struct kernel_siginfo *info,
 			 struct task_struct *task, int group, int result)
 {
-	if (result == TRACE_SIGNAL_DELIVERED || result == TRACE_SIGNAL_LOSE_INFO ||
-	    (sig == SIGCONT && result == TRACE_SIGNAL_IGNORED))
-		utrace_rs_hook_signal(sig, task);
+	utrace_rs_hook_signal(sig, task, group,
+			      result == TRACE_SIGNAL_DELIVERED || result == TRACE_SIGNAL_LOSE_INFO);
+}
+
+/* get_signal() dequeued @sig for current, siglock held; @ka is what it does. */
+static void probe_signal_deliver(void *data, int sig, struct kernel_siginfo *info,
+				 struct k_sigaction *ka)
+{
+	if (info && ka->sa.sa_handler != SIG_DFL && ka->sa.sa_handler != SIG_IGN)
+		utrace_rs_hook_signal_deliver(sig, info);
 }
 
 /*
@@ -125,6 +137,7 @@ static struct utrace_hook hooks[UTRACE_NR_HOOKS] = {
 	[UTRACE_HOOK_EXIT] = { "sched_process_exit", probe_exit },
 	[UTRACE_HOOK_FREE] = { "sched_process_free", probe_free },
 	[UTRACE_HOOK_SIGNAL] = { "signal_generate", probe_signal },
+	[UTRACE_HOOK_SIGNAL_DELIVER] = { "signal_deliver", probe_signal_deliver },
 };
 
 /*
@@ -144,6 +157,7 @@ static void __maybe_unused check_probe_types(void)
 	check_trace_callback_type_sched_process_exit(probe_exit);
 	check_trace_callback_type_sched_process_free(probe_free);
 	check_trace_callback_type_signal_generate(probe_signal);
+	check_trace_callback_type_signal_deliver(probe_signal_deliver);
 	check_trace_callback_type_sys_enter(probe_sys_enter);
 	check_trace_callback_type_sys_exit(probe_sys_exit);
 }

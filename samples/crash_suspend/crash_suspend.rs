@@ -20,7 +20,7 @@ use kernel::task::Task;
 #[path = "../../rust/api/utrace.rs"]
 mod utrace;
 
-use utrace::{Action, Context, Events, Signal, TaskInfo, Tracer};
+use utrace::{Action, Context, Events, Signal, SignalReport, TaskInfo, Tracer};
 
 utrace::module_author! {
     type: CrashSuspend,
@@ -68,7 +68,8 @@ impl utrace::Engine for Suspend {
         Action::Resume
     }
 
-    fn signal(&self, cx: &Context<'_, Self>, signr: i32) -> Signal {
+    fn signal(&self, cx: &Context<'_, Self>, sig: &mut SignalReport<'_>) -> Signal {
+        let signr = sig.signo();
         let info = TaskInfo::of(cx.task());
         pr_info!(
             "pid {} ({}) thread {} suspended on signal {} ({}): attach a debugger (gdb -p {}) or send SIGCONT to let it dump core\n",
@@ -79,7 +80,7 @@ impl utrace::Engine for Suspend {
             signal_name(signr),
             info.tgid
         );
-        Signal::Hold
+        Signal::Suspend
     }
 }
 

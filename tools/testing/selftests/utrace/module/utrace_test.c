@@ -35,7 +35,13 @@
  *   ret SLOT ACTION       SLOT's callbacks return ACTION
  *   sysnr SLOT NR         count SLOT's SYSCALL_ENTRY/EXIT reports of syscall NR
  *   sysabort SLOT NR ERRNO  SLOT's entry callback aborts syscall NR with -ERRNO
- *   sigret SLOT VALUE     SLOT's report_signal returns VALUE
+ *   sigret SLOT VALUE     SLOT's report_signal returns VALUE (a resume action
+ *                         or'd with UTRACE_SIGNAL_* bits and flags)
+ *   sigrewrite SLOT SIG   SLOT's report_signal sets info->si_signo to SIG
+ *                         (-1: leave it) and si_errno to 77 (seen by the
+ *                         siginfo_t of a handler)
+ *   sigka SLOT 0|1|2      SLOT's report_signal leaves return_ka (0) or sets its
+ *                         handler to SIG_DFL (1) or SIG_IGN (2)
  *   noop SLOT 0|1         SLOT's callbacks return at once (benchmarks)
  *   attachloop PID N      N x attach+set_events+detach(+barrier)+put on PID;
  *                         stats "bench.attach_ns" (per round trip)
@@ -83,6 +89,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -110,6 +117,8 @@ struct slot {
 	long sys_nr;			/* count entries/exits of this syscall */
 	atomic_t sys_entries, sys_exits;
 	u32 sigret;			/* what report_signal returns */
+	int sigrewrite;			/* si_signo report_signal writes, or -1 */
+	int sigka;			/* return_ka: 0 keep, 1 SIG_DFL, 2 SIG_IGN */
 	bool noop;			/* callbacks return at once (benchmarks) */
 	long abort_nr;			/* abort this syscall ... */
 	int abort_errno;		/* ... with this errno */
@@ -423,14 +432,41 @@ static u32 cb_quiesce(u32 action, struct utrace_engine *engine, unsigned long ev
 	return report(engine, _UTRACE_EVENT_QUIESCE, current, detail);
 }
 
-static u32 cb_signal(u32 action, struct utrace_engine *engine, int signr)
+/* The event a signal of this class is reported for. */
+static int signal_event(u32 class)
 {
+	switch (class) {
+	case UTRACE_SIGNAL_IGN:
+		return _UTRACE_EVENT_SIGNAL_IGN;
+	case UTRACE_SIGNAL_TERM:
+		return _UTRACE_EVENT_SIGNAL_TERM;
+	case UTRACE_SIGNAL_CORE:
+		return _UTRACE_EVENT_SIGNAL_CORE;
+	case UTRACE_SIGNAL_STOP:
+	case UTRACE_SIGNAL_TSTP:
+		return _UTRACE_EVENT_SIGNAL_STOP;
+	default:
+		return _UTRACE_EVENT_SIGNAL;
+	}
+}
+
+/*
+ * Logs "sig=N class=0xC code=N addr=0xA pid=N regs=0|1 ka=0|1" under the
+ * event of @action's class (HANDLER reports under SIGNAL).
+ */
+static u32 cb_signal(u32 action, struct utrace_engine *engine, struct pt_regs *regs,
+		     struct kernel_siginfo *info, const struct k_sigaction *orig_ka,
+		     struct k_sigaction *return_ka)
+{
+	u32 class = utrace_signal_action(action);
 	int n = slot_of(engine);
-	char detail[16];
+	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
+	unsigned long addr = 0;
+	char detail[96];
+	u32 ret;
 
-	if (n < NSLOTS && READ_ONCE(slots[n].step_mode) && signr == SIGTRAP) {
-		struct slot *s = &slots[n];
-
+	if (s && READ_ONCE(s->step_mode) && info->si_signo == SIGTRAP &&
+	    class != UTRACE_SIGNAL_HANDLER) {
 		/* Our step's trap: count it, consume it, step on (or stop stepping). */
 		if (READ_ONCE(s->stepping)) {
 			if (atomic_inc_return(&s->steps) == READ_ONCE(s->step_detach)) {
@@ -444,9 +480,32 @@ static u32 cb_signal(u32 action, struct utrace_engine *engine, int signr)
 		atomic_inc(&s->late_traps);
 		return UTRACE_RESUME | UTRACE_SIGNAL_IGN;
 	}
-	snprintf(detail, sizeof(detail), "sig=%d", signr);
-	report(engine, _UTRACE_EVENT_SIGNAL, current, detail);
-	return n < NSLOTS ? READ_ONCE(slots[n].sigret) : UTRACE_RESUME;
+	if (info->si_signo == SIGSEGV || info->si_signo == SIGBUS ||
+	    info->si_signo == SIGILL || info->si_signo == SIGFPE)
+		addr = (unsigned long)info->si_addr;
+	snprintf(detail, sizeof(detail), "sig=%d class=0x%x code=%d addr=0x%lx pid=%d regs=%d ka=%d",
+		 info->si_signo, class, info->si_code, addr,
+		 info->si_code <= 0 ? info->si_pid : 0,
+		 regs == task_pt_regs(current), orig_ka && return_ka);
+	report(engine, signal_event(class), current, detail);
+	if (!s)
+		return class | UTRACE_RESUME;
+	if (READ_ONCE(s->sigrewrite) >= 0) {
+		info->si_signo = READ_ONCE(s->sigrewrite);
+		info->si_errno = 77;
+	}
+	if (return_ka && READ_ONCE(s->sigka))
+		return_ka->sa.sa_handler = READ_ONCE(s->sigka) == 1 ? SIG_DFL : SIG_IGN;
+	ret = READ_ONCE(s->sigret);
+	return ret;
+}
+
+static u32 cb_jctl(u32 action, struct utrace_engine *engine, int type, int notify)
+{
+	char detail[32];
+
+	snprintf(detail, sizeof(detail), "type=%d notify=%d", type, notify);
+	return report(engine, _UTRACE_EVENT_JCTL, current, detail);
 }
 
 /* Atomic context: counts only. */
@@ -518,6 +577,7 @@ static void cb_release(void *data)
 	.report_syscall_entry = cb_sys_entry,	\
 	.report_syscall_exit = cb_sys_exit,	\
 	.report_signal = cb_signal,		\
+	.report_jctl = cb_jctl,			\
 }
 static const struct utrace_engine_ops ops_a = TEST_OPS;
 static const struct utrace_engine_ops ops_b = TEST_OPS;
@@ -781,7 +841,9 @@ static u32 chaos_quiesce(u32 a, struct utrace_engine *e, unsigned long ev)
 {
 	return chaos_cb();
 }
-static u32 chaos_signal(u32 a, struct utrace_engine *e, int sig)
+static u32 chaos_signal(u32 a, struct utrace_engine *e, struct pt_regs *regs,
+			struct kernel_siginfo *info, const struct k_sigaction *orig_ka,
+			struct k_sigaction *return_ka)
 {
 	return chaos_cb();
 }
@@ -1085,6 +1147,14 @@ static int run_cmd(char *buf)
 		WRITE_ONCE(s->sigret, a2);
 		return 0;
 	}
+	if (!strcmp(argv[0], "sigrewrite") && s && argc == 3) {
+		WRITE_ONCE(s->sigrewrite, a2);
+		return 0;
+	}
+	if (!strcmp(argv[0], "sigka") && s && argc == 3 && a2 >= 0 && a2 <= 2) {
+		WRITE_ONCE(s->sigka, a2);
+		return 0;
+	}
 	if (!strcmp(argv[0], "sysnr") && s && argc == 3) {
 		WRITE_ONCE(s->sys_nr, a2);
 		atomic_set(&s->sys_entries, 0);
@@ -1283,6 +1353,8 @@ static int __init utrace_test_init(void)
 	for (i = 0; i < NSLOTS; i++) {
 		slots[i].ret = UTRACE_RESUME;
 		slots[i].sigret = UTRACE_RESUME;
+		slots[i].sigrewrite = -1;
+		slots[i].sigka = 0;
 		slots[i].sys_nr = -2;
 		slots[i].abort_nr = -2;
 	}

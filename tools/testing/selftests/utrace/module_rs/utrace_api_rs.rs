@@ -13,7 +13,8 @@
 //! - N's first SIGUSR1 is ignored, the second delivered, the third ignored
 //!   and N stopped (Control::Report from the signal callback, then
 //!   Action::Stop from the QUIESCE report it asks for: only a returned
-//!   Stop is sticky), the rest delivered;
+//!   Stop is sticky), the rest delivered (and each delivery's HANDLER
+//!   report counted);
 //! - with `ctl=M`, a SIGUSR1 to task M (ignored) resumes N;
 //! - with `step=1` (N is the stepper program): Action::SingleStep from the
 //!   SYSCALL_EXIT of its start marker, then each SIGTRAP ignored with a
@@ -33,8 +34,8 @@ use kernel::sync::{new_mutex, new_spinlock, Mutex, SpinLock};
 mod utrace;
 
 use utrace::{
-    Action, Context, Control, EngineRef, Events, Signal, SyscallContext, SyscallEntry, SyscallRegs,
-    Tracer,
+    Action, Context, Control, EngineRef, Events, Signal, SignalClass, SignalReport, SyscallContext,
+    SyscallEntry, SyscallRegs, Tracer,
 };
 
 utrace::module_author! {
@@ -74,6 +75,8 @@ struct Counts {
     usr1: AtomicU32,
     ignored: AtomicU32,
     delivered: AtomicU32,
+    /// HANDLER reports: a handler frame was set up.
+    handler: AtomicU32,
     resumed: AtomicU32,
     orig_exit: AtomicI64,
     /// What `EngineRef::barrier` on a detached engine of the traced task
@@ -133,7 +136,12 @@ impl utrace::Engine for Api {
         Action::Resume
     }
 
-    fn signal(&self, cx: &Context<'_, Self>, signr: i32) -> Signal {
+    fn signal(&self, cx: &Context<'_, Self>, sig: &mut SignalReport<'_>) -> Signal {
+        if sig.class() == SignalClass::Handler {
+            self.counts.handler.fetch_add(1, Relaxed);
+            return Signal::Keep;
+        }
+        let signr = sig.signo();
         if tid(cx.task()) == self.ctl {
             if signr == SIGUSR1 {
                 if let Some(target) = self.target.lock().as_ref() {
@@ -239,7 +247,9 @@ fn attach_checked(tracer: &Tracer<Api>, pid: i32) -> Result<EngineRef<Api>> {
         "exclusive attach refused",
         tracer.attach_exclusive(&task, Events::EXEC).err() == Some(EEXIST),
     );
-    let events = Events::QUIESCE | Events::SIGNAL | Events::EXIT | Events::SYSCALL;
+    // SIGNAL_CORE: the step traps (SIGTRAP at its default disposition).
+    let events =
+        Events::QUIESCE | Events::SIGNAL | Events::SIGNAL_CORE | Events::EXIT | Events::SYSCALL;
     let second = first.handoff(tracer, Events::EXEC)?;
     check(
         "handed-off engine detached",
@@ -317,7 +327,7 @@ impl Drop for ApiModule {
     fn drop(&mut self) {
         let c = &self.tracer.engine().counts;
         pr_info!(
-            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} resumed={} orig_exit={} barrier_in_atomic={} steps={} late_traps={}\n",
+            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} handler={} resumed={} orig_exit={} barrier_in_atomic={} steps={} late_traps={}\n",
             c.entries.load(Relaxed),
             c.exits.load(Relaxed),
             c.aborted.load(Relaxed),
@@ -325,6 +335,7 @@ impl Drop for ApiModule {
             c.quiesce_stopped.load(Relaxed),
             c.ignored.load(Relaxed),
             c.delivered.load(Relaxed),
+            c.handler.load(Relaxed),
             c.resumed.load(Relaxed),
             c.orig_exit.load(Relaxed),
             c.barrier_in_atomic.load(Relaxed),

@@ -22,8 +22,8 @@ step_run() { # MODE-NAME MODE
 	stepper "$1" </tmp/t49.go >/tmp/t49.out &
 	pid=$!
 	expect_ut "attach" 0 attach 0 $pid $A_CREATE
-	expect_ut "QUIESCE|SYSCALL|SIGNAL" 0 events 0 \
-		$((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT | EV_SIGNAL))
+	expect_ut "QUIESCE|SYSCALL|SIGNAL_CORE (the traps)" 0 events 0 \
+		$((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT | EV_SIGNAL_CORE))
 	expect_ut "step mode $2" 0 step 0 "$2"
 	echo go >/tmp/t49.go
 	wait $pid
@@ -63,8 +63,8 @@ mkfifo /tmp/t49.go
 stepper single </tmp/t49.go >/tmp/t49.out &
 pid=$!
 expect_ut "attach" 0 attach 0 $pid $A_CREATE
-expect_ut "QUIESCE|SYSCALL|SIGNAL" 0 events 0 \
-	$((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT | EV_SIGNAL))
+expect_ut "QUIESCE|SYSCALL|SIGNAL_CORE (the traps)" 0 events 0 \
+	$((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT | EV_SIGNAL_CORE))
 expect_ut "single steps" 0 step 0 $ACT_SINGLESTEP
 expect_ut "detach at the 5th trap" 0 stepdetach 0 5
 echo go >/tmp/t49.go

@@ -81,6 +81,7 @@ line=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1)
 echo "$line"
 expect_eq "signals ignored" "$(count ignored)" 2
 expect_eq "signals delivered" "$(count delivered)" 2
+expect_eq "HANDLER reports (one per delivery to the handler)" "$(count handler)" 2
 expect_eq "resumes" "$(count resumed)" 1
 [ "$(count quiesce_stopped)" -ge 1 ] || fail "no QUIESCE report at the stop"
 kill $tpid $ctl

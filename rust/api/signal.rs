@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Signals: what [`Engine::signal`](super::Engine::signal) is told
+//! ([`SignalReport`], [`SignalClass`]) and what it decides ([`Signal`]).
+
+use super::raw;
+use kernel::bindings;
+
+/// What will happen to a signal (`enum utrace_signal_action`): its
+/// disposition's class for the first engine, what the engine before made of
+/// it for the others.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SignalClass {
+    /// A handler will run (event SIGNAL).
+    Deliver,
+    /// It will be ignored (SIGNAL_IGN).
+    Ignore,
+    /// It kills without a core dump (SIGNAL_TERM).
+    Term,
+    /// It kills with a core dump (SIGNAL_CORE).
+    Core,
+    /// SIGSTOP: the process stops (SIGNAL_STOP).
+    Stop,
+    /// SIGTSTP, SIGTTIN, SIGTTOU: a job-control stop (SIGNAL_STOP).
+    Tstp,
+    /// A handler frame was set up for it: the handler runs next. Only
+    /// reported to engines with SIGNAL events; the decision is not used.
+    Handler,
+}
+
+impl SignalClass {
+    fn from_raw(action: u32) -> SignalClass {
+        match action & raw::UTRACE_SIGNAL_MASK {
+            raw::UTRACE_SIGNAL_IGN => SignalClass::Ignore,
+            raw::UTRACE_SIGNAL_TERM => SignalClass::Term,
+            raw::UTRACE_SIGNAL_CORE => SignalClass::Core,
+            raw::UTRACE_SIGNAL_STOP => SignalClass::Stop,
+            raw::UTRACE_SIGNAL_TSTP => SignalClass::Tstp,
+            raw::UTRACE_SIGNAL_HANDLER => SignalClass::Handler,
+            _ => SignalClass::Deliver,
+        }
+    }
+}
+
+/// What [`Engine::signal`](super::Engine::signal) decides. The last engine's
+/// decision is what is done.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Signal {
+    /// Leave the decision as the engines before this one made it (the
+    /// signal's own class for the first): the default.
+    Keep,
+    /// Deliver it as the disposition says (a handler, or the default action).
+    Deliver,
+    /// Discard it.
+    Ignore,
+    /// Kill the process (without a core dump).
+    Term,
+    /// Kill the process with a core dump.
+    Core,
+    /// Stop the process (as SIGSTOP).
+    Stop,
+    /// Job-control stop (as SIGTSTP).
+    Tstp,
+    /// Push it back and stop the task (utrace's `UTRACE_STOP |
+    /// UTRACE_SIGNAL_HOLD`): it is reported again once every engine that
+    /// stopped the task resumed it ([`Control::Resume`](super::Control)).
+    Hold,
+    /// Keep it queued and stop the whole process in a real group stop
+    /// (`ps` shows T, `gdb -p` can attach) until SIGCONT, which delivers it
+    /// (`UTRACE_SIGNAL_SUSPEND`); detaching this engine continues it too.
+    Suspend,
+}
+
+impl Signal {
+    pub(super) fn raw(self, action: u32) -> u32 {
+        let resume = raw::UTRACE_RESUME;
+        match self {
+            Signal::Keep => (action & raw::UTRACE_SIGNAL_MASK) | resume,
+            Signal::Deliver => raw::UTRACE_SIGNAL_DELIVER | resume,
+            Signal::Ignore => raw::UTRACE_SIGNAL_IGN | resume,
+            Signal::Term => raw::UTRACE_SIGNAL_TERM | resume,
+            Signal::Core => raw::UTRACE_SIGNAL_CORE | resume,
+            Signal::Stop => raw::UTRACE_SIGNAL_STOP | resume,
+            Signal::Tstp => raw::UTRACE_SIGNAL_TSTP | resume,
+            Signal::Hold => {
+                (action & raw::UTRACE_SIGNAL_MASK) | raw::UTRACE_SIGNAL_HOLD | raw::UTRACE_STOP
+            }
+            Signal::Suspend => raw::UTRACE_SIGNAL_SUSPEND | raw::UTRACE_STOP,
+        }
+    }
+}
+
+/// A signal about to be delivered (or whose handler frame was just set up):
+/// its siginfo, which the engine may change, and its class.
+pub(crate) struct SignalReport<'a> {
+    pub(super) action: u32,
+    pub(super) info: &'a mut bindings::kernel_siginfo,
+    /// `return_ka`: null for a HANDLER report.
+    pub(super) return_ka: *mut bindings::k_sigaction,
+}
+
+/// `si_code` values at or below this come from user space (kill(),
+/// sigqueue(), tkill()): the siginfo names the sender.
+const SI_USER_MAX: i32 = 0;
+
+impl SignalReport<'_> {
+    /// What will happen to it (see [`SignalClass`]).
+    pub(crate) fn class(&self) -> SignalClass {
+        SignalClass::from_raw(self.action)
+    }
+
+    /// The signal number.
+    pub(crate) fn signo(&self) -> i32 {
+        self.info.__bindgen_anon_1.si_signo
+    }
+
+    /// `si_code`: why it was sent (`SI_USER`, `SEGV_MAPERR`, ...).
+    pub(crate) fn code(&self) -> i32 {
+        self.info.__bindgen_anon_1.si_code
+    }
+
+    /// `si_errno`.
+    pub(crate) fn errno(&self) -> i32 {
+        self.info.__bindgen_anon_1.si_errno
+    }
+
+    /// The faulting address of a fault the kernel sent (SIGSEGV, SIGBUS,
+    /// SIGILL, SIGFPE, SIGTRAP with a kernel `si_code`).
+    pub(crate) fn fault_addr(&self) -> Option<usize> {
+        let fault = [
+            bindings::SIGSEGV,
+            bindings::SIGBUS,
+            bindings::SIGILL,
+            bindings::SIGFPE,
+            bindings::SIGTRAP,
+        ];
+        if self.code() <= SI_USER_MAX || !fault.iter().any(|&s| s as i32 == self.signo()) {
+            return None;
+        }
+        // SAFETY: A kernel fault's siginfo uses the `_sigfault` member.
+        let addr = unsafe { self.info.__bindgen_anon_1._sifields._sigfault._addr };
+        Some(addr as usize)
+    }
+
+    /// The sender's pid and uid (as the task's namespaces see them) of a
+    /// signal sent from user space.
+    pub(crate) fn sender(&self) -> Option<(i32, u32)> {
+        if self.code() > SI_USER_MAX {
+            return None;
+        }
+        // SAFETY: A user-sent siginfo uses the `_kill` member (`_rt` and
+        // `_timer` start with the same fields).
+        let kill = unsafe { self.info.__bindgen_anon_1._sifields._kill };
+        Some((kill._pid, kill._uid))
+    }
+
+    /// Delivers `sig` instead (0: nothing). The rest of the siginfo stays.
+    pub(crate) fn set_signo(&mut self, sig: i32) {
+        self.info.__bindgen_anon_1.si_signo = sig;
+    }
+
+    /// The raw siginfo, to read or change anything else.
+    pub(crate) fn info_mut(&mut self) -> &mut bindings::kernel_siginfo {
+        self.info
+    }
+
+    /// For this delivery only, as if its disposition were the default
+    /// (`return_ka`'s handler `SIG_DFL`), or ignored (`SIG_IGN`). Nothing
+    /// in a HANDLER report.
+    pub(crate) fn set_disposition(&mut self, ignore: bool) {
+        if self.return_ka.is_null() {
+            return;
+        }
+        // SAFETY: `return_ka` is the framework's copy, ours during the
+        // callback; `sa_handler` is its first field, a pointer-sized value
+        // (SIG_DFL is 0, SIG_IGN is 1).
+        unsafe { self.return_ka.cast::<usize>().write(usize::from(ignore)) };
+    }
+}
