@@ -65,8 +65,9 @@ u32 utrace_shim_sig_class(struct task_struct *task, int sig)
 
 /*
  * Whether @sig may be held for @task: not SIGKILL or SIGCONT, the task is not
- * ptraced (a debugger owns its signals), its process is not dying, and no
- * thread of its group blocks @sig. Unless @early (the send_signal_locked()
+ * ptraced (a debugger owns its signals), it is not exiting (it would never
+ * run the report: e.g. a group signal sent to a dead group leader), its
+ * process is not dying, and no thread of its group blocks @sig. Unless @early (the send_signal_locked()
  * probe, before the signal is queued), not a signal that kills without a
  * core dump or is ignored: complete_signal() has made the first a group kill
  * already, and the second was dropped. Called with @task's siglock held.
@@ -77,7 +78,7 @@ bool utrace_shim_sig_holdable(struct task_struct *task, int sig, bool early)
 	u32 class;
 
 	if (sig < 1 || sig > 64 || !valid_signal(sig) || sig == SIGKILL ||
-	    sig == SIGCONT || task->ptrace ||
+	    sig == SIGCONT || task->ptrace || (task->flags & PF_EXITING) ||
 	    (task->signal->flags & SIGNAL_GROUP_EXIT) || task->signal->core_state)
 		return false;
 	class = sig_class(task, sig);

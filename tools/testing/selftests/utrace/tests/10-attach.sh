@@ -34,7 +34,7 @@ expect_ut "lookup MATCH_DATA of slot 0" 0 attach 3 $victim $A_MATCH_DATA a 0
 expect_ut "lookup MATCH_DATA, no such data" $ENOENT attach 4 $victim $A_MATCH_DATA a 77
 
 # slot 2 holds a second reference on slot 1's engine, slot 3 on slot 0's.
-expect_ut "events beyond what is implemented (JCTL)" $EINVAL events 0 0x2000
+expect_ut "events beyond _UTRACE_NEVENTS" $EINVAL events 0 0x4000
 expect_ut "events" 0 events 0 $((EV_EXEC | EV_DEATH))
 expect_ut "REPORT needs the QUIESCE event" $EINVAL control 0 $ACT_REPORT
 expect_ut "SINGLESTEP needs the QUIESCE event" $EINVAL control 0 $ACT_SINGLESTEP

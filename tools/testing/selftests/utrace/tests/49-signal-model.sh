@@ -161,4 +161,6 @@ wait_until 10 "grep -q usr1 /tmp/t49g.out"
 expect_eq "not reported" "$(utlog | awk '$2 == 6 && $3 ~ /^SIGNAL/' | wc -l)" 0
 echo "ok: a ptraced task's SIGUSR1 went to its debugger and its handler, not to the engine"
 kill -KILL "$PID"
-wait $tracer 2>/dev/null
+# ptracer exits with its tracee's status.
+wait $tracer
+expect_eq "the traced task died of SIGKILL" "$?" $((128 + 9))
