@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What a callback can reach besides its engine value: [`Context`] where it
-//! may sleep, [`SyscallContext`] and [`SyscallRegs`] in atomic context.
+//! may sleep, [`SyscallContext`] and [`SyscallRegs`] in atomic context,
+//! [`SleepingSyscall`] for a syscall entry reported where it may sleep.
 
 use super::raw::{self, TaskPtr};
 use super::tracer::{EngineRef, Shared};
-use super::{Control, Engine, Events};
+use super::{Control, Engine, Events, Examined};
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 use kernel::bindings;
@@ -66,6 +67,21 @@ impl<E: Engine> Context<'_, E> {
         // SAFETY: As in `set_events`.
         to_result(unsafe { raw::utrace_control(self.target(), self.engine.as_ptr(), action.raw()) })
     }
+
+    /// Examines the task of this callback, which is `current` (every
+    /// callback but a `CLONE_VFORK` child's CLONE report for its parent and
+    /// global-engine ones of another task: `EINVAL`): its registers (for
+    /// EXEC, the new image's) and memory, through the [`Examined`] witness.
+    pub(crate) fn examine<R>(&self, f: impl FnOnce(&Examined<'_>) -> R) -> Result<R> {
+        let current = super::task::task_ptr(self.task);
+        // SAFETY: Reads `current`, always valid in process context.
+        if current != unsafe { bindings::get_current() } {
+            return Err(EINVAL);
+        }
+        // SAFETY: The task is alive during the callback and the engine is
+        // pinned for it.
+        unsafe { super::examine::examine(current, self.engine.as_ptr(), f) }
+    }
 }
 
 /// The context of a syscall callback: atomic, so it offers nothing that may
@@ -73,6 +89,8 @@ impl<E: Engine> Context<'_, E> {
 /// to the callback.
 pub(crate) struct SyscallContext<'a> {
     pub(super) task: &'a Task,
+    /// The entry is reported again after a stop before it.
+    pub(super) resumed: bool,
     pub(super) _not_send: PhantomData<*mut ()>,
 }
 
@@ -80,6 +98,73 @@ impl SyscallContext<'_> {
     /// The task in the syscall (`current`).
     pub(crate) fn task(&self) -> &Task {
         self.task
+    }
+
+    /// At entry: whether this entry was reported before, and the task
+    /// stopped before running it ([`SyscallEntry::Stop`]) and was resumed
+    /// (`UTRACE_SYSCALL_RESUMED`). False at exit.
+    ///
+    /// [`SyscallEntry::Stop`]: super::SyscallEntry::Stop
+    pub(crate) fn resumed(&self) -> bool {
+        self.resumed
+    }
+}
+
+/// The context of a syscall entry reported where the callback may sleep
+/// (a tracer made with
+/// [`Tracer::with_sleepable_syscalls`](super::Tracer::with_sleepable_syscalls)):
+/// everything a [`Context`] offers (it derefs to one), and the task's
+/// memory, which is `current`'s.
+pub(crate) struct SleepingSyscall<'a, E: Engine> {
+    pub(super) cx: Context<'a, E>,
+    pub(super) resumed: bool,
+}
+
+impl<'a, E: Engine> core::ops::Deref for SleepingSyscall<'a, E> {
+    type Target = Context<'a, E>;
+
+    fn deref(&self) -> &Context<'a, E> {
+        &self.cx
+    }
+}
+
+impl<E: Engine> SleepingSyscall<'_, E> {
+    /// As [`SyscallContext::resumed`].
+    pub(crate) fn resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// Reads `buf.len()` bytes of the task's memory at `addr` into `buf`,
+    /// faulting pages in as needed: `EFAULT` if not all of it could be read
+    /// (the same contract as [`SyscallContext::read_user`], which may not
+    /// fault). May sleep.
+    pub(crate) fn read_user(&self, addr: u64, buf: &mut [u8]) -> Result {
+        // SAFETY: The task is `current` and this runs in its own context
+        // where it may fault (the sleepable report); `buf` is writable for
+        // its length.
+        let left = unsafe {
+            bindings::copy_from_user(buf.as_mut_ptr().cast(), addr as usize as _, buf.len() as _)
+        };
+        if left == 0 {
+            Ok(())
+        } else {
+            Err(EFAULT)
+        }
+    }
+
+    /// Reads the NUL-terminated string at `addr` into `buf`, faulting pages
+    /// in as needed: `Ok((len, complete))` with its first `len` bytes in
+    /// `buf` (no NUL), `complete` false if it is longer than `buf`; `EFAULT`
+    /// if it cannot be read (the contract of
+    /// [`SyscallContext::read_user_str`]). May sleep.
+    pub(crate) fn read_user_str(&self, addr: u64, buf: &mut [u8]) -> Result<(usize, bool)> {
+        let len = buf.len();
+        // SAFETY: As in `read_user`.
+        let n = unsafe {
+            bindings::strncpy_from_user(buf.as_mut_ptr().cast(), addr as usize as _, len as _)
+        };
+        let n = usize::try_from(n).map_err(|_| EFAULT)?;
+        Ok((n.min(len), n < len))
     }
 }
 

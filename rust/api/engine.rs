@@ -5,7 +5,8 @@
 //! atomic context with a context type that offers nothing that may sleep.
 
 use super::{
-    Action, Context, Events, Signal, SignalReport, SyscallContext, SyscallEntry, SyscallRegs,
+    Action, Context, Events, Signal, SignalReport, SleepingSyscall, SyscallContext, SyscallEntry,
+    SyscallRegs,
 };
 use kernel::str::CStr;
 use kernel::task::Task;
@@ -82,13 +83,31 @@ pub(crate) trait Engine: Send + Sync + Sized + 'static {
 /// and return value.
 pub(crate) trait SyscallEngine: Engine {
     /// The task enters a syscall (its number and arguments are in `regs`,
-    /// and may be changed).
+    /// and may be changed). [`SyscallContext::resumed`] says it is the
+    /// same entry again, after a [`SyscallEntry::Stop`].
     fn syscall_entry(&self, _cx: &SyscallContext<'_>, _regs: &mut SyscallRegs<'_>) -> SyscallEntry {
+        SyscallEntry::Run
+    }
+
+    /// Instead of [`SyscallEngine::syscall_entry`], for a tracer made with
+    /// [`Tracer::with_sleepable_syscalls`](super::Tracer::with_sleepable_syscalls):
+    /// the task enters a syscall, reported from its own work before the
+    /// syscall runs, in process context. It may sleep and read the task's
+    /// memory ([`SleepingSyscall::read_user_str`], e.g. a path argument).
+    /// While such an engine is attached to a task, every engine's entry
+    /// callback on that task is called from there (see
+    /// `Documentation/utrace-rs/api.rst`).
+    fn syscall_entry_sleepable(
+        &self,
+        _cx: &SleepingSyscall<'_, Self>,
+        _regs: &mut SyscallRegs<'_>,
+    ) -> SyscallEntry {
         SyscallEntry::Run
     }
 
     /// The task leaves a syscall (its return value is in `regs`, and may be
     /// changed). [`Action::Stop`] takes effect as it returns to user mode.
+    /// Atomic context, also for a sleepable tracer.
     fn syscall_exit(&self, _cx: &SyscallContext<'_>, _regs: &mut SyscallRegs<'_>) -> Action {
         Action::Resume
     }

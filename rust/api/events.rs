@@ -162,8 +162,18 @@ pub(crate) enum SyscallEntry {
     ///
     /// [`SyscallRegs::set_return_value`]: super::SyscallRegs::set_return_value
     Abort,
-    /// Let it run, then stop the task when it returns to user mode.
+    /// Stop the task before the syscall runs, until this engine resumes it
+    /// ([`Control::Resume`]) or detaches; meanwhile its registers are as at
+    /// entry and may be changed ([`EngineRef::examine`]). Then the syscall
+    /// runs with what they say, and its entry is reported again with
+    /// [`SyscallContext::resumed`] true.
+    ///
+    /// [`EngineRef::examine`]: super::EngineRef::examine
+    /// [`SyscallContext::resumed`]: super::SyscallContext::resumed
     Stop,
+    /// Do not run it (as [`SyscallEntry::Abort`]) and stop the task when it
+    /// returns to user mode.
+    AbortAndStop,
     /// Let it run and detach this engine.
     Detach,
 }
@@ -174,6 +184,7 @@ impl SyscallEntry {
             SyscallEntry::Run => raw::UTRACE_RESUME,
             SyscallEntry::Abort => raw::UTRACE_RESUME | raw::UTRACE_SYSCALL_ABORT,
             SyscallEntry::Stop => raw::UTRACE_STOP,
+            SyscallEntry::AbortAndStop => raw::UTRACE_STOP | raw::UTRACE_SYSCALL_ABORT,
             SyscallEntry::Detach => raw::UTRACE_DETACH,
         }
     }

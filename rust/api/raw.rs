@@ -29,12 +29,17 @@ pub(super) const UTRACE_SIGNAL_MASK: u32 = 0xf0;
 pub(super) const UTRACE_SIGNAL_HOLD: u32 = 0x100;
 pub(super) const UTRACE_SIGNAL_SUSPEND: u32 = 0x200;
 pub(super) const UTRACE_SYSCALL_ABORT: u32 = 0x10;
+pub(super) const UTRACE_SYSCALL_RESUMED: u32 = 0x100;
 pub(super) const UTRACE_ATTACH_MATCH_OPS: i32 = 0x0001;
 pub(super) const UTRACE_ATTACH_MATCH_DATA: i32 = 0x0002;
 pub(super) const UTRACE_ATTACH_CREATE: i32 = 0x0010;
 pub(super) const UTRACE_ATTACH_EXCLUSIVE: i32 = 0x0020;
 pub(super) const UTRACE_ATTACH_GLOBAL: i32 = 0x0100;
 pub(super) const UTRACE_OPS_UNPINNED: u32 = 0x1;
+pub(super) const UTRACE_OPS_SYSCALL_SLEEPABLE: u32 = 0x2;
+/// ELF note types of the regsets (`include/uapi/linux/elf.h`).
+pub(super) const NT_PRSTATUS: u32 = 1;
+pub(super) const NT_PRFPREG: u32 = 2;
 
 // 7.x's `struct module` has an empty `lock_class_key` member (rustc warns
 // about it in an extern block); only the address is used.
@@ -60,6 +65,14 @@ pub(super) struct utrace_engine {
 }
 
 pub(super) type Regs = *mut bindings::pt_regs;
+
+/// `struct utrace_examiner`.
+#[repr(C)]
+#[derive(Default)]
+pub(super) struct utrace_examiner {
+    pub(super) state: isize,
+    pub(super) ncsw: usize,
+}
 pub(super) type TaskPtr = *mut bindings::task_struct;
 
 #[repr(C)]
@@ -104,6 +117,7 @@ const _: () = {
     assert!(size_of::<Ops>() == 104);
     assert!(offset_of!(utrace_engine, data) == 8);
     assert!(offset_of!(TaskInfo, exit_code) == 12);
+    assert!(size_of::<utrace_examiner>() == 16);
     assert!(size_of::<TaskInfo>() == 32);
 };
 
@@ -143,5 +157,37 @@ extern "C" {
         module: *mut bindings::module,
         flags: i32,
         data: *mut c_void,
+    ) -> i32;
+    pub(super) fn utrace_prepare_examine(
+        target: TaskPtr,
+        engine: *mut utrace_engine,
+        exam: *mut utrace_examiner,
+    ) -> i32;
+    pub(super) fn utrace_finish_examine(
+        target: TaskPtr,
+        engine: *mut utrace_engine,
+        exam: *const utrace_examiner,
+    ) -> i32;
+    pub(super) fn utrace_regset_get(
+        target: TaskPtr,
+        engine: *mut utrace_engine,
+        note_type: u32,
+        buf: *mut c_void,
+        size: u32,
+    ) -> i32;
+    pub(super) fn utrace_regset_set(
+        target: TaskPtr,
+        engine: *mut utrace_engine,
+        note_type: u32,
+        buf: *const c_void,
+        size: u32,
+    ) -> i32;
+    pub(super) fn utrace_access_vm(
+        target: TaskPtr,
+        engine: *mut utrace_engine,
+        addr: usize,
+        buf: *mut c_void,
+        len: i32,
+        write: bool,
     ) -> i32;
 }

@@ -14,8 +14,8 @@ use super::compat::{ARef, ForeignPtr};
 use super::raw;
 use super::task::task_ptr;
 use super::{
-    task_by_pid, Context, Control, Engine, Events, SignalReport, SyscallContext, SyscallEngine,
-    SyscallRegs,
+    task_by_pid, Context, Control, Engine, Events, Examined, SignalReport, SleepingSyscall,
+    SyscallContext, SyscallEngine, SyscallRegs,
 };
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -205,6 +205,20 @@ impl<E: SyscallEngine> Tracer<E> {
             },
         )
     }
+
+    /// As [`Tracer::with_syscalls`], but syscall entry is reported to
+    /// [`SyscallEngine::syscall_entry_sleepable`], where the callback may
+    /// sleep and read user memory (`UTRACE_OPS_SYSCALL_SLEEPABLE`).
+    pub(crate) fn with_sleepable_syscalls(engine: E) -> Result<Self> {
+        Self::with_ops(
+            engine,
+            OpsPair {
+                task: &SleepOps::<E>::OPS.0,
+                // Global engines have no syscall events.
+                global: &SysOps::<E, true>::OPS.0,
+            },
+        )
+    }
 }
 
 impl<E: Engine> Drop for Tracer<E> {
@@ -269,6 +283,19 @@ impl<E: Engine> EngineRef<E> {
     pub(crate) fn control(&self, action: Control) -> Result {
         // SAFETY: As in `set_events`.
         to_result(unsafe { raw::utrace_control(self.target(), self.engine.as_ptr(), action.raw()) })
+    }
+
+    /// Examines the task this engine holds stopped (after a
+    /// [`Control::Stop`] that reached its stop, or a
+    /// [`SyscallEntry::Stop`](super::SyscallEntry::Stop)): `f` reads and
+    /// changes its registers and memory through the [`Examined`] witness.
+    /// `EAGAIN` if the task has not reached its stop yet, or ran while `f`
+    /// ran (retry); `EINVAL` for a global engine or one that does not hold
+    /// its task stopped; `ESRCH` if it is gone. May sleep.
+    pub(crate) fn examine<R>(&self, f: impl FnOnce(&Examined<'_>) -> R) -> Result<R> {
+        let task = self.task.as_deref().ok_or(EINVAL)?;
+        // SAFETY: We hold references on the engine and its task.
+        unsafe { super::examine::examine(task_ptr(task), self.engine.as_ptr(), f) }
     }
 
     /// Waits until no callback to it is in flight (`utrace_barrier()`);
@@ -458,6 +485,17 @@ impl<E: SyscallEngine, const GLOBAL: bool> SysOps<E, GLOBAL> {
     });
 }
 
+/// The per-task table of a sleepable-syscall tracer.
+struct SleepOps<E: SyscallEngine>(PhantomData<E>);
+
+impl<E: SyscallEngine> SleepOps<E> {
+    const OPS: OpsTable = OpsTable(raw::Ops {
+        report_syscall_entry: Some(syscall_entry_sleepable_cb::<E>),
+        flags: raw::UTRACE_OPS_UNPINNED | raw::UTRACE_OPS_SYSCALL_SLEEPABLE,
+        ..SysOps::<E, false>::OPS.0
+    });
+}
+
 /// The tracer's shared value behind a raw engine pointer.
 ///
 /// # Safety
@@ -630,6 +668,7 @@ unsafe extern "C" fn quiesce_cb<E: Engine, const GLOBAL: bool>(
 unsafe fn syscall_cb<E: SyscallEngine>(
     engine: *mut raw::utrace_engine,
     regs: *mut bindings::pt_regs,
+    resumed: bool,
     call: impl FnOnce(&E, &SyscallContext<'_>, &mut SyscallRegs<'_>) -> u32,
 ) -> u32 {
     // SAFETY: As for `clone_cb`; `regs` is valid and ours for the callback.
@@ -637,6 +676,7 @@ unsafe fn syscall_cb<E: SyscallEngine>(
     let cx = SyscallContext {
         // SAFETY: `current` is alive.
         task: unsafe { &*current().cast::<Task>() },
+        resumed,
         _not_send: PhantomData,
     };
     call(&shared.engine, &cx, &mut SyscallRegs(regs))
@@ -646,12 +686,40 @@ unsafe fn syscall_cb<E: SyscallEngine>(
 ///
 /// As for [`syscall_cb`].
 unsafe extern "C" fn syscall_entry_cb<E: SyscallEngine>(
-    _action: u32,
+    action: u32,
     engine: *mut raw::utrace_engine,
     regs: *mut bindings::pt_regs,
 ) -> u32 {
+    let resumed = action & raw::UTRACE_SYSCALL_RESUMED != 0;
     // SAFETY: By the function's safety requirements.
-    unsafe { syscall_cb::<E>(engine, regs, |e, cx, r| e.syscall_entry(cx, r).raw()) }
+    unsafe {
+        syscall_cb::<E>(engine, regs, resumed, |e, cx, r| {
+            e.syscall_entry(cx, r).raw()
+        })
+    }
+}
+
+/// # Safety
+///
+/// As for [`clone_cb`]; in the task's work (process context), with the
+/// registers of `current`'s syscall entry.
+unsafe extern "C" fn syscall_entry_sleepable_cb<E: SyscallEngine>(
+    action: u32,
+    engine: *mut raw::utrace_engine,
+    regs: *mut bindings::pt_regs,
+) -> u32 {
+    let cx = SleepingSyscall {
+        // SAFETY: As for `clone_cb`; the task is `current`.
+        cx: unsafe { context::<E, false>(engine, current()) },
+        resumed: action & raw::UTRACE_SYSCALL_RESUMED != 0,
+    };
+    // SAFETY: `regs` is valid and ours for the callback.
+    let mut regs = SyscallRegs(unsafe { &mut *regs });
+    cx.cx
+        .shared
+        .engine
+        .syscall_entry_sleepable(&cx, &mut regs)
+        .raw()
 }
 
 /// # Safety
@@ -663,7 +731,7 @@ unsafe extern "C" fn syscall_exit_cb<E: SyscallEngine>(
     regs: *mut bindings::pt_regs,
 ) -> u32 {
     // SAFETY: By the function's safety requirements.
-    unsafe { syscall_cb::<E>(engine, regs, |e, cx, r| e.syscall_exit(cx, r).raw()) }
+    unsafe { syscall_cb::<E>(engine, regs, false, |e, cx, r| e.syscall_exit(cx, r).raw()) }
 }
 
 /// # Safety

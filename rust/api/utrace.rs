@@ -23,6 +23,7 @@
 //! Files, one concern each: [`events`] (event masks, actions), [`signal`]
 //! (signal reports and decisions), [`engine`]
 //! (the callback trait), [`context`] (what a callback can reach),
+//! [`examine`] (a stopped task's registers and memory),
 //! [`tracer`] (attaching, the callback trampolines), [`task`] (task
 //! facts), [`stream`] (event streams), [`param`] (module parameters),
 //! `usermem` (reading the task's memory in syscall callbacks) and `raw`
@@ -36,6 +37,7 @@ mod compat;
 pub(crate) mod context;
 pub(crate) mod engine;
 pub(crate) mod events;
+pub(crate) mod examine;
 pub(crate) mod param;
 mod raw;
 pub(crate) mod signal;
@@ -45,9 +47,10 @@ pub(crate) mod tracer;
 mod usermem;
 
 pub(crate) use compat::{cstr_bytes, module_author, Escaped};
-pub(crate) use context::{Context, SyscallContext, SyscallRegs};
+pub(crate) use context::{Context, SleepingSyscall, SyscallContext, SyscallRegs};
 pub(crate) use engine::{Engine, SyscallEngine};
 pub(crate) use events::{Action, Control, Events, SyscallEntry};
+pub(crate) use examine::{Examined, FpRegs, UserRegs};
 pub(crate) use param::{modinfo_bytes, module_param_int, IntParam, ParamEntry};
 pub(crate) use param::{module_param_str, KparamString, StrParam};
 pub(crate) use signal::{Signal, SignalClass, SignalReport};

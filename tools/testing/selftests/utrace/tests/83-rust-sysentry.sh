@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# Stopping before a syscall, examining a task and the sleepable syscall
+# entry through the safe Rust API (utrace_sysentry_rs.ko): write() stopped
+# before it runs; another task's EXEC callback examines it through an
+# EngineRef (registers as at entry, count 12 -> 5, buffer -> HELLO read
+# back, xmm1 changed) and resumes it; the skipped pass has no exit, the
+# resumed entry is reported as such; a sleepable tracer reads openat()
+# paths and current's registers.
+# shellcheck source=../lib.sh
+. /utrace/selftests/lib.sh
+load utrace_rs
+start() { # start NAME ARGS...: sysentry ARGS, on "go" (go NAME); sets pid
+	local name=$1
+	shift
+	rm -f /tmp/"$name".go
+	mkfifo /tmp/"$name".go
+	sysentry "$@" <>/tmp/"$name".go >/tmp/"$name".out &
+	pid=$!
+}
+
+start t83w write /tmp/t83.data
+writer=$pid
+start t83o open /tmp/t83-missing /utrace/selftests/lib.sh
+opener=$pid
+ctl=$(gated_sh t83c "exec sysentry open /tmp/t83-none </dev/null")
+mark
+load utrace_sysentry_rs pid=$writer ctl="$ctl" open=$opener
+go t83w
+go t83o
+wait $opener
+# The writer is stopped before its write(): nothing written yet.
+sleep 0.3
+expect_eq "nothing written while stopped" "$(wc -c </tmp/t83.data)" 0
+go t83c
+wait $writer
+expect_eq "what the task saw" "$(cat /tmp/t83w.out)" "ret=5 xmm1=3333333333333333"
+expect_eq "what it wrote" "$(cat /tmp/t83.data)" "HELLO"
+expect_eq "opens" "$(cat /tmp/t83o.out)" "opened=1"
+wait_until 10 "[ ! -d /proc/$ctl ]"
+unload utrace_sysentry_rs
+! dmesg_has "check .* FAILED" || fail "checks: $(dmesg_since_mark | grep FAILED)"
+# 10 by the controller, one per path read.
+expect_eq "checks passed" "$(dmesg_since_mark | grep -c 'utrace_sysentry_rs: check .* ok')" 12
+line=$(dmesg_since_mark | grep 'utrace_sysentry_rs: entries=' | tail -n 1)
+echo "$line"
+count() { echo "$line" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+# The write, and printf's write of the line above.
+expect_eq "write entries" "$(count entries)" 2
+expect_eq "RESUMED re-reports" "$(count resumed)" 1
+expect_eq "write exits (none for the skipped pass)" "$(count exits)" 2
+expect_eq "first exit's result" "$(count first_exit)" 5
+expect_eq "openat entries, each once" "$(count open_entries)" 2
+expect_eq "openat exits" "$(count open_exits)" 2
+expect_eq "current's registers from the sleepable entry" "$(count regs_ok)" 2
+expect_eq "last path read" "$(count path)" /utrace/selftests/lib.sh
