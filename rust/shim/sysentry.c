@@ -7,22 +7,21 @@
  * read the syscall number again after the sys_enter tracepoint, and
  * do_syscall_64() runs nothing for -1 and leaves ax alone. So the probe skips
  * the syscall with orig_ax = -1 and makes its result -ERESTARTNOINTR; the
- * task's own work then restarts it exactly as arch_do_signal_or_restart()
- * restarts -ERESTARTNOINTR (arch/x86/kernel/signal.c): ax = the number,
- * ip -= 2, which is the length of `syscall`, `int $0x80` and, for sysenter,
- * of the `int $0x80` before the vDSO landing pad the kernel set ip to. A
- * changed ip makes do_syscall_64() return through IRET, which restores
- * every register.
+ * sys_exit probe puts the number back, so that the skipped pass looks like
+ * what it is, a syscall to be restarted; the task's work then has the
+ * kernel restart it as it restarts -ERESTARTNOINTR
+ * (arch/x86/kernel/signal.c): ax = the number, ip -= 2, which is the length
+ * of `syscall`, `int $0x80` and, for sysenter, of the `int $0x80` before the
+ * vDSO landing pad the kernel set ip to. A changed ip makes do_syscall_64()
+ * return through IRET, which restores every register.
  */
 #include <linux/errno.h>
 #include <linux/sched.h>
+#include <linux/thread_info.h>
 #include <linux/sched/task_stack.h>
 #include <asm/ptrace.h>
 
 #include "shim.h"
-
-/* The restart's rewind (arch/x86/kernel/signal.c). */
-#define UTRACE_SYSCALL_INSN_LEN 2
 
 /*
  * In sys_enter: skip the syscall being entered so that it can be restarted.
@@ -73,18 +72,24 @@ struct pt_regs *utrace_shim_entry_regs(unsigned long ip, long nr)
 
 /*
  * Leaving the task work with @regs as at entry (from
- * utrace_shim_entry_regs()): restart the syscall they name (@restart), or
- * let the task return from it with ax as its result (an abort). orig_ax = -1
- * either way, so the signal code, which runs after task work, does not
- * restart it again.
+ * utrace_shim_entry_regs()): let the task return from the syscall with ax
+ * as its result (an abort, !@restart); or leave the registers as the kernel
+ * leaves a syscall that returned -ERESTARTNOINTR and make the task take the
+ * signal path on its way out (TIF_NOTIFY_SIGNAL), whose restart
+ * (arch_do_signal_or_restart(), or handle_signal() before a handler's
+ * frame) reloads ax with the number (orig_ax: what the engine left there)
+ * and rewinds ip. A ptracer's exit stop, which runs this work first
+ * (ptrace_notify()), sees the same, and may change it as for any restart.
  */
 void utrace_shim_entry_leave(struct pt_regs *regs, bool restart)
 {
-	if (restart) {
-		regs->ax = regs->orig_ax;
-		regs->ip -= UTRACE_SYSCALL_INSN_LEN;
+	if (!restart) {
+		regs->orig_ax = -1;
+		return;
 	}
-	regs->orig_ax = -1;
+	regs->ax = -ERESTARTNOINTR;
+	/* set_notify_signal() for current, which needs no wake-up. */
+	set_thread_flag(TIF_NOTIFY_SIGNAL);
 }
 
 /* current's user registers. */

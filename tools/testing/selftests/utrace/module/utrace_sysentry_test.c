@@ -15,7 +15,8 @@
  *                       counters
  *   stopnext            the next new entry of NR returns UTRACE_STOP
  *   abortnext ERRNO     the next new entry of NR aborts it with -ERRNO
- *   stopped             0 once prepare_examine succeeds (polls up to 5 s)
+ *   stopped             0 once prepare_examine succeeds (polls up to 5 s
+ *                       while it says -EINVAL or -EAGAIN)
  *   roundtrip           while stopped: NT_PRSTATUS and NT_PRFPREG get, set
  *                       back, get again: the same bytes (-EIO if not), and
  *                       orig_ax is NR, as at entry (-EPROTO if not)
@@ -49,6 +50,8 @@ static long nr = -2;
 static bool stop_next, abort_next, aborted, holding;
 static int abort_errno;
 static atomic_t entries, resumed, exits, stops, slept, exec_regs_ok, exec_regs_bad;
+/* Exits reported with nr -1 that no abort of ours explains (a skipped pass's). */
+static atomic_t exits_skipped;
 static long exit_ret;
 static char path[64];
 
@@ -102,6 +105,8 @@ static u32 exit_cb(u32 action, struct utrace_engine *e, struct pt_regs *regs)
 {
 	long n = syscall_get_nr(current, regs);
 
+	if (n == -1 && !READ_ONCE(aborted))
+		atomic_inc(&exits_skipped);
 	/* An aborted syscall exits with nr -1. */
 	if (n == READ_ONCE(nr) || (n == -1 && xchg(&aborted, false))) {
 		atomic_inc(&exits);
@@ -169,6 +174,7 @@ static int cmd_attach(pid_t pid, long sysnr, const char *mode)
 	atomic_set(&entries, 0);
 	atomic_set(&resumed, 0);
 	atomic_set(&exits, 0);
+	atomic_set(&exits_skipped, 0);
 	atomic_set(&stops, 0);
 	atomic_set(&slept, 0);
 	atomic_set(&exec_regs_ok, 0);
@@ -210,9 +216,10 @@ static int cmd_stopped(void)
 {
 	int i, ret = -EAGAIN;
 
-	for (i = 0; i < 500 && ret == -EAGAIN; i++) {
+	/* -EINVAL until the callback asked for the stop, -EAGAIN until it is in it. */
+	for (i = 0; i < 500 && (ret == -EAGAIN || ret == -EINVAL); i++) {
 		ret = examine(nothing, NULL);
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN || ret == -EINVAL)
 			msleep(10);
 	}
 	return ret;
@@ -422,6 +429,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "entries %d\nresumed %d\nexits %d\nexit_ret %ld\nstops %d\n",
 		   atomic_read(&entries), atomic_read(&resumed), atomic_read(&exits),
 		   READ_ONCE(exit_ret), atomic_read(&stops));
+	seq_printf(m, "exits_skipped %d\n", atomic_read(&exits_skipped));
 	seq_printf(m, "slept %d\npath %s\nexec_regs_ok %d\nexec_regs_bad %d\n",
 		   atomic_read(&slept), path, atomic_read(&exec_regs_ok),
 		   atomic_read(&exec_regs_bad));

@@ -10,6 +10,9 @@
 # - UTRACE_OPS_SYSCALL_SLEEPABLE: entry callbacks read each openat() path
 #   from user memory and sleep, once per call, exits once per call; an abort
 #   from there fails the open with the errno set and is reported at exit;
+# - a PTRACE_SYSCALL tracer of the stopped task sees the skipped pass as a
+#   syscall restarted with -ERESTARTNOINTR (-513, strace's "To be
+#   restarted"), then the changed one;
 # - report_exec gets the new image's registers (the regset of current says
 #   the same).
 # shellcheck source=../lib.sh
@@ -49,6 +52,7 @@ go t49a
 expect_se "stopped, examinable" 0 stopped
 expect_eq "entries so far" "$(se_stat entries)" 1
 expect_eq "no exit for the skipped pass" "$(se_stat exits)" 0
+expect_eq "not even as syscall -1" "$(se_stat exits_skipped)" 0
 expect_eq "nothing written yet" "$(wc -c </tmp/t49a.data)" 0
 expect_se "GPR + FP regset round trip, orig_ax = write" 0 roundtrip
 expect_se "count := 5" 0 setarg 2 5
@@ -87,6 +91,25 @@ expect_eq "open failed" "$(cat /tmp/t49c.out)" "opened=0"
 expect_eq "entries" "$(se_stat entries)" 1
 expect_eq "its exit reported" "$(se_stat exits)" 1
 expect_eq "with the errno" "$(se_stat exit_ret)" -13
+expect_se "detach" 0 detach
+
+# --- a ptracer with PTRACE_SYSCALL (as strace) sees a restarted syscall
+rm -f /tmp/t49e.go /tmp/t49e.log
+mkfifo /tmp/t49e.go
+sysentry ptrace /tmp/t49e.data <>/tmp/t49e.go >/tmp/t49e.out 2>/tmp/t49e.log &
+tracer=$!
+wait_until 10 "grep -q child= /tmp/t49e.log"
+child=$(sed -n 's/^child=//p' /tmp/t49e.log)
+expect_se "attach to the ptraced child" 0 attach "$child" $NR_write atomic
+expect_se "STOP at the next write entry" 0 stopnext
+go t49e
+expect_se "stopped, examinable" 0 stopped
+expect_se "count := 5" 0 setarg 2 5
+expect_se "RESUME" 0 resume
+wait $tracer
+expect_eq "what the ptracer saw" "$(grep -v child= /tmp/t49e.log | tr '\n' ,)" \
+	"entry write count=12,exit write ret=-513,entry write count=5,exit write ret=5,entry write count=28,exit write ret=28,"
+expect_eq "what the child wrote" "$(cat /tmp/t49e.data)" "hello"
 expect_se "detach" 0 detach
 
 # --- report_exec's registers
