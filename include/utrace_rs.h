@@ -166,6 +166,16 @@ static inline enum utrace_signal_action utrace_signal_action(u32 action)
 #define UTRACE_ATTACH_CREATE		0x0010	/* attach a new engine */
 #define UTRACE_ATTACH_EXCLUSIVE		0x0020	/* with CREATE: -EEXIST if one matches */
 #define UTRACE_ATTACH_GLOBAL		0x0100	/* task == NULL: every user task */
+/*
+ * With CREATE: the engine's report_clone never attaches to the new child.
+ * A child is normally held at its first instruction until the CLONE
+ * callbacks are done, so that they can attach to it before it runs; the
+ * children of a fork that only such engines get (or none) are not held, and
+ * get no per-task state of their own until an event of theirs needs it
+ * (a global tracer that does not follow children has no reason to hold
+ * them).
+ */
+#define UTRACE_ATTACH_NOFOLLOW		0x0200
 
 /*
  * An attached engine. Only @ops and @data are public; the rest belongs to

@@ -85,6 +85,9 @@ pub(crate) fn attach(
     // SAFETY: `ops` is not null and the caller promises it is a valid
     // `struct utrace_engine_ops` of a loaded module.
     let new = unsafe { Engine::create(ops, data, target.identity()) }?;
+    if flags & attach::NOFOLLOW != 0 {
+        new.set_flag(crate::engine::NOFOLLOW);
+    }
     let linked = target.locked(st, |list| {
         if flags & attach::EXCLUSIVE != 0 && find_match(list, flags, ops, data).is_some() {
             return Err(EEXIST);

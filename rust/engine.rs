@@ -127,6 +127,9 @@ pub(crate) const RELEASED: u32 = 1 << 3;
 pub(crate) const REGISTERED: u32 = 1 << 4;
 /// On an engine list (set and cleared by `ListWriter`).
 const LINKED: u32 = 1 << 5;
+/// Attached with `UTRACE_ATTACH_NOFOLLOW`: its CLONE callback never
+/// attaches to the child, which need not be held for it.
+pub(crate) const NOFOLLOW: u32 = 1 << 6;
 
 /// An attached engine. The first two fields are the public part of
 /// `struct utrace_engine`.
@@ -403,6 +406,15 @@ impl Engine {
 
     pub(crate) fn events(&self) -> Events {
         self.events.load(SeqCst)
+    }
+
+    /// The events after which a callback may attach to a new child: CLONE,
+    /// unless the engine was attached with `UTRACE_ATTACH_NOFOLLOW`.
+    pub(crate) fn follow_events(&self) -> Events {
+        if self.has_flag(NOFOLLOW) {
+            return 0;
+        }
+        self.events() & crate::events::CLONE
     }
 
     pub(crate) fn set_events(&self, events: Events) {

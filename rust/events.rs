@@ -89,5 +89,6 @@ pub(crate) mod attach {
     pub(crate) const CREATE: i32 = 0x0010;
     pub(crate) const EXCLUSIVE: i32 = 0x0020;
     pub(crate) const GLOBAL: i32 = 0x0100;
-    pub(crate) const ALL: i32 = MATCH_OPS | MATCH_DATA | CREATE | EXCLUSIVE | GLOBAL;
+    pub(crate) const NOFOLLOW: i32 = 0x0200;
+    pub(crate) const ALL: i32 = MATCH_OPS | MATCH_DATA | CREATE | EXCLUSIVE | GLOBAL | NOFOLLOW;
 }

@@ -69,8 +69,17 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
     let Some(parent_ut) = wanted(st, task::raw(parent), events::CLONE) else {
         return;
     };
+    let vfork = clone_flags & u64::from(bindings::CLONE_VFORK) != 0;
     // The child gets state now, so engines can attach to it from the CLONE
-    // callbacks before it runs a single instruction of its own.
+    // callbacks before it runs a single instruction of its own, unless no
+    // engine that gets the event would (UTRACE_ATTACH_NOFOLLOW): then it
+    // runs at once and gets state when an event of its own needs it. A
+    // vfork child always gets state: it reports for its sleeping parent.
+    let follow = (parent_ut.follow_events() | st.global_follow_events()) & events::CLONE != 0;
+    if !follow && !vfork {
+        queue_clone(st, &parent_ut, parent, clone_flags, child, None, seq);
+        return;
+    }
     let child_ut = match report::new_utask(child, GFP_ATOMIC) {
         Ok(ut) => Some(st.table.insert(ut)),
         Err(_) => {
@@ -81,7 +90,7 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
             None
         }
     };
-    if clone_flags & u64::from(bindings::CLONE_VFORK) != 0 {
+    if vfork {
         // The parent sleeps in the kernel until the child execs or exits, so
         // its own work could not run first: the child reports for it.
         let proxy = ProxyClone {
@@ -103,11 +112,25 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
     if let Some(child_ut) = &child_ut {
         child_ut.close_gate(&st.work);
     }
+    queue_clone(st, &parent_ut, parent, clone_flags, child, child_ut, seq);
+}
+
+/// Queues the parent's CLONE report; `child_ut`, if any, is the child's
+/// state, gated until the report is done.
+fn queue_clone(
+    st: &State,
+    parent_ut: &UTask,
+    parent: &kernel::task::Task,
+    flags: u64,
+    child: &kernel::task::Task,
+    child_ut: Option<ARef<UTask>>,
+    seq: u64,
+) {
     let report = CloneReport {
         // SAFETY: `child` is live.
         child: unsafe { task::get(task::raw(child)) },
         child_ut,
-        flags: clone_flags,
+        flags,
         seq,
     };
     if let Some(lost) = parent_ut.queue_clone(&st.work, report) {
@@ -191,7 +214,7 @@ pub(crate) extern "C" fn utrace_rs_hook_free(task: *mut bindings::task_struct) {
     let Some(st) = state::get() else { return };
     let rcu = crate::shim::RcuGuard::new();
     if let Some(ut) = st.table.lookup(task, &rcu) {
-        ut.queue_reap(&st.work);
+        st.queue_reap(ut);
     }
 }
 

@@ -803,7 +803,6 @@ pub(crate) fn reap(st: &State, ut: &UTask) {
 static WORK_FNS: WorkFns = WorkFns {
     work: utask_work,
     kick: utask_kick,
-    reap: utask_reap_work,
     signal: utask_sig_work,
 };
 
@@ -890,22 +889,21 @@ unsafe extern "C" fn utask_kick(head: *mut bindings::callback_head) {
     }
 }
 
-/// Reaps a task's engines (queued by [`UTask::queue_reap`]).
+/// Reaps the engines of every task on the state's reap queue (the work
+/// item `State::queue_reap` queues; the state's own, so it outlives it).
 ///
 /// # Safety
 ///
-/// Called by the workqueue with the `reap_work` field of a `UTask` that the
-/// table still references.
-unsafe extern "C" fn utask_reap_work(work: *mut bindings::work_struct) {
-    // SAFETY: `work` is the `reap_work` field of a `UTask` that the table
-    // still references.
-    let ut = unsafe { UTask::from_reap_work(work) };
+/// Called by the workqueue.
+pub(crate) unsafe extern "C" fn reap_queued(_work: *mut bindings::work_struct) {
     let Some(st) = crate::state::get() else {
         return;
     };
-    reap(st, ut);
-    drop(st.table.remove(ut));
-    st.work.end();
+    st.reaps.drain(|ut| {
+        reap(st, ut);
+        drop(st.table.remove(ut));
+        st.work.end();
+    });
 }
 
 /// What the signal probes recorded (see [`UTask::queue_signals`]).

@@ -8,6 +8,7 @@ use crate::engine::Engine;
 use crate::engine_list::{EngineList, ListWriter};
 use crate::events::Events;
 use crate::table::TaskTable;
+use crate::utask::ReapQueue;
 use crate::work::WorkCounter;
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
@@ -28,6 +29,8 @@ pub(crate) struct State {
     pub(crate) global: EngineList,
     /// Union of the global engines' event masks.
     global_events: AtomicU64,
+    /// Union of their [`Engine::follow_events`].
+    global_follow_events: AtomicU64,
     /// Last attach sequence number handed out.
     seq: AtomicU64,
     /// Engines attached and not yet detached.
@@ -48,6 +51,10 @@ pub(crate) struct State {
     /// context (the last user may go in atomic context).
     #[pin]
     syscall_off: Opaque<bindings::work_struct>,
+    /// The `UTask`s of freed tasks, and the work item that reaps them.
+    pub(crate) reaps: ReapQueue,
+    #[pin]
+    reap_work: Opaque<bindings::work_struct>,
 }
 
 // SAFETY: Shared by every task and the module; mutable state is atomic or
@@ -80,12 +87,17 @@ unsafe extern "C" fn syscall_off_work(_work: *mut bindings::work_struct) {
 }
 
 impl State {
-    pub(crate) fn new() -> impl PinInit<Self> {
+    /// The state; `reap` is the work function that drains `reaps`
+    /// (reporting's, which this layer does not know).
+    pub(crate) fn new(
+        reap: unsafe extern "C" fn(*mut bindings::work_struct),
+    ) -> impl PinInit<Self> {
         pin_init!(State {
             table <- TaskTable::new(),
             global_lock <- new_spinlock!(()),
             global: EngineList::new(),
             global_events: AtomicU64::new(0),
+            global_follow_events: AtomicU64::new(0),
             seq: AtomicU64::new(0),
             attached: AtomicUsize::new(0),
             lost: AtomicU64::new(0),
@@ -103,7 +115,29 @@ impl State {
                     static_lock_class_key!(),
                 )
             }),
+            reaps: ReapQueue::new(),
+            // SAFETY: `slot` is the field's memory, initialised in place.
+            reap_work <- Opaque::ffi_init(|slot| unsafe {
+                bindings::init_work_with_key(
+                    slot,
+                    Some(reap),
+                    false,
+                    kernel::c_str!("utrace_rs_reap").as_char_ptr(),
+                    static_lock_class_key!(),
+                )
+            }),
         })
+    }
+
+    /// Queues `ut`'s reap (the free hook): one work item drains every
+    /// `UTask` queued until it runs.
+    pub(crate) fn queue_reap(&self, ut: &crate::utask::UTask) {
+        if ut.queue_reap(&self.work, &self.reaps) {
+            // SAFETY: Initialised in `new`; queueing it while it is queued
+            // does nothing, and while it runs makes it run again (it drains
+            // what it finds then). `wait_idle` waits for it.
+            unsafe { crate::shim::queue_work(self.reap_work.get()) };
+        }
     }
 
     /// An engine got SYSCALL events: make sure the probes are registered.
@@ -226,10 +260,19 @@ impl State {
         self.global_events.load(SeqCst)
     }
 
+    /// The union of the global engines' [`Engine::follow_events`].
+    pub(crate) fn global_follow_events(&self) -> Events {
+        self.global_follow_events.load(SeqCst)
+    }
+
     /// Recomputes the global union, with the global list's writer lock
     /// held (`list` is the proof).
     pub(crate) fn update_global_events(&self, list: &ListWriter<'_>) {
         let union = list.iter().fold(0, |acc, e: &Engine| acc | e.events());
+        let follow = list
+            .iter()
+            .fold(0, |acc, e: &Engine| acc | e.follow_events());
+        self.global_follow_events.store(follow, SeqCst);
         self.global_events.store(union, SeqCst);
     }
 
@@ -238,5 +281,8 @@ impl State {
         // Tasks sleeping in a syscall with work queued: make them run it now.
         self.table.for_each(|ut| ut.kick_if_queued(&self.work));
         self.work.wait_idle();
+        // The drainer ends the count of the last reap before it returns.
+        // SAFETY: Initialised in `new`; nothing queues it any more.
+        unsafe { bindings::cancel_work_sync(self.reap_work.get()) };
     }
 }

@@ -154,6 +154,9 @@ pub(crate) struct UTask {
     pub(crate) engines: EngineList,
     /// Union of the engines' event masks.
     events: AtomicU64,
+    /// Union of their [`Engine::follow_events`]: whether a child of this
+    /// task must be held until its CLONE report is done.
+    follow_events: AtomicU64,
     state: AtomicU32,
     /// The engine whose callback this task is running, if any.
     pub(crate) reporting: AtomicPtr<Engine>,
@@ -199,8 +202,9 @@ pub(crate) struct UTask {
     asked: AtomicBool,
     work: Opaque<bindings::callback_head>,
     kick: Opaque<bindings::callback_head>,
-    reap_work: Opaque<bindings::work_struct>,
     sig_work: Opaque<bindings::callback_head>,
+    /// Next on the [`ReapQueue`], once the task is freed.
+    reap_next: AtomicPtr<UTask>,
     rcu: Opaque<bindings::callback_head>,
     #[pin]
     pub(crate) inner: SpinLock<Inner>,
@@ -255,10 +259,67 @@ pub(crate) struct WorkFns {
     pub(crate) work: unsafe extern "C" fn(*mut bindings::callback_head),
     /// The kick (`kick`): makes the task run its task_work list promptly.
     pub(crate) kick: unsafe extern "C" fn(*mut bindings::callback_head),
-    /// The reap (`reap_work`), from a workqueue.
-    pub(crate) reap: unsafe extern "C" fn(*mut bindings::work_struct),
     /// What the signal probes recorded (`sig_work`), in the task.
     pub(crate) signal: unsafe extern "C" fn(*mut bindings::callback_head),
+}
+
+/// The `UTask`s of freed tasks, waiting for their reap in process context:
+/// a lock-free stack, pushed by the free hook (softirq) and drained by one
+/// work item (`State::reap_work`), which a push onto an empty queue
+/// queues. Tasks freed together (an RCU callback batch frees many) are
+/// reaped by one worker run instead of one work item each.
+///
+/// # Invariants
+///
+/// Every queued `UTask` has `REAP_BEGUN` set (so it is queued once) and is
+/// kept alive by the table's reference, which only the drainer drops.
+pub(crate) struct ReapQueue {
+    head: AtomicPtr<UTask>,
+}
+
+impl ReapQueue {
+    pub(crate) const fn new() -> Self {
+        ReapQueue {
+            head: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// Pushes `ut`; true if the queue was empty (the caller queues the
+    /// drainer).
+    fn push(&self, ut: &UTask) -> bool {
+        let new = (ut as *const UTask).cast_mut();
+        let mut head = self.head.load(SeqCst);
+        loop {
+            ut.reap_next.store(head, SeqCst);
+            match self.head.compare_exchange(head, new, SeqCst, SeqCst) {
+                Ok(_) => return head.is_null(),
+                Err(now) => head = now,
+            }
+        }
+    }
+
+    /// Takes every queued `UTask` and calls `f` on each, in the order they
+    /// were pushed. `f` may drop the table's reference (the `UTask`'s next
+    /// link is read before).
+    pub(crate) fn drain(&self, mut f: impl FnMut(&UTask)) {
+        // Reverse the stack: oldest first.
+        let mut cur = self.head.swap(ptr::null_mut(), SeqCst);
+        let mut oldest: *mut UTask = ptr::null_mut();
+        while !cur.is_null() {
+            // SAFETY: Queued, so alive (type invariant); now ours alone.
+            let ut = unsafe { &*cur };
+            let next = ut.reap_next.load(SeqCst);
+            ut.reap_next.store(oldest, SeqCst);
+            oldest = cur;
+            cur = next;
+        }
+        while !oldest.is_null() {
+            // SAFETY: As above; `f` may free it, so its link is read first.
+            let ut = unsafe { &*oldest };
+            oldest = ut.reap_next.load(SeqCst);
+            f(ut);
+        }
+    }
 }
 
 impl UTask {
@@ -272,6 +333,7 @@ impl UTask {
                 refcount: AtomicUsize::new(1),
                 engines: EngineList::new(),
                 events: AtomicU64::new(0),
+                follow_events: AtomicU64::new(0),
                 state: AtomicU32::new(0),
                 reporting: AtomicPtr::new(ptr::null_mut()),
                 held: AtomicU64::new(0),
@@ -293,8 +355,8 @@ impl UTask {
                 asked: AtomicBool::new(false),
                 work: Opaque::uninit(),
                 kick: Opaque::uninit(),
-                reap_work: Opaque::uninit(),
                 sig_work: Opaque::uninit(),
+                reap_next: AtomicPtr::new(ptr::null_mut()),
                 rcu: Opaque::uninit(),
                 inner <- new_spinlock!(Inner {
                     pending: Pending::default(),
@@ -313,13 +375,6 @@ impl UTask {
             (*(*raw).work.get()).func = Some(fns.work);
             (*(*raw).kick.get()).func = Some(fns.kick);
             (*(*raw).sig_work.get()).func = Some(fns.signal);
-            bindings::init_work_with_key(
-                (*raw).reap_work.get(),
-                Some(fns.reap),
-                false,
-                kernel::c_str!("utrace_rs_reap").as_char_ptr(),
-                static_lock_class_key!(),
-            );
         }
         // SAFETY: Not null (from `KBox::into_raw`), and the count of one it
         // was made with is this reference.
@@ -360,6 +415,11 @@ impl UTask {
         self.events.load(SeqCst)
     }
 
+    /// The union of its engines' [`Engine::follow_events`].
+    pub(crate) fn follow_events(&self) -> Events {
+        self.follow_events.load(SeqCst)
+    }
+
     pub(crate) fn state(&self) -> u32 {
         self.state.load(SeqCst)
     }
@@ -379,6 +439,8 @@ impl UTask {
     /// after any change to the list or a mask.
     pub(crate) fn update_events(&self, list: &ListWriter<'_>) {
         let union = list.iter().fold(0, |acc, e| acc | e.events());
+        let follow = list.iter().fold(0, |acc, e| acc | e.follow_events());
+        self.follow_events.store(follow, SeqCst);
         // The syscall probes' filter counts the task while its union has a
         // SYSCALL event: in before the events show, out after they went.
         let had = self.events() & crate::events::SYSCALL != 0;
@@ -554,16 +616,6 @@ impl UTask {
         unsafe { &*container_of_mut!(head, UTask, kick) }
     }
 
-    /// The `UTask` whose `reap_work` is `work`.
-    ///
-    /// # Safety
-    ///
-    /// As for [`UTask::from_work`], with the `reap_work` field.
-    pub(crate) unsafe fn from_reap_work<'a>(work: *mut bindings::work_struct) -> &'a UTask {
-        // SAFETY: By the function's safety requirements.
-        unsafe { &*container_of_mut!(work, UTask, reap_work) }
-    }
-
     /// The kick ran: it may be queued again.
     pub(crate) fn kick_done(&self) {
         self.inner.lock().kick_queued = false;
@@ -690,16 +742,16 @@ impl UTask {
         )
     }
 
-    /// Queues the reap of this task's engines (from `sched_process_free`,
-    /// softirq context): reporting happens in process context.
-    pub(crate) fn queue_reap(&self, work: &WorkCounter) {
+    /// Queues the reap of this task's engines on `queue` (from
+    /// `sched_process_free`, softirq context): reporting happens in process
+    /// context. True if the queue's drainer must be queued.
+    pub(crate) fn queue_reap(&self, work: &WorkCounter, queue: &ReapQueue) -> bool {
         if self.set_state(REAP_BEGUN) {
-            return;
+            return false;
         }
         work.begin();
-        // SAFETY: `reap_work` was initialised in `new` and is queued once
-        // (`REAP_BEGUN`); the table's reference keeps the `UTask` alive until
-        // the work has run.
-        unsafe { shim::queue_work(self.reap_work.get()) };
+        // INVARIANT: `REAP_BEGUN` was just set, once; the table's reference
+        // keeps the `UTask` alive until the drainer removes it.
+        queue.push(self)
     }
 }

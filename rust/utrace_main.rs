@@ -97,7 +97,7 @@ struct UtraceModule {
 
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let state = KBox::pin_init(state::State::new(), GFP_KERNEL)?;
+        let state = KBox::pin_init(state::State::new(report::reap_queued), GFP_KERNEL)?;
         let releaser = KBox::pin_init(release::Releaser::new(), GFP_KERNEL)?;
         let debugfs = shim::DebugfsDir::create()?;
         releaser.as_ref().publish();

@@ -61,6 +61,6 @@ while read -r kind name value; do
 done < <(sed -n '/^pub(crate) mod action {/,/^}/p' "$events_rs" |
 	sed -n 's/^ *pub(crate) const \(STOP\|INTERRUPT\|REPORT\|SINGLESTEP\|BLOCKSTEP\|RESUME\|DETACH\): u32 = \([0-9]*\);/ACT_ \1 \2/p'
 	sed -n '/^pub(crate) mod attach {/,/^}/p' "$events_rs" |
-	sed -n 's/^ *pub(crate) const \(MATCH_OPS\|MATCH_DATA\|CREATE\|EXCLUSIVE\|GLOBAL\): i32 = \(0x[0-9a-f]*\);/A_ \1 \2/p')
+	sed -n 's/^ *pub(crate) const \(MATCH_OPS\|MATCH_DATA\|CREATE\|EXCLUSIVE\|GLOBAL\|NOFOLLOW\): i32 = \(0x[0-9a-f]*\);/A_ \1 \2/p')
 [ "$bad" = 0 ] && echo "check-abi: lib.sh and rust/events.rs agree with include/utrace_rs.h (${#header[@]} names)"
 exit "$bad"

@@ -35,6 +35,7 @@ pub(super) const UTRACE_ATTACH_MATCH_DATA: i32 = 0x0002;
 pub(super) const UTRACE_ATTACH_CREATE: i32 = 0x0010;
 pub(super) const UTRACE_ATTACH_EXCLUSIVE: i32 = 0x0020;
 pub(super) const UTRACE_ATTACH_GLOBAL: i32 = 0x0100;
+pub(super) const UTRACE_ATTACH_NOFOLLOW: i32 = 0x0200;
 pub(super) const UTRACE_OPS_UNPINNED: u32 = 0x1;
 pub(super) const UTRACE_OPS_SYSCALL_SLEEPABLE: u32 = 0x2;
 /// ELF note types of the regsets (`include/uapi/linux/elf.h`).

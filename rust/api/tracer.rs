@@ -157,6 +157,19 @@ impl<E: Engine> Tracer<E> {
         Shared::attach(&self.shared.as_arc_borrow(), None, events)
     }
 
+    /// [`Tracer::attach_global`] for an engine whose CLONE callback never
+    /// attaches to the child (`UTRACE_ATTACH_NOFOLLOW`): new children are
+    /// not held for it, which makes every fork cheaper. `Context::attach`
+    /// on a child from its CLONE callback may then find it already running.
+    pub(crate) fn attach_global_nofollow(&self, events: Events) -> Result<EngineRef<E>> {
+        Shared::attach_flags(
+            &self.shared.as_arc_borrow(),
+            None,
+            events,
+            raw::UTRACE_ATTACH_NOFOLLOW,
+        )
+    }
+
     /// This tracer's engine on `task` (the first, if several): `ENOENT` if
     /// it has none.
     pub(crate) fn lookup(&self, task: &Task) -> Result<EngineRef<E>> {

@@ -153,7 +153,9 @@ impl kernel::Module for GlobalTrace {
             dropped: AtomicU64::new(0),
         })?;
         if pid == ALL {
-            tracer.attach_global(EVENTS)?;
+            // Every task is traced already: children are never attached to
+            // from CLONE, so they need not be held for it.
+            tracer.attach_global_nofollow(EVENTS)?;
             pr_info!("tracing every user task into /sys/kernel/debug/utrace/global_trace\n");
             return Ok(GlobalTrace { tracer });
         }

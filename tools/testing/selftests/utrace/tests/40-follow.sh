@@ -2,7 +2,8 @@
 # Following children: an engine attached to the child from the parent's
 # CLONE callback sees the child's events from its first instruction on, so
 # an exec right after fork or vfork is not missed. Every task reports DEATH
-# and then REAP, once each.
+# and then REAP, once each. The children of engines attached with
+# UTRACE_ATTACH_NOFOLLOW are not held for their CLONE callbacks.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
@@ -65,3 +66,33 @@ expect_eq "thread: CLONE reports" "$(log_events 0 CLONE | wc -l)" 5
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(log_events 16 DEATH | wc -l)" = 5 ]'
 echo "ok: 5 threads followed to their DEATH"
+
+# UTRACE_ATTACH_NOFOLLOW: a child whose parent's CLONE engines never follow
+# is not held until their callbacks are done: it runs while the parent's
+# CLONE callback is still held. Without the flag the child waits for it.
+expect_ut "thread: cleanup" 0 cleanup
+for how in nofollow follow; do
+	utctl reset >/dev/null
+	flags=$A_CREATE
+	[ $how = nofollow ] && flags=$((A_CREATE | A_NOFOLLOW))
+	rm -f /tmp/t40.ran
+	# The subshell is a fork (not the script's last command, so not exec'd).
+	p=$(gated_sh t40n '(echo ran >/tmp/t40.ran); true')
+	expect_ut "$how: attach" 0 attach 0 "$p" $flags
+	expect_ut "$how: events" 0 events 0 "$EV_CLONE"
+	expect_ut "$how: hold CLONE callbacks" 0 hold "$EV_CLONE"
+	go t40n
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 10 '[ "$(stat_of held)" = 1 ]'
+	if [ $how = nofollow ]; then
+		wait_until 10 '[ -e /tmp/t40.ran ]'
+		expect_eq "$how: parent's CLONE callback still held" "$(stat_of held)" 1
+		echo "ok: $how: the child ran during its parent's CLONE callback"
+	else
+		[ ! -e /tmp/t40.ran ] || fail "$how: the child ran during its parent's CLONE callback"
+		echo "ok: $how: the child waits for its parent's CLONE callback"
+	fi
+	expect_ut "$how: release" 0 release
+	wait_until 10 '[ -e /tmp/t40.ran ]'
+	expect_ut "$how: cleanup" 0 cleanup
+done
