@@ -521,7 +521,9 @@ u64 utrace_lost_events(void);
 /*
  * Event streams: /sys/kernel/debug/utrace/<name>, root-only (0400), one text
  * line per record: "<seq> <ns> <text>". Reads consume and block until data
- * arrives (-EAGAIN with O_NONBLOCK), poll() works, and when the ring is full
+ * arrives (-EAGAIN with O_NONBLOCK; blocked readers are woken within about
+ * 10 ms, or at once when the ring is a quarter full), poll() works, and
+ * when the ring is full
  * records are dropped but never silently: the reader then gets
  * "<seq> <ns> DROPPED <n>" at the place of the loss (and "LOST <n>" for
  * events the framework lost, see utrace_lost_events()). See

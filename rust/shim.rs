@@ -132,6 +132,12 @@ mod ffi {
             task: *mut bindings::task_struct,
         );
         pub(super) fn utrace_shim_may_sleep() -> bool;
+        pub(super) fn utrace_shim_timer_init(
+            timer: *mut bindings::timer_list,
+            f: unsafe extern "C" fn(*mut bindings::timer_list),
+        );
+        pub(super) fn utrace_shim_timer_arm(timer: *mut bindings::timer_list, ms: u32);
+        pub(super) fn utrace_shim_timer_shutdown(timer: *mut bindings::timer_list);
         pub(super) fn utrace_shim_atomic() -> bool;
         pub(super) fn utrace_shim_module_live(module: *mut bindings::module) -> bool;
         pub(super) fn utrace_shim_module_notifier(on: bool) -> c_int;
@@ -698,6 +704,42 @@ pub(crate) unsafe fn poll(
 ) -> bindings::__poll_t {
     // SAFETY: By the function's safety requirements.
     unsafe { ffi::utrace_shim_poll(file, wq, pt, readable) }
+}
+
+/// Sets up `timer` to call `f` when it fires.
+///
+/// # Safety
+///
+/// `timer` is memory for a `timer_list` that stays put until
+/// [`timer_shutdown`] has returned.
+pub(crate) unsafe fn timer_init(
+    timer: *mut bindings::timer_list,
+    f: unsafe extern "C" fn(*mut bindings::timer_list),
+) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_timer_init(timer, f) }
+}
+
+/// Arms `timer` to fire in about `ms` milliseconds, unless it is pending.
+/// Any context.
+///
+/// # Safety
+///
+/// `timer` was set up by [`timer_init`] and not shut down.
+pub(crate) unsafe fn timer_arm(timer: *mut bindings::timer_list, ms: u32) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_timer_arm(timer, ms) }
+}
+
+/// Stops `timer` for good (later arms do nothing) and waits for its
+/// function to return. May sleep.
+///
+/// # Safety
+///
+/// `timer` was set up by [`timer_init`].
+pub(crate) unsafe fn timer_shutdown(timer: *mut bindings::timer_list) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_timer_shutdown(timer) }
 }
 
 /// Registers (`true`) or unregisters the syscall probes. May sleep.

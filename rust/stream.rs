@@ -120,6 +120,9 @@ pub(crate) struct Stream {
     /// Readers and pollers wait here.
     #[pin]
     wq: Opaque<bindings::wait_queue_head>,
+    /// Wakes them a little after a record arrived (see [`Stream::emit`]).
+    #[pin]
+    wake_timer: Opaque<bindings::timer_list>,
     /// The debugfs file, and the `Arc` reference it holds (set once, right
     /// after creation).
     dentry: AtomicPtr<bindings::dentry>,
@@ -169,6 +172,11 @@ impl Stream {
                         static_lock_class_key!(),
                     )
                 }),
+                // SAFETY: `slot` is the field's memory, pinned with the
+                // stream; `destroy` shuts the timer down.
+                wake_timer <- Opaque::ffi_init(|slot| unsafe {
+                    shim::timer_init(slot, stream_wake_timer)
+                }),
                 dentry: AtomicPtr::new(ptr::null_mut()),
                 file_ref: AtomicPtr::new(ptr::null_mut()),
             }),
@@ -211,8 +219,19 @@ impl Stream {
         let seq = ring.seq;
         ring.seq += 1;
         ring.push(seq, args);
+        // Readers are woken by a watermark, not for every record: at once
+        // when the ring is a quarter full, else by the timer, within
+        // WAKE_MS (armed under the lock, so never after `destroy`).
+        let now = ring.count * 4 >= ring.slots.len();
+        if !now {
+            // SAFETY: Set up in `create`; `closed` is false, so `destroy`
+            // has not shut it down.
+            unsafe { shim::timer_arm(self.wake_timer.get(), WAKE_MS) };
+        }
         drop(ring);
-        wait::wake_all(self.wq.get());
+        if now {
+            wait::wake_all(self.wq.get());
+        }
         Ok(())
     }
 
@@ -225,6 +244,8 @@ impl Stream {
     /// fail. The memory goes with the last open file.
     pub(crate) fn destroy(this: Arc<Stream>) {
         this.ring.lock().closed = true;
+        // SAFETY: Set up in `create`; with `closed` set nothing arms it again.
+        unsafe { shim::timer_shutdown(this.wake_timer.get()) };
         wait::wake_all(this.wq.get());
         // SAFETY: Created by `create`; debugfs waits for file operations in
         // progress (readers were just woken and see `closed`).
@@ -256,6 +277,22 @@ impl Stream {
             }
         }
     }
+}
+
+/// How long a record may wait before its readers are woken (when the ring
+/// is less than a quarter full).
+const WAKE_MS: u32 = 10;
+
+/// The wake timer of a stream: wakes its readers and pollers.
+///
+/// # Safety
+///
+/// Called by the timer code with the `wake_timer` field of a live stream
+/// (`destroy` shuts it down before the stream's last reference can go).
+unsafe extern "C" fn stream_wake_timer(timer: *mut bindings::timer_list) {
+    // SAFETY: `timer` is the `wake_timer` field of a live `Stream`.
+    let stream = unsafe { &*crate::compat::container_of_mut!(timer, Stream, wake_timer) };
+    wait::wake_all(stream.wq.get());
 }
 
 /// The framework's count of events lost for lack of memory.

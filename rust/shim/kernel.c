@@ -12,6 +12,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
+#include <linux/timer.h>
 
 #include "shim.h"
 
@@ -146,4 +147,23 @@ __poll_t utrace_shim_poll(struct file *file, wait_queue_head_t *wq, poll_table *
 {
 	poll_wait(file, wq, pt);
 	return readable ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* A one-shot timer calling @fn (streams: a reader's deferred wakeup). */
+void utrace_shim_timer_init(struct timer_list *timer, void (*fn)(struct timer_list *))
+{
+	timer_setup(timer, fn, 0);
+}
+
+/* Arm @timer to fire in about @ms milliseconds unless it is pending. */
+void utrace_shim_timer_arm(struct timer_list *timer, unsigned int ms)
+{
+	if (!timer_pending(timer))
+		mod_timer(timer, jiffies + msecs_to_jiffies(ms));
+}
+
+/* Stop @timer for good; waits for its function to finish. May sleep. */
+void utrace_shim_timer_shutdown(struct timer_list *timer)
+{
+	timer_shutdown_sync(timer);
 }
