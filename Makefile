@@ -13,7 +13,8 @@
 #                      chroot with Debian's toolchain (scripts/distro.sh, cached)
 #   make dkms-test     dkms build of dkms.conf in that chroot
 #
-# Other targets: modules (default), kernel, deps, guest, bench, bench-profile, fmt,
+# Other targets: modules (default), kernel, deps, guest, bench, bench-guard,
+# bench-profile, fmt,
 # fmt-check, clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
 # builds the modules against your own kernel instead of the cached one.
 
@@ -27,7 +28,7 @@ kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 # LLVM=-19 for the clang-built test kernel, never LLVM= for a GCC-built one.
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) $$(scripts/kernel-cc.sh "$$kdir")
 
-.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench bench-profile fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench bench-guard bench-profile fmt fmt-check clippy rust-analyzer clean
 
 all: modules
 
@@ -67,6 +68,12 @@ rs_files = $$(find rust samples tools -name '*.rs')
 # Benchmarks: their own kernel (no lock debugging), one vCPU, QEMU -icount.
 bench: deps guest
 	@scripts/bench.sh
+
+# The hot-path regression guard (also part of make check): make bench's
+# hot-path rows on the test kernel under -icount against the numbers in
+# scripts/bench/guard-expected.txt; CALIBRATE=1 rewrites them.
+bench-guard: modules guest
+	@$(kdir) && KDIR="$$kdir" scripts/bench-guard.sh
 
 # Where each hot path's instructions go: one iteration of each workload
 # single-stepped through QEMU's gdbstub, every instruction counted by function.

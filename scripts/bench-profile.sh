@@ -13,7 +13,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/boot.sh"
 KDIR=$("$top/scripts/kernel.sh" bench)
-build_variant_modules bench
+build_variant_modules profile
 "$top/scripts/build-guest-programs.sh"
 out=${PROFILE_OUT:-$top/build/profile}
 mkdir -p "$out"
@@ -26,9 +26,11 @@ args=(utrace.mode=profile nokaslr norandmaps)
 [ -n "${PROFILE_SCENARIOS:-}" ] && args+=("PROFILE_SCENARIOS=$PROFILE_SCENARIOS")
 BOOT_LOG=$out/guest.log
 rm -f "$BOOT_LOG"
-"$top/scripts/qemu-run.sh" "$KDIR/arch/x86/boot/bzImage" "$INITRD" "$BOOT_LOG" \
+# Its own process group, so that a failure here stops QEMU too.
+setsid "$top/scripts/qemu-run.sh" "$KDIR/arch/x86/boot/bzImage" "$INITRD" "$BOOT_LOG" \
 	"${UTRACE_PROFILE_TIMEOUT:-3000}" "${args[@]}" &
 qemu=$!
+trap 'kill -- -"$qemu" 2>/dev/null' EXIT
 python3 "$top/scripts/bench-profile.py" "$BOOT_LOG" "$KDIR/System.map" \
 	"$out/gdb.sock" "$out/ctl.sock" "$out" "$qemu"
 wait "$qemu" || true

@@ -18,8 +18,9 @@
 #
 # Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
 # limit in seconds, default 1500), UTRACE_META=0 to skip the runner's
-# meta-tests, UTRACE_ONLY=WORD to run only the guest tests whose name
-# contains WORD; UTRACE_STRESS_SECS and UTRACE_STORM (numbers) are passed
+# meta-tests, UTRACE_GUARD=0 to skip the hot-path regression guard
+# (scripts/bench-guard.sh), UTRACE_ONLY=WORD to run only the guest tests
+# whose name contains WORD (and no guard); UTRACE_STRESS_SECS and UTRACE_STORM (numbers) are passed
 # to the guest tests that read them.
 set -uo pipefail
 
@@ -114,6 +115,18 @@ INITRD=$top/build/$boot.cpio.gz
 mapfile -t -O "${#boot_args[@]}" boot_args < <(env | grep -E '^UTRACE_(STRESS_SECS|STORM)=[0-9]+$')
 boot_guest "$boot" "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check "${boot_args[@]}"
 report_boot "$boot"
+
+# The hot-path regression guard: instruction counts of the hot paths
+# against the numbers committed in the tree (not with UTRACE_ONLY).
+if [ "$variant" = test ] && [ -z "${UTRACE_ONLY:-}" ] && [ "${UTRACE_GUARD:-1}" != 0 ]; then
+	what="hot paths within 5 % of scripts/bench/guard-expected.txt (instructions, -icount)"
+	if out=$("$top/scripts/bench-guard.sh" 2>&1); then
+		host_result OK "$what"
+		echo "$out" | grep '^bench-guard:' | sed 's/^/# /'
+	else
+		host_result FAIL "$what" "$(echo "$out" | tail -n 20)"
+	fi
+fi
 
 if [ "${UTRACE_META:-1}" != 0 ]; then
 	echo "# meta-tests: the runner must catch a failing test, a splat and a hang"

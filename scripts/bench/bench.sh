@@ -4,8 +4,12 @@
 #
 # Runs in the guest for `make bench` (one vCPU, QEMU -icount shift=0, so a
 # guest "ns" is one guest instruction). Prints one line per measurement:
-#   RESULT <workload> <config> <median> <min> <max>     (ns per operation)
+#   RESULT <workload> <config> <median> <min> <max> [<cpu median> <min> <max>]
+# in ns per operation: wall time, then, where the workload measures it, CPU
+# time (the workload's tasks and, under ptrace, the tracer: user + system).
 # Every (workload, config) runs $ROUNDS times, configurations interleaved.
+# BENCH_PLAN=guard runs only the hot-path rows of the regression guard
+# (scripts/bench-guard.sh), with its own counts.
 M=/utrace/modules
 UT=/sys/kernel/debug/utrace_test
 ROUNDS=${BENCH_ROUNDS:-5}
@@ -39,6 +43,10 @@ setup() {
 	loaded) insmod $M/utrace_rs.ko ;;
 	floor) insmod $M/probe_floor.ko || fail load ;;
 	global)
+		# UTRACE_ATTACH_NOFOLLOW: children are not held for its CLONE.
+		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load
+		ut noop 7 1; ut attach 7 0 0x310; ut events 7 0x2c ;;
+	global_follow)
 		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load
 		ut noop 7 1; ut attach 7 0 0x110; ut events 7 0x2c ;;
 	gtrace)
@@ -79,7 +87,7 @@ one() {
 	case "$cfg" in
 	ptrace)
 		mode=life; [ "$w" = getppid ] || [ "$w" = threads ] && mode=sys
-		out=$(ptracer $mode /utrace/bin/bench "$w" "$n") ;;
+		out=$(BENCH_TRACER_CPU=1 ptracer $mode /utrace/bin/bench "$w" "$n") ;;
 	sys_traced|engines_*|tasks_*)
 		bench "$w" "$n" wait <>/tmp/b.go >/tmp/b.out &
 		b=$!
@@ -110,7 +118,7 @@ one() {
 		wait $b
 		out=$(cat /tmp/b.out) ;;
 	ptrace_strace)
-		out=$(ptrace_strace /utrace/bin/bench "$w" "$n") ;;
+		out=$(BENCH_TRACER_CPU=1 ptrace_strace /utrace/bin/bench "$w" "$n") ;;
 	sys_untraced)
 		sleep 1000 &
 		SLEEPER=$!
@@ -120,14 +128,16 @@ one() {
 		out=$(bench "$w" "$n") ;;
 	esac
 	teardown
-	echo "$out" | sed -n 's/^ns_per_op=//p'
+	echo "$(echo "$out" | sed -n 's/^ns_per_op=//p') $(echo "$out" | sed -n 's/^cpu_ns_per_op=//p')"
 }
 
 # result WORKLOAD CONFIG FILE: the RESULT line (median, min, max) of the
-# ns/op values in FILE, one per line.
+# ns/op values in FILE, one line per run: wall time and, if measured, CPU time.
 result() {
-	sort -n "$3" | awk -v w="$1" -v c="$2" '
-		{ v[NR] = $1 } END { printf "RESULT %s %s %s %s %s\n", w, c, v[int((NR + 1) / 2)], v[1], v[NR] }'
+	cpu=$(awk 'NF > 1 { print $2 }' "$3" | sort -n | awk '
+		{ v[NR] = $1 } END { if (NR) printf " %s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }')
+	awk '{ print $1 }' "$3" | sort -n | awk -v w="$1" -v c="$2" -v cpu="$cpu" '
+		{ v[NR] = $1 } END { printf "RESULT %s %s %s %s %s%s\n", w, c, v[int((NR + 1) / 2)], v[1], v[NR], cpu }'
 }
 
 # measure WORKLOAD N CONFIG...: ROUNDS rounds, configs interleaved.
@@ -138,7 +148,7 @@ measure() {
 	while [ $r -lt "$ROUNDS" ]; do
 		for cfg in "$@"; do
 			v=$(one "$w" "$n" "$cfg")
-			[ -n "$v" ] || fail "$w $cfg gave no result"
+			[ -n "${v% }" ] || fail "$w $cfg gave no result"
 			echo "$v" >>/tmp/res."$w"."$cfg"
 		done
 		r=$((r + 1))
@@ -147,6 +157,33 @@ measure() {
 		result "$w" "$cfg" /tmp/res."$w"."$cfg"
 	done
 }
+
+# In-kernel loops (utrace_test.ko): attach+detach round trips, and barrier
+# with no callback in flight.
+kernel_loops() {
+	setup sys_traced
+	sleep 1000 &
+	SLEEPER=$!
+	for r in $(seq "$ROUNDS"); do
+		ut attachloop $SLEEPER "$1"
+		sed -n 's/^bench.attach_ns //p' $UT/stats >>/tmp/res.attach
+		ut attach 0 $SLEEPER 0x10; ut events 0 0x8
+		ut barrierloop 0 "$2"
+		sed -n 's/^bench.barrier_ns //p' $UT/stats >>/tmp/res.barrier
+		ut cleanup
+	done
+	teardown
+}
+
+if [ "${BENCH_PLAN:-}" = guard ]; then
+	echo "BENCH-BEGIN plan=guard rounds=$ROUNDS"
+	measure getppid "$N_SYS" floor sys_untraced sys_traced engines_10
+	measure forkexit "$N_FORK" base global gtrace_reader
+	kernel_loops 500 1
+	result attach kernel /tmp/res.attach
+	echo "BENCH-END"
+	exit 0
+fi
 
 # Room for the 10,000-thread row.
 echo 100000 >/proc/sys/kernel/threads-max
@@ -157,23 +194,10 @@ measure getppid "$N_PTRACE_SYS" ptrace
 measure threads "$N_SYS" base floor sys_untraced
 measure files "$N_FILES" base systrace systrace_reader
 measure files "$N_FILES_PTRACE" ptrace_strace
-measure forkexit "$N_FORK" base loaded global gtrace gtrace_reader ptrace
+measure forkexit "$N_FORK" base loaded global global_follow gtrace gtrace_reader ptrace
 measure forkexec "$N_FORK" base loaded global gtrace ptrace
 
-# In-kernel loops (utrace_test.ko): attach+detach round trips, and barrier
-# with no callback in flight.
-setup sys_traced
-sleep 1000 &
-SLEEPER=$!
-for r in $(seq "$ROUNDS"); do
-	ut attachloop $SLEEPER 2000
-	sed -n 's/^bench.attach_ns //p' $UT/stats >>/tmp/res.attach
-	ut attach 0 $SLEEPER 0x10; ut events 0 0x8
-	ut barrierloop 0 20000
-	sed -n 's/^bench.barrier_ns //p' $UT/stats >>/tmp/res.barrier
-	ut cleanup
-done
-teardown
+kernel_loops 2000 20000
 
 # STOP -> RESUME round trips (the task runs again before the next one) vs
 # PTRACE_INTERRUPT -> waitpid -> PTRACE_CONT, on a task in a getppid() loop.
@@ -189,7 +213,9 @@ for r in $(seq "$ROUNDS"); do
 	teardown
 	bench getppid 2000000000 >/dev/null &
 	T=$!
-	ptracer interrupt $T "$N_STOP" | sed -n 's/^ns_per_op=//p' >>/tmp/res.stop.ptrace_interrupt
+	out=$(ptracer interrupt $T "$N_STOP")
+	echo "$(echo "$out" | sed -n 's/^ns_per_op=//p') $(echo "$out" | sed -n 's/^cpu_ns_per_op=//p')" \
+		>>/tmp/res.stop.ptrace_interrupt
 	kill $T; wait $T
 done
 for c in utrace ptrace_interrupt; do

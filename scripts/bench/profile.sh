@@ -71,7 +71,7 @@ fork() {
 	mods_off
 	case $1 in
 	*_global)
-		utrace_on; ut noop 7 1; ut attach 7 0 0x110; ut events 7 0x2c ;;
+		utrace_on; ut noop 7 1; ut attach 7 0 0x310; ut events 7 0x2c ;;
 	*_gtrace_reader)
 		{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load
 		cat /sys/kernel/debug/utrace/global_trace >/dev/null &

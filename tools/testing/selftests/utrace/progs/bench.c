@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench MODE N [wait]: one benchmark workload; prints "ns_per_op=<x>".
+ * bench MODE N [wait]: one benchmark workload; prints "ns_per_op=<x>" (wall
+ * time) and "cpu_ns_per_op=<x>" (CPU time: this process's threads and its
+ * reaped children, user + system; with BENCH_TRACER_CPU=1 in the
+ * environment also the parent's, which is then the ptrace tracer).
  *   forkexit   N x fork(); the child _exit(0)s; waitpid()
  *   forkexec   N x fork(); the child execs "bench nop"; waitpid()
  *   getppid    N x syscall(SYS_getppid)
@@ -10,9 +13,11 @@
  *   sleepers   start N threads that sleep, print "ready", sleep forever
  * With "wait", waits for a byte on stdin first (so a tracer can attach).
  * A tenth of N runs first as a warm-up. Under QEMU -icount shift=0 a guest
- * "ns" is one guest instruction.
+ * "ns" is one guest instruction, and CPU time counts the instructions a
+ * task executed, where wall time also counts the idle vCPU.
  */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +31,27 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double tv_ns(struct timeval tv)
+{
+	return tv.tv_sec * 1e9 + tv.tv_usec * 1e3;
+}
+
+/* CPU time of this process and its reaped children (and of the tracer). */
+static double cpu_ns(void)
+{
+	const char *tracer = getenv("BENCH_TRACER_CPU");
+	struct rusage self, kids;
+	double t;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	t = tv_ns(self.ru_utime) + tv_ns(self.ru_stime) + tv_ns(kids.ru_utime) +
+	    tv_ns(kids.ru_stime);
+	if (tracer && !strcmp(tracer, "1"))
+		t += sched_ns(getppid());
+	return t;
 }
 
 static void *sleeper(void *arg)
@@ -87,7 +113,7 @@ static void run(const char *mode, long count)
 int main(int argc, char **argv)
 {
 	pthread_t t[2];
-	double start;
+	double start, cpu;
 	const char *mode;
 
 	if (argc == 2 && !strcmp(argv[1], "nop"))
@@ -113,17 +139,21 @@ int main(int argc, char **argv)
 		sleeper(NULL);
 	}
 	if (!strcmp(mode, "threads")) {
+		cpu = cpu_ns();
 		start = now_ns();
 		pthread_create(&t[0], NULL, syscall_loop, NULL);
 		pthread_create(&t[1], NULL, syscall_loop, NULL);
 		pthread_join(t[0], NULL);
 		pthread_join(t[1], NULL);
 		printf("ns_per_op=%.1f\n", (now_ns() - start) / (2.0 * n));
+		printf("cpu_ns_per_op=%.1f\n", (cpu_ns() - cpu) / (2.0 * n));
 		return 0;
 	}
 	run(mode, n / 10);
+	cpu = cpu_ns();
 	start = now_ns();
 	run(mode, n);
 	printf("ns_per_op=%.1f\n", (now_ns() - start) / n);
+	printf("cpu_ns_per_op=%.1f\n", (cpu_ns() - cpu) / n);
 	return 0;
 }
