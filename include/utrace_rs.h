@@ -54,7 +54,8 @@ enum utrace_events {
 
 /* The events a global engine may ask for. */
 #define UTRACE_GLOBAL_EVENTS \
-	(UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH))
+	(UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | \
+	 UTRACE_EVENT(SIGNAL_CORE))
 
 /*
  * Resume actions: what a callback returns (low bits) and what
@@ -539,5 +540,60 @@ int utrace_stream_emit(struct utrace_stream *stream, const char *text, size_t le
 u64 utrace_stream_dropped(struct utrace_stream *stream);
 /* Remove the file; readers blocked in read() get end of file. May sleep. */
 void utrace_stream_destroy(struct utrace_stream *stream);
+
+/*
+ * Who a task is, for tools that act on people's processes (e.g. select by
+ * user, or print the pid a debugger in the task's container would use).
+ */
+struct utrace_task_ids {
+	u32 uid;		/* real uid (init user namespace) */
+	u32 euid;		/* effective uid (init user namespace) */
+	pid_t ns_pid;		/* thread id in the task's own pid namespace (0: gone) */
+	pid_t ns_tgid;		/* process id in the task's own pid namespace */
+	u32 flags;		/* UTRACE_TASK_* */
+};
+#define UTRACE_TASK_KERNEL	0x1	/* kernel thread or io_uring/vhost worker */
+#define UTRACE_TASK_PTRACED	0x2	/* a debugger is attached (ptrace) */
+#define UTRACE_TASK_STOPPED	0x4	/* stopped (group stop, T) */
+#define UTRACE_TASK_TRACED	0x8	/* stopped for its debugger (t) */
+#define UTRACE_TASK_EXITING	0x10	/* exiting or dead */
+
+/* Fill @ids for @task (valid task). Any context but hardirq. */
+void utrace_task_ids(struct task_struct *task, struct utrace_task_ids *ids);
+
+/*
+ * Whether @task's process is @tgid (init namespace) or descends from it by
+ * real parents (a process reparented to a reaper no longer descends from its
+ * old ancestors). Any context but hardirq.
+ */
+bool utrace_task_descends_from(struct task_struct *task, pid_t tgid);
+
+/*
+ * Control files: /sys/kernel/debug/utrace/<name>, mode 0600 (root). A read
+ * returns what @show wrote into @buf (at most @len bytes, cut beyond), made
+ * at open; a write of up to 1024 bytes is passed to @store as one
+ * NUL-terminated string and the write returns @store's result (0: all of
+ * it taken, or a negative errno, which the writer gets). @show and @store
+ * run in process context and may sleep. utrace_file_destroy() removes the
+ * file and waits for reads and writes in flight: no callback runs after it
+ * returns (a descriptor still open then reads what it read before, and
+ * writes fail with -EIO). ERR_PTR on error (-EEXIST: the name is taken).
+ */
+struct utrace_file;
+struct utrace_file *utrace_file_create(const char *name, void *data,
+				       size_t (*show)(void *data, char *buf, size_t len),
+				       int (*store)(void *data, const char *text));
+void utrace_file_destroy(struct utrace_file *file);
+
+/*
+ * Timers: @fn(@data) runs in process context (a workqueue; it may sleep)
+ * once utrace_timer_arm()'s @msecs have passed; arming again replaces the
+ * deadline. utrace_timer_destroy() cancels it and waits for a running @fn:
+ * no call runs after it returns (@fn may re-arm the timer meanwhile).
+ */
+struct utrace_timer;
+struct utrace_timer *utrace_timer_create(void (*fn)(void *data), void *data);
+void utrace_timer_arm(struct utrace_timer *timer, unsigned int msecs);
+void utrace_timer_destroy(struct utrace_timer *timer);
 
 #endif /* _UTRACE_RS_H */

@@ -107,14 +107,21 @@ pub(crate) fn detach_where(
 /// no longer hold the task, and its attached reference goes after a grace
 /// period.
 fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
-    if let Target::Task(ut) = target {
-        if engine.wants_stop() {
-            engine.set_stop(false);
-            ut.wake_stopped();
+    match target {
+        Target::Task(ut) => {
+            if engine.wants_stop() {
+                engine.set_stop(false);
+                ut.wake_stopped();
+            }
+            if engine.events() & events::SIGNAL_ALL != 0 {
+                release_suspended(ut);
+            }
         }
-        if engine.events() & events::SIGNAL_ALL != 0 {
-            release_suspended(ut);
+        // A global SIGNAL_CORE engine may have suspended any process.
+        Target::Global if engine.events() & events::SIGNAL_CORE != 0 => {
+            st.table.for_each(release_suspended);
         }
+        Target::Global => {}
     }
     finish_detach(st, engine);
 }

@@ -32,7 +32,7 @@ pub(crate) const SIGNAL_ALL: Events = SIGNAL | SIGNAL_IGN | SIGNAL_STOP | SIGNAL
 pub(crate) const TASK_EVENTS: Events =
     QUIESCE | REAP | CLONE | EXEC | EXIT | DEATH | SYSCALL | SIGNAL_ALL | JCTL;
 /// What a global engine may ask for (`UTRACE_GLOBAL_EVENTS`).
-pub(crate) const GLOBAL_EVENTS: Events = CLONE | EXEC | EXIT | DEATH;
+pub(crate) const GLOBAL_EVENTS: Events = CLONE | EXEC | EXIT | DEATH | SIGNAL_CORE;
 /// Events that are reported in `do_exit()`.
 pub(crate) const EXIT_EVENTS: Events = EXIT | DEATH;
 

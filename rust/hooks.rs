@@ -239,7 +239,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_send(sig: i32, task: *mut binding
     let Some(ut) = st.table.lookup(task, &rcu) else {
         return;
     };
-    if !wants_signal(ut, task, sig, true) {
+    if !wants_signal(st, ut, task, sig, true) {
         return;
     }
     ut.fresh.fetch_or(sig_bit(sig), SeqCst);
@@ -249,15 +249,21 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_send(sig: i32, task: *mut binding
 
 /// Whether an engine of `ut` (`task`'s) wants to be told of `sig` and it
 /// may be held (`early`: before it is queued). Siglock held.
-fn wants_signal(ut: &UTask, task: *mut bindings::task_struct, sig: i32, early: bool) -> bool {
-    if ut.events() & events::SIGNAL_ALL == 0
-        || (task == task::current() && ut.injecting.load(SeqCst))
-    {
+fn wants_signal(
+    st: &State,
+    ut: &UTask,
+    task: *mut bindings::task_struct,
+    sig: i32,
+    early: bool,
+) -> bool {
+    // A global engine may want every task's SIGNAL_CORE.
+    let wanted = ut.events() | (st.global_events() & events::SIGNAL_CORE);
+    if wanted & events::SIGNAL_ALL == 0 || (task == task::current() && ut.injecting.load(SeqCst)) {
         return false;
     }
     // SAFETY: The siglock is held by our caller.
     let class = unsafe { shim::signal::class(task, sig) };
-    if ut.events() & signal::event_of(class) == 0 {
+    if wanted & signal::event_of(class) == 0 {
         return false;
     }
     // SAFETY: As above.
@@ -285,7 +291,23 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     }
     let bit = sig_bit(sig);
     let rcu = crate::shim::RcuGuard::new();
-    if let Some(ut) = st.table.lookup(task, &rcu) {
+    // A task without state gets one for a global SIGNAL_CORE engine, only
+    // for a signal it would hold, and only where the table's lock may be
+    // taken (not from a hardirq: an itimer's SIGXCPU is then not held).
+    let created = match st.table.lookup(task, &rcu) {
+        None if queued
+            && st.global_events() & events::SIGNAL_CORE != 0
+            && shim::in_task()
+            // SAFETY: The siglock is held by our caller.
+            && unsafe { shim::signal::class(task, sig) } == signal::CORE
+            // SAFETY: As above.
+            && unsafe { shim::signal::holdable(task, sig, false) } =>
+        {
+            wanted(st, task, events::SIGNAL_CORE)
+        }
+        _ => None,
+    };
+    if let Some(ut) = created.as_deref().or_else(|| st.table.lookup(task, &rcu)) {
         let fresh = ut.fresh.fetch_and(!bit, SeqCst) & bit != 0;
         if fresh {
             // SAFETY: The siglock is held by our caller.
@@ -295,7 +317,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
         // again while hidden, a non-realtime signal is queued again).
         let again = ut.held.load(SeqCst) & bit != 0;
         // SAFETY: As above.
-        if queued && (fresh || again || unsafe { hold_late(ut, task, sig) }) {
+        if queued && (fresh || again || unsafe { hold_late(st, ut, task, sig) }) {
             // SAFETY: As above.
             unsafe { shim::signal::hide(task, sig, shared) };
             ut.mark_hidden(bit, shared);
@@ -323,8 +345,8 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
 /// # Safety
 ///
 /// `task`'s siglock is held.
-unsafe fn hold_late(ut: &UTask, task: *mut bindings::task_struct, sig: i32) -> bool {
-    wants_signal(ut, task, sig, false)
+unsafe fn hold_late(st: &State, ut: &UTask, task: *mut bindings::task_struct, sig: i32) -> bool {
+    wants_signal(st, ut, task, sig, false)
 }
 
 /// SIGCONT sent to `task`'s process: deliver what was suspended, in every

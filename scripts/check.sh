@@ -69,7 +69,8 @@ echo "# utrace-rs selftests on $(basename "$KDIR")"
 # and the scripts/{bench,demo} ones' directives check them as dash).
 shell_scripts() {
 	(cd "$top" && ls scripts/*.sh scripts/*/*.sh .ci/run \
-		tools/testing/selftests/utrace/*.sh tools/testing/selftests/utrace/*/*.sh)
+		tools/testing/selftests/utrace/*.sh tools/testing/selftests/utrace/*/*.sh \
+		tools/crash-suspend/crash-suspend-*)
 }
 
 # Source checks on the host: formatting, lints, shellcheck, the ABI numbers

@@ -34,6 +34,9 @@ rm -rf "$stage/utrace/selftests/module"
 [ -d "$top/scripts/demo" ] && cp -r "$top/scripts/demo" "$stage/utrace/demo"
 [ -d "$top/scripts/bench" ] && cp -r "$top/scripts/bench" "$stage/utrace/bench"
 [ -d "$top/build/guest/bin" ] && cp -r "$top/build/guest/bin/." "$stage/utrace/bin/"
+# The crash_suspend tools (the list and the core_pattern helper).
+mkdir -p "$stage/utrace/bin"
+install -m 0755 "$top"/tools/crash-suspend/crash-suspend-* "$stage/utrace/bin/"
 
 # add_elf FILE DEST: copy an ELF program and the shared libraries it needs.
 add_elf() {

@@ -192,3 +192,47 @@ extern "C" {
         write: bool,
     ) -> i32;
 }
+
+/// `struct utrace_task_ids`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(super) struct TaskIds {
+    pub(super) uid: u32,
+    pub(super) euid: u32,
+    pub(super) ns_pid: i32,
+    pub(super) ns_tgid: i32,
+    pub(super) flags: u32,
+}
+
+pub(super) const UTRACE_TASK_KERNEL: u32 = 0x1;
+pub(super) const UTRACE_TASK_PTRACED: u32 = 0x2;
+pub(super) const UTRACE_TASK_STOPPED: u32 = 0x4;
+pub(super) const UTRACE_TASK_TRACED: u32 = 0x8;
+pub(super) const UTRACE_TASK_EXITING: u32 = 0x10;
+
+const _: () = assert!(size_of::<TaskIds>() == 20);
+
+/// `size_t (*show)(void *data, char *buf, size_t len)`.
+pub(super) type ShowFn = unsafe extern "C" fn(*mut c_void, *mut u8, usize) -> usize;
+/// `int (*store)(void *data, const char *text)`.
+pub(super) type StoreFn = unsafe extern "C" fn(*mut c_void, *const u8) -> i32;
+
+// Task ids, control files and timers (`include/utrace_rs.h`).
+#[allow(improper_ctypes)]
+extern "C" {
+    pub(super) fn utrace_task_ids(task: TaskPtr, ids: *mut TaskIds);
+    pub(super) fn utrace_task_descends_from(task: TaskPtr, tgid: i32) -> bool;
+    pub(super) fn utrace_file_create(
+        name: *const u8,
+        data: *mut c_void,
+        show: Option<ShowFn>,
+        store: Option<StoreFn>,
+    ) -> *mut c_void;
+    pub(super) fn utrace_file_destroy(file: *mut c_void);
+    pub(super) fn utrace_timer_create(
+        f: unsafe extern "C" fn(*mut c_void),
+        data: *mut c_void,
+    ) -> *mut c_void;
+    pub(super) fn utrace_timer_arm(timer: *mut c_void, msecs: u32);
+    pub(super) fn utrace_timer_destroy(timer: *mut c_void);
+}

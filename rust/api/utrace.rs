@@ -25,9 +25,11 @@
 //! (the callback trait), [`context`] (what a callback can reach),
 //! [`examine`] (a stopped task's registers and memory),
 //! [`tracer`] (attaching, the callback trampolines), [`task`] (task
-//! facts), [`stream`] (event streams), [`param`] (module parameters),
-//! `usermem` (reading the task's memory in syscall callbacks) and `raw`
-//! (the C ABI). See `Documentation/utrace-rs/api.rst`.
+//! facts), [`process`] (users, namespaces, ancestry, signals),
+//! [`stream`] (event streams), [`control_file`] (root-only control files),
+//! [`timer`] (deadlines), [`param`] (module parameters), `usermem`
+//! (reading the task's memory in syscall callbacks) and `raw` (the C ABI).
+//! See `Documentation/utrace-rs/api.rst`.
 
 #![allow(dead_code, unused_imports)]
 
@@ -35,25 +37,31 @@
 mod compat;
 
 pub(crate) mod context;
+pub(crate) mod control_file;
 pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod examine;
 pub(crate) mod param;
+pub(crate) mod process;
 mod raw;
 pub(crate) mod signal;
 pub(crate) mod stream;
 pub(crate) mod task;
+pub(crate) mod timer;
 pub(crate) mod tracer;
 mod usermem;
 
-pub(crate) use compat::{cstr_bytes, module_author, Escaped};
+pub(crate) use compat::{cstr_bytes, ktime_get_ns, kvec_pop, module_author, ARef, Escaped};
 pub(crate) use context::{Context, SleepingSyscall, SyscallContext, SyscallRegs};
+pub(crate) use control_file::{ControlFile, ControlHandler, Text};
 pub(crate) use engine::{Engine, SyscallEngine};
 pub(crate) use events::{Action, Control, Events, SyscallEntry};
 pub(crate) use examine::{Examined, FpRegs, UserRegs};
 pub(crate) use param::{modinfo_bytes, module_param_int, IntParam, ParamEntry};
 pub(crate) use param::{module_param_str, KparamString, StrParam};
+pub(crate) use process::{descends_from, signal_process, wall_seconds, TaskIds};
 pub(crate) use signal::{Signal, SignalClass, SignalReport};
 pub(crate) use stream::Stream;
 pub(crate) use task::{lost_events, task_by_pid, TaskInfo};
+pub(crate) use timer::{Timer, TimerHandler, TimerRef};
 pub(crate) use tracer::{attach_error, EngineRef, Tracer};

@@ -84,6 +84,12 @@ bool utrace_shim_atomic(void)
 #endif
 }
 
+/* Whether the caller runs in task context (no hardirq, softirq or NMI). */
+bool utrace_shim_in_task(void)
+{
+	return in_task();
+}
+
 /* Whether @mod is not being unloaded (or failing its init). */
 bool utrace_shim_module_live(struct module *mod)
 {
@@ -126,6 +132,12 @@ void utrace_shim_debugfs_exit(void)
 {
 	debugfs_remove_recursive(utrace_dir);
 	utrace_dir = NULL;
+}
+
+/* The utrace directory, for files of other concerns (control_file.c). */
+struct dentry *utrace_shim_debugfs_dir(void)
+{
+	return utrace_dir;
 }
 
 /* A root-only (0400) file in the utrace directory; NULL on failure. */

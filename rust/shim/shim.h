@@ -53,6 +53,7 @@ void utrace_shim_timer_init(struct timer_list *timer, void (*fn)(struct timer_li
 void utrace_shim_timer_arm(struct timer_list *timer, unsigned int ms);
 void utrace_shim_timer_shutdown(struct timer_list *timer);
 bool utrace_shim_atomic(void);
+bool utrace_shim_in_task(void);
 bool utrace_shim_module_live(struct module *mod);
 int utrace_shim_module_notifier(bool on);
 int utrace_shim_debugfs_init(void);
@@ -60,6 +61,7 @@ void utrace_shim_debugfs_exit(void);
 struct dentry *utrace_shim_debugfs_file(const char *name, void *data,
 					const struct file_operations *fops);
 void utrace_shim_debugfs_remove(struct dentry *d);
+struct dentry *utrace_shim_debugfs_dir(void);
 __poll_t utrace_shim_poll(struct file *file, struct wait_queue_head *wq,
 			  struct poll_table_struct *pt, bool readable);
 

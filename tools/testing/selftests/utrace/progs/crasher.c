@@ -6,6 +6,8 @@
  *   threads  3 more threads sleep; one of them crashes in crash_in_thread()
  *   wait     pause() until killed (e.g. kill -SEGV)
  *   handler  with its own SIGSEGV handler (exits 42), then segv
+ *   later    pause() until SIGUSR1, then segv (started before a watcher)
+ *   fixable  segv; a debugger that jumps to fixed_up() makes it exit 7
  * crasher run MODE: fork a child running MODE (core dumps allowed), wait
  * for it and print "exit=<code> signal=<sig> core=<0|1>".
  */
@@ -43,6 +45,23 @@ static void on_segv(int sig __attribute__((unused)))
 	_exit(42);
 }
 
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig __attribute__((unused)))
+{
+	usr1 = 1;
+}
+
+/* Where a debugger sends a crashed process ("set $pc = fixed_up"). */
+__attribute__((noinline, used)) void fixed_up(void)
+{
+	static const char msg[] = "fixed up\n";
+
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(8);
+	_exit(7);
+}
+
 static int run(const char *mode)
 {
 	pthread_t t;
@@ -55,6 +74,13 @@ static int run(const char *mode)
 	else if (!strcmp(mode, "wait"))
 		for (;;)
 			pause();
+	else if (!strcmp(mode, "later")) {
+		signal(SIGUSR1, on_usr1);
+		while (!usr1)
+			pause();
+		crash_here(0);
+	} else if (!strcmp(mode, "fixable"))
+		crash_here(0);
 	else if (!strcmp(mode, "handler")) {
 		signal(SIGSEGV, on_segv);
 		crash_here(0);

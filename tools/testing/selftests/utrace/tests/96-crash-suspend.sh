@@ -3,13 +3,15 @@
 # signal is suspended instead (every thread stopped, signal kept), gdb can
 # attach and sees the crashing function, SIGCONT lets it die with its core
 # dump, SIGKILL kills it, a process with its own handler is left alone, and
-# rmmod releases suspended processes. Bad pid= values are refused.
+# rmmod releases suspended processes. Bad pid=, timeout= and max= values
+# are refused. (System-wide mode: 96-crash-suspend-system.sh.)
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 echo '/tmp/core.%p' >/proc/sys/kernel/core_pattern
 load utrace_rs
 
-for bad in ":$EINVAL" "pid=99999:$ESRCH" "pid=2:$EPERM" "pid=-4:$EINVAL" "pid=x:$EINVAL"; do
+for bad in "pid=99999:$ESRCH" "pid=2:$EPERM" "pid=-4:$EINVAL" "pid=x:$EINVAL" \
+	"timeout=-1:$EINVAL" "max=65:$EINVAL"; do
 	arg=${bad%%:*} want=${bad#*:}
 	mark
 	expect_eq "insmod crash_suspend '$arg'" "$(modload $MODDIR/crash_suspend.ko "$arg")" "$want"

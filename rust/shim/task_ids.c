@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who a task is (utrace_task_ids) and whose descendant it is
+ * (utrace_task_descends_from): credentials, pid namespaces and the parent
+ * chain are behind RCU and static inlines that Rust on 6.12 cannot reach.
+ */
+#include <linux/cred.h>
+#include <linux/export.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/uidgid.h>
+#include <utrace_rs.h>
+
+void utrace_task_ids(struct task_struct *task, struct utrace_task_ids *ids)
+{
+	struct pid_namespace *ns;
+	const struct cred *cred;
+	unsigned int state;
+
+	memset(ids, 0, sizeof(*ids));
+	rcu_read_lock();
+	cred = __task_cred(task);
+	ids->uid = from_kuid_munged(&init_user_ns, cred->uid);
+	ids->euid = from_kuid_munged(&init_user_ns, cred->euid);
+	ns = task_active_pid_ns(task);
+	if (ns) {
+		ids->ns_pid = task_pid_nr_ns(task, ns);
+		ids->ns_tgid = task_tgid_nr_ns(task, ns);
+	}
+	rcu_read_unlock();
+	if (task->flags & (PF_KTHREAD | PF_USER_WORKER))
+		ids->flags |= UTRACE_TASK_KERNEL;
+	if (READ_ONCE(task->ptrace))
+		ids->flags |= UTRACE_TASK_PTRACED;
+	state = READ_ONCE(task->__state);
+	if (state & __TASK_STOPPED)
+		ids->flags |= UTRACE_TASK_STOPPED;
+	if (state & __TASK_TRACED)
+		ids->flags |= UTRACE_TASK_TRACED;
+	if ((task->flags & PF_EXITING) || task->exit_state)
+		ids->flags |= UTRACE_TASK_EXITING;
+}
+EXPORT_SYMBOL_GPL(utrace_task_ids);
+
+bool utrace_task_descends_from(struct task_struct *task, pid_t tgid)
+{
+	bool found = false;
+	struct task_struct *t;
+
+	rcu_read_lock();
+	/* Up the real parents to the idle task (pid 0), its own parent. */
+	for (t = task; t->pid; t = rcu_dereference(t->real_parent)) {
+		if (t->tgid == tgid) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+EXPORT_SYMBOL_GPL(utrace_task_descends_from);
