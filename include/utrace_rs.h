@@ -551,6 +551,7 @@ struct utrace_task_ids {
 	pid_t ns_pid;		/* thread id in the task's own pid namespace (0: gone) */
 	pid_t ns_tgid;		/* process id in the task's own pid namespace */
 	u32 flags;		/* UTRACE_TASK_* */
+	u64 held;		/* signals pending and blocked (bit sig-1), e.g. held ones */
 };
 #define UTRACE_TASK_KERNEL	0x1	/* kernel thread or io_uring/vhost worker */
 #define UTRACE_TASK_PTRACED	0x2	/* a debugger is attached (ptrace) */

@@ -63,6 +63,11 @@ impl TaskIds {
         self.0.flags & raw::UTRACE_TASK_EXITING != 0
     }
 
+    /// Whether `sig` is pending and blocked (as a held signal is).
+    pub(crate) fn holds(&self, sig: i32) -> bool {
+        (1..=64).contains(&sig) && self.0.held & (1u64 << (sig - 1)) != 0
+    }
+
     /// The state letter `ps` would show, of the ones these flags tell
     /// apart: `t` (stopped for its debugger), `T`, `X` (exiting), else `R`.
     pub(crate) fn state(&self) -> char {

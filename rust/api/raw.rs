@@ -202,6 +202,7 @@ pub(super) struct TaskIds {
     pub(super) ns_pid: i32,
     pub(super) ns_tgid: i32,
     pub(super) flags: u32,
+    pub(super) held: u64,
 }
 
 pub(super) const UTRACE_TASK_KERNEL: u32 = 0x1;
@@ -210,7 +211,7 @@ pub(super) const UTRACE_TASK_STOPPED: u32 = 0x4;
 pub(super) const UTRACE_TASK_TRACED: u32 = 0x8;
 pub(super) const UTRACE_TASK_EXITING: u32 = 0x10;
 
-const _: () = assert!(size_of::<TaskIds>() == 20);
+const _: () = assert!(size_of::<TaskIds>() == 32);
 
 /// `size_t (*show)(void *data, char *buf, size_t len)`.
 pub(super) type ShowFn = unsafe extern "C" fn(*mut c_void, *mut u8, usize) -> usize;

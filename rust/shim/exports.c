@@ -24,6 +24,7 @@ static_assert(offsetof(struct utrace_engine, data) == 8);
 static_assert(offsetof(struct utrace_task_info, exit_code) == 12);
 static_assert(sizeof(struct utrace_task_info) == 32);
 static_assert(sizeof(struct utrace_examiner) == 16);
+static_assert(sizeof(struct utrace_task_ids) == 32);
 static_assert(UTRACE_RS_API_VERSION == 3);
 
 EXPORT_SYMBOL_GPL(utrace_api_version);

@@ -13,6 +13,38 @@
 #include <linux/uidgid.h>
 #include <utrace_rs.h>
 
+/*
+ * Signals pending and blocked for @task (bit sig-1), read under its siglock
+ * (lock_task_sighand()'s loop: __lock_task_sighand is not exported); 0 once
+ * it has no sighand (reaped).
+ */
+static u64 held_signals(struct task_struct *task)
+{
+	struct sighand_struct *sighand;
+	unsigned long irqflags;
+	sigset_t held;
+	u64 ret = 0;
+
+	rcu_read_lock();
+	for (;;) {
+		sighand = rcu_dereference(task->sighand);
+		if (!sighand)
+			break;
+		spin_lock_irqsave(&sighand->siglock, irqflags);
+		if (likely(sighand == rcu_access_pointer(task->sighand))) {
+			sigorsets(&held, &task->pending.signal,
+				  &task->signal->shared_pending.signal);
+			sigandsets(&held, &held, &task->blocked);
+			ret = held.sig[0];
+			spin_unlock_irqrestore(&sighand->siglock, irqflags);
+			break;
+		}
+		spin_unlock_irqrestore(&sighand->siglock, irqflags);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
 void utrace_task_ids(struct task_struct *task, struct utrace_task_ids *ids)
 {
 	struct pid_namespace *ns;
@@ -41,6 +73,7 @@ void utrace_task_ids(struct task_struct *task, struct utrace_task_ids *ids)
 		ids->flags |= UTRACE_TASK_TRACED;
 	if ((task->flags & PF_EXITING) || task->exit_state)
 		ids->flags |= UTRACE_TASK_EXITING;
+	ids->held = held_signals(task);
 }
 EXPORT_SYMBOL_GPL(utrace_task_ids);
 

@@ -171,8 +171,15 @@ impl State {
         while i < list.len() {
             let s = &mut list[i];
             let ids = TaskIds::of(&s.task);
-            if !ids.is_stopped() && !ids.is_exiting() && !ids.is_ptraced() && !s.timed_out {
-                // A debugger continued it and detached: it runs again.
+            if !ids.is_stopped()
+                && !ids.is_exiting()
+                && !ids.is_ptraced()
+                && !s.timed_out
+                && ids.holds(s.signal)
+            {
+                // A debugger continued it and detached: it runs again,
+                // its signal still held. (Running without it pending: it
+                // was continued to die, and its death records that.)
                 self.record(format_args!(
                     "release pid={} tid={} comm={} how=resumed waited={}s",
                     s.pid,
