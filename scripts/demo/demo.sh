@@ -50,27 +50,47 @@ dmesg | grep 'global_trace:' | tail -n 1
 insmod $M/global_trace.ko pid=2 2>/dev/null
 dmesg | grep 'global_trace:' | tail -n 1
 
-step "crash-suspend: a crashing program freezes for the debugger instead of dying"
-echo '/tmp/core.%p' >/proc/sys/kernel/core_pattern
-mkfifo /tmp/go2
-sh -c 'read x < /tmp/go2; crasher run segv >/tmp/cs.out' &
-root=$!
-run insmod $M/crash_suspend.ko pid=$root || exit 1
-echo "# the watched shell now runs a program that writes through a NULL pointer"
-echo go >/tmp/go2
+step "crash-suspend, system-wide: any crashing program freezes for the debugger instead of dying"
+C=/sys/kernel/debug/utrace/crash_suspend_control
+run sh -c "echo '|/utrace/bin/crash-suspend-core %P %s %e' >/proc/sys/kernel/core_pattern"
+crasher run later >/tmp/cs1.out &
+run1=$!
+until grep -q '^child=' /tmp/cs1.out 2>/dev/null; do sleep 0.1; done
+early=$(sed -n 's/^child=//p' /tmp/cs1.out)
+echo "(pid $early, a crasher waiting for SIGUSR1 to segfault, was started before the module)"
+run insmod $M/crash_suspend.ko || exit 1
+dmesg | grep 'crash_suspend: watching' | tail -n 1
+echo "# the settings, which root changes at run time in $C"
+run cat $C
+echo "# two programs crash: the early one (a segfault) and a new one (abort())"
+kill -USR1 "$early"
+crasher run abort >/tmp/cs2.out &
+run2=$!
 n=0
-until dmesg | grep -q 'suspended on signal'; do
+until [ "$(dmesg | grep -c 'suspended on signal')" -ge 2 ]; do
 	sleep 0.2; n=$((n + 1)); [ $n -lt 100 ] || exit 1
 done
-dmesg | grep 'crash_suspend: pid' | tail -n 1
-child=$(dmesg | sed -n 's/.*crash_suspend: pid \([0-9]*\) .*/\1/p' | tail -n 1)
-grep '^State' /proc/"$child"/status
-run gdb -nx -batch -p "$child" -ex bt 2>&1 | grep -E '^#|^Program|stopped'
-echo "# SIGCONT: the process goes on to die of its SIGSEGV, with its core dump"
-run kill -CONT "$child"
-wait $root
-cat /tmp/cs.out
-ls -l /tmp/core."$child"
+dmesg | grep 'suspended on signal' | tail -n 2
+echo "# what is suspended, how long it has waited, what to run (the 'broke' of utrace-rs)"
+run crash-suspend-list
+run gdb -nx -batch -p "$early" -ex bt 2>&1 | grep -E '^#'
+echo "# root narrows the selection to uid 1000 and the command 'myserver'; a typo is refused"
+run sh -c "echo 'uid=1000 comm=myserver' >$C"
+run cat $C
+run sh -c "echo 'uid=alice' >$C"
+dmesg | grep 'control:' | tail -n 1
+echo "# SIGCONT: both go on to die of their signal, the cores go through core_pattern's | helper"
+late=$(sed -n 's/^child=//p' /tmp/cs2.out)
+run kill -CONT "$early" "$late"
+wait $run1 $run2
+cat /tmp/cs1.out /tmp/cs2.out | grep '^exit='
+n=0
+until [ "$(dmesg | grep -c 'crash-suspend-core:')" -ge 2 ] || [ $n -ge 50 ]; do
+	sleep 0.2; n=$((n + 1))
+done
+dmesg | grep 'crash-suspend-core:' | tail -n 2
+echo "# the record stream: each suspension and release"
+run utrace-top -n /sys/kernel/debug/utrace/crash_suspend
 run rmmod crash_suspend
 
 step "unload"
