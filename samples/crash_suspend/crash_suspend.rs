@@ -160,39 +160,16 @@ impl State {
         let _ = self.stream.emit(args);
     }
 
-    /// Drops the entries of processes that went on without us (a debugger
-    /// continued them) and continues those past the timeout. Returns
-    /// whether any remain.
+    /// Continues the processes past the timeout (they dump core; their
+    /// death removes them). Returns whether any remain.
     fn expire(&self) -> bool {
         let timeout = self.config.lock().timeout;
         let now = utrace::ktime_get_ns();
         let mut list = self.suspended.lock();
-        let mut i = 0;
-        while i < list.len() {
-            let s = &mut list[i];
-            let ids = TaskIds::of(&s.task);
-            if !ids.is_stopped()
-                && !ids.is_exiting()
-                && !ids.is_ptraced()
-                && !s.timed_out
-                && ids.holds(s.signal)
-            {
-                // A debugger continued it and detached: it runs again,
-                // its signal still held. (Running without it pending: it
-                // was continued to die, and its death records that.)
-                self.record(format_args!(
-                    "release pid={} tid={} comm={} how=resumed waited={}s",
-                    s.pid,
-                    s.tid,
-                    Escaped(s.comm()),
-                    s.waited_s(now)
-                ));
-                take(&mut list, i);
-                continue;
-            }
+        for s in list.iter_mut() {
             if timeout != 0
                 && !s.timed_out
-                && !ids.is_ptraced()
+                && !TaskIds::of(&s.task).is_ptraced()
                 && s.waited_s(now) >= i64::from(timeout)
             {
                 s.timed_out = true;
@@ -212,7 +189,6 @@ impl State {
                 ));
                 let _ = utrace::signal_process(&s.task, SIGCONT);
             }
-            i += 1;
         }
         !list.is_empty()
     }
@@ -262,7 +238,7 @@ struct Suspend {
     timer: Timer<Expiry>,
 }
 
-/// Once a second while anything is suspended: timeouts and resumed ones.
+/// Once a second while anything is suspended: the timeouts.
 struct Expiry {
     state: Arc<State>,
 }
@@ -605,8 +581,6 @@ impl ControlHandler for List {
     const WRITABLE: bool = false;
 
     fn show(&self, out: &mut Text<'_>) {
-        // Forget the ones a debugger let go on first.
-        self.state.expire();
         let now = utrace::ktime_get_ns();
         let _ = writeln!(out, "# pid tid nspid uid signal waited state comm");
         for s in self.state.suspended.lock().iter() {

@@ -7,7 +7,8 @@
  *   wait     pause() until killed (e.g. kill -SEGV)
  *   handler  with its own SIGSEGV handler (exits 42), then segv
  *   later    pause() until SIGUSR1, then segv (started before a watcher)
- *   fixable  segv; a debugger that jumps to fixed_up() makes it exit 7
+ *   fixable  segv; a debugger that jumps to fixed_up() makes it exit 7, to
+ *            live_on() makes it wait for signals
  * crasher run MODE: fork a child running MODE (core dumps allowed), wait
  * for it and print "exit=<code> signal=<sig> core=<0|1>".
  */
@@ -50,6 +51,17 @@ static volatile sig_atomic_t usr1;
 static void on_usr1(int sig __attribute__((unused)))
 {
 	usr1 = 1;
+}
+
+/* Where a debugger sends a crashed process to live on: waits for signals. */
+__attribute__((noinline, used)) void live_on(void)
+{
+	static const char msg[] = "lives on\n";
+
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(8);
+	for (;;)
+		pause();
 }
 
 /* Where a debugger sends a crashed process ("set $pc = fixed_up"). */

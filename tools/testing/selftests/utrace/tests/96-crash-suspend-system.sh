@@ -180,6 +180,27 @@ expect_eq "fixed up by gdb" "$(result t96s-gdb)" "exit=7 signal=0 core=0"
 grep -q '^fixed up$' /tmp/t96s-gdb.out || fail "fixed_up() did not run"
 wait_until 10 "records | grep -q 'release pid=$p tid=$p comm=crasher how=\"exit 7\"'"
 
+# 8b. gdb lets it live on (running under gdb, still listed, its signal
+# held); when gdb goes away it returns to its stop (as any process stopped
+# before a debugger attached), and SIGCONT delivers the held signal.
+mark
+crash t96s-live fixable
+p=$(suspended_pid 11)
+all_stopped "$p"
+# shellcheck disable=SC2016 # gdb's $pc
+gdb -nx -batch -p "$p" -ex 'handle SIGSTOP nostop noprint nopass' \
+	-ex 'set var $pc = (long) live_on' -ex 'signal 0' >/tmp/t96s-live.gdb 2>&1 &
+gdb=$!
+wait_until 20 "grep -q '^lives on$' /tmp/t96s-live.out"
+crash-suspend-list | grep -Eq "^$p .* SIGSEGV +[0-9]+s +[RTt] +crasher " || fail "not listed while under gdb"
+grep -E '^SigPnd|^SigBlk' /proc/"$p"/status | sed 's/^/   held while it lives on: /'
+kill -KILL "$gdb"
+wait "$gdb" 2>/dev/null
+all_stopped "$p"
+echo "ok: back in its stop when the debugger went away"
+kill -CONT "$p"
+expect_eq "then SIGCONT" "$(result t96s-live)" "exit=-1 signal=11 core=1"
+
 # 9. SIGCONT dumps core through a | core_pattern helper.
 echo '|/utrace/bin/crash-suspend-core %P %s %e' >/proc/sys/kernel/core_pattern
 rm -rf /var/crash
