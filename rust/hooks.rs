@@ -291,23 +291,10 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     }
     let bit = sig_bit(sig);
     let rcu = crate::shim::RcuGuard::new();
-    // A task without state gets one for a global SIGNAL_CORE engine, only
-    // for a signal it would hold, and only where the table's lock may be
-    // taken (not from a hardirq: an itimer's SIGXCPU is then not held).
-    let created = match st.table.lookup(task, &rcu) {
-        None if queued
-            && st.global_events() & events::SIGNAL_CORE != 0
-            && shim::in_task()
-            // SAFETY: The siglock is held by our caller.
-            && unsafe { shim::signal::class(task, sig) } == signal::CORE
-            // SAFETY: As above.
-            && unsafe { shim::signal::holdable(task, sig, false) } =>
-        {
-            wanted(st, task, events::SIGNAL_CORE)
-        }
-        _ => None,
-    };
-    if let Some(ut) = created.as_deref().or_else(|| st.table.lookup(task, &rcu)) {
+    // (A global SIGNAL_CORE engine is told only of tasks that have state:
+    // inserting into the table here, under the hardirq-safe siglock, would
+    // invert the table lock's order.)
+    if let Some(ut) = st.table.lookup(task, &rcu) {
         let fresh = ut.fresh.fetch_and(!bit, SeqCst) & bit != 0;
         if fresh {
             // SAFETY: The siglock is held by our caller.

@@ -139,7 +139,6 @@ mod ffi {
         pub(super) fn utrace_shim_timer_arm(timer: *mut bindings::timer_list, ms: u32);
         pub(super) fn utrace_shim_timer_shutdown(timer: *mut bindings::timer_list);
         pub(super) fn utrace_shim_atomic() -> bool;
-        pub(super) fn utrace_shim_in_task() -> bool;
         pub(super) fn utrace_shim_module_live(module: *mut bindings::module) -> bool;
         pub(super) fn utrace_shim_module_notifier(on: bool) -> c_int;
         pub(super) fn utrace_shim_debugfs_init() -> c_int;
@@ -592,13 +591,6 @@ pub(crate) fn msleep(ms: u32) {
 pub(crate) fn may_sleep() -> bool {
     // SAFETY: Reads the current context; callable anywhere.
     unsafe { ffi::utrace_shim_may_sleep() }
-}
-
-/// Whether the caller runs in task context (not a hardirq, softirq or NMI),
-/// whatever locks it holds.
-pub(crate) fn in_task() -> bool {
-    // SAFETY: Reads the current context; callable anywhere.
-    unsafe { ffi::utrace_shim_in_task() }
 }
 
 /// Whether the caller certainly may not sleep (interrupt, softirq, irqs or

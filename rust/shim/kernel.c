@@ -84,12 +84,6 @@ bool utrace_shim_atomic(void)
 #endif
 }
 
-/* Whether the caller runs in task context (no hardirq, softirq or NMI). */
-bool utrace_shim_in_task(void)
-{
-	return in_task();
-}
-
 /* Whether @mod is not being unloaded (or failing its init). */
 bool utrace_shim_module_live(struct module *mod)
 {

@@ -53,7 +53,6 @@ void utrace_shim_timer_init(struct timer_list *timer, void (*fn)(struct timer_li
 void utrace_shim_timer_arm(struct timer_list *timer, unsigned int ms);
 void utrace_shim_timer_shutdown(struct timer_list *timer);
 bool utrace_shim_atomic(void);
-bool utrace_shim_in_task(void);
 bool utrace_shim_module_live(struct module *mod);
 int utrace_shim_module_notifier(bool on);
 int utrace_shim_debugfs_init(void);

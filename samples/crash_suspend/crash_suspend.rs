@@ -66,7 +66,9 @@ utrace::module_param_int!(
 );
 
 /// The global engine: every user task's core-dumping signals.
-const GLOBAL_EVENTS: Events = Events::SIGNAL_CORE;
+// CLONE and EXEC (no-op callbacks) give every task that forks or execs
+// utrace-rs state, which the framework needs to suspend its crash.
+const GLOBAL_EVENTS: Events = Events::SIGNAL_CORE.or(Events::CLONE).or(Events::EXEC);
 /// The engine on a suspended thread: when it dies, the suspension is over.
 const WATCH_EVENTS: Events = Events::DEATH;
 /// Most seconds `timeout` may be (a day).
