@@ -218,6 +218,12 @@ pub(crate) extern "C" fn utrace_rs_hook_free(task: *mut bindings::task_struct) {
     }
 }
 
+/// SIGSTOP, SIGTSTP, SIGTTIN and SIGTTOU (bit `sig - 1`).
+const STOP_SIGNALS: u64 = (1 << (bindings::SIGSTOP - 1))
+    | (1 << (bindings::SIGTSTP - 1))
+    | (1 << (bindings::SIGTTIN - 1))
+    | (1 << (bindings::SIGTTOU - 1));
+
 /// The bit of signal `sig` in a signal mask (`sig` is 1..=64).
 fn sig_bit(sig: i32) -> u64 {
     1u64 << (sig - 1)
@@ -344,6 +350,14 @@ fn continued(st: &State, task: *mut bindings::task_struct) {
     unsafe {
         shim::signal::for_each_thread(task, true, |t| {
             if let Some(ut) = st.table.lookup(t, &rcu) {
+                // Held stop signals are cancelled, as prepare_signal()
+                // flushes the queued ones (it cannot see hidden ones).
+                let stops = ut.held.load(SeqCst) & STOP_SIGNALS;
+                if stops != 0 {
+                    ut.cancelled.fetch_or(stops, SeqCst);
+                    ut.suspended.fetch_and(!stops, SeqCst);
+                    ut.queue_signals(&st.work, stops, 0);
+                }
                 let suspended = ut.suspended.swap(0, SeqCst);
                 if suspended != 0 {
                     let (private, shared) = ut.unhold(suspended);

@@ -495,6 +495,11 @@ fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> u64 {
         if signals & bit == 0 {
             continue;
         }
+        if ut.cancelled.fetch_and(!bit, SeqCst) & bit != 0 {
+            // A stop signal that SIGCONT cancelled while it was held.
+            release(ut, sig, true);
+            continue;
+        }
         let mut info = bindings::kernel_siginfo::default();
         let mut orig_ka = bindings::k_sigaction::default();
         let Some(class) = shim::signal::peek(sig, ut.hidden(bit), &mut info, &mut orig_ka) else {

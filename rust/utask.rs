@@ -171,6 +171,9 @@ pub(crate) struct UTask {
     pub(crate) fresh: AtomicU64,
     /// Of `held`, those suspended in a group stop until SIGCONT.
     pub(crate) suspended: AtomicU64,
+    /// Of `held`, stop signals a SIGCONT cancelled (the kernel drops
+    /// pending stop signals on SIGCONT): discarded unreported.
+    pub(crate) cancelled: AtomicU64,
     /// Signals whose handler runs after a report to SIGNAL engines: the
     /// HANDLER report follows once its frame is set up.
     pub(crate) handler_wanted: AtomicU64,
@@ -341,6 +344,7 @@ impl UTask {
                 hid_shared: AtomicU64::new(0),
                 fresh: AtomicU64::new(0),
                 suspended: AtomicU64::new(0),
+                cancelled: AtomicU64::new(0),
                 handler_wanted: AtomicU64::new(0),
                 incoming_signals: AtomicU64::new(0),
                 incoming_jctl: AtomicU32::new(0),

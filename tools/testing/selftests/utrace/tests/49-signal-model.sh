@@ -80,6 +80,21 @@ kill -CONT "$PID"
 wait_until 10 "[ \$(nreports 2 JCTL) = 2 ]"
 expect_eq "JCTL after SIGCONT" "$(last 2 JCTL | cut -d' ' -f1-2)" "type=6 notify=0"
 echo "ok: SIGTSTP and SIGSTOP reported as TSTP and STOP; ignored, then delivered; JCTL stop and continue"
+# A held stop signal is cancelled by SIGCONT, as a queued one is.
+expect_ut "hold" 0 sigret 2 $HOLD
+kill -TSTP "$PID"
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(state_of $PID)" = I ]'
+n=$(nreports 2 SIGNAL_STOP)
+kill -CONT "$PID"
+expect_ut "deliver from now on" 0 sigret 2 $RESUME
+expect_ut "resume" 0 control 2 $RESUME
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(state_of $PID)" = S ]'
+sleep 0.3
+expect_eq "the cancelled SIGTSTP is not reported again" "$(nreports 2 SIGNAL_STOP)" "$n"
+expect_eq "nor delivered" "$(state_of "$PID")" S
+echo "ok: SIGCONT cancelled a held SIGTSTP"
 kill -KILL "$PID"
 wait "$PID" 2>/dev/null
 
