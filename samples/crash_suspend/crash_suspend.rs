@@ -293,7 +293,9 @@ impl Suspend {
                     info.pid,
                     signr,
                     signal_name(signr),
-                    why
+                    // 7.x's pr_*! take kernel::fmt::Display, which
+                    // core::fmt::Arguments has on both kernels.
+                    format_args!("{}", why)
                 );
                 self.state.record(format_args!(
                     "core pid={} tid={} comm={} uid={} signal={} why=\"{}\"",
@@ -337,7 +339,7 @@ impl Suspend {
             signr,
             signal_name(signr),
             code,
-            addr,
+            format_args!("{}", addr),
             info.tgid
         );
         self.state.record(format_args!(
