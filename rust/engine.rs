@@ -660,7 +660,7 @@ impl Drop for Pinned {
 /// The callbacks, called through the pin: the engine module promises (in
 /// `include/utrace_rs.h`) that they may be called while the engine is
 /// attached or pinned, from the contexts the header documents, which are
-/// the report passes' (`report.rs`).
+/// the report passes' (`report_pass.rs`).
 impl Pinned {
     pub(crate) fn call_quiesce(&self, act: u32, event: Events) -> u32 {
         match self.ops().report_quiesce {

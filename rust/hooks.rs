@@ -11,6 +11,8 @@
 use crate::compat::ARef;
 use crate::events::{self, signal, Events};
 use crate::report;
+use crate::report_signal;
+use crate::report_syscall;
 use crate::shim;
 use crate::state::{self, State};
 use crate::task;
@@ -327,7 +329,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     let class = unsafe { shim::signal::class(task, sig) };
     if class == signal::STOP || class == signal::TSTP {
         // SAFETY: As above.
-        unsafe { report::jctl_group(st, task, JCTL_STOP, true) };
+        unsafe { report_signal::jctl_group(st, task, JCTL_STOP, true) };
     }
 }
 
@@ -374,7 +376,7 @@ fn continued(st: &State, task: *mut bindings::task_struct) {
     // SAFETY: As above.
     if unsafe { shim::signal::group_continued(task) } {
         // SAFETY: As above.
-        unsafe { report::jctl_group(st, task, JCTL_CONT, true) };
+        unsafe { report_signal::jctl_group(st, task, JCTL_CONT, true) };
     }
 }
 
@@ -423,7 +425,7 @@ pub(crate) extern "C" fn utrace_rs_hook_syscall(
     // none does any more.
     // SAFETY: The registers the probe got, used only during this call.
     let mut regs = unsafe { shim::SyscallRegs::new(regs, entry) };
-    report::report_syscall(st, ut, &mut regs, probe);
+    report_syscall::report_syscall(st, ut, &mut regs, probe);
 }
 
 /// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in

@@ -9,7 +9,8 @@
 //!
 //! How the parts fit: the C shim's tracepoint probes call `hooks`, which
 //! record events on the task's `utask` state and queue its task_work; the
-//! work runs `report` passes over the task's and the global `engine_list`s;
+//! work (`report`) runs reporting passes (`report_pass`, `report_syscall`,
+//! `report_signal`) over the task's and the global `engine_list`s;
 //! `control` implements the API that `abi` exports.
 //!
 //! The modules in layers; a module imports only from layers below it
@@ -23,8 +24,10 @@
 //! 3. `engine_list` (RCU list; writers need a `ListWriter`, the lock's
 //!    proof), `release` (where `ops->release` runs; the registry);
 //! 4. containers: `utask` (per-task state), then `table`, then `state`;
-//! 5. policy: `detach`, `stream`, then `report` (passes, task-work
-//!    entry points), then `control`, `examine` (prepare/finish_examine,
+//! 5. policy: `detach`, `stream`, then `report_pass` (a pass over the
+//!    engines), then `report_syscall` and `report_signal` (the passes of
+//!    those events), then `report` (the task's work: the passes in order,
+//!    the stop; REAP), then `control`, `examine` (prepare/finish_examine,
 //!    regsets, memory) and `hooks`;
 //! 6. the edge: `abi` (the exported C ABI).
 
@@ -68,6 +71,9 @@ mod examine;
 mod hooks;
 mod release;
 mod report;
+mod report_pass;
+mod report_signal;
+mod report_syscall;
 mod shim;
 mod state;
 mod stream;

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A reporting pass: calling the engines that want an event, in attach
+//! order (the task's own engines, then the global ones), each seeing the
+//! resume action chosen by those before it. The passes of each kind of
+//! event are built on it: `report_syscall`, `report_signal`, and `report`
+//! (the task's work, which makes them in order).
+//!
+//! A pass takes no lock and touches no reference count: engines are found on
+//! their RCU list and pinned one at a time for the callback.
+
+use crate::detach::{self, Target};
+use crate::engine::Pinned;
+use crate::engine_list::EngineList;
+use crate::events::{self, action, Events};
+use crate::shim::{InProbe, RcuGuard};
+use crate::state::State;
+use crate::utask::UTask;
+use core::ptr;
+use core::sync::atomic::Ordering::SeqCst;
+
+/// One event being reported.
+#[derive(Clone, Copy)]
+pub(crate) struct Pass<'a> {
+    pub(crate) st: &'a State,
+    /// The `UTask` of the task running the callbacks (`None` for REAP, which
+    /// runs in a workqueue).
+    pub(crate) cur: Option<&'a UTask>,
+    /// Engines that want any of these are called.
+    pub(crate) event: Events,
+    /// Engines attached after this sequence number do not get the event.
+    pub(crate) seq: u64,
+}
+
+/// Calls `call` for every engine on `target`'s `list` that `pass` reaches,
+/// starting with resume action `act`; returns the action that won. `rcu`
+/// makes the read-side section in which the walk finds each next engine
+/// (and unpins the one it called before).
+///
+/// Each engine's turn: `cur` marks it as the engine being reported to for
+/// the callback; a DETACH detaches it; otherwise its stop is kept only if
+/// it returned STOP (utrace: only STOP is sticky. An engine that returns
+/// anything else no longer holds the task, a stop it asked for with
+/// utrace_control(STOP) included), and the lowest action wins.
+///
+/// Inlined into both walks, so that the syscall probe's walk
+/// ([`walk_in_probe`]) keeps its constants folded.
+#[inline(always)]
+fn walk_with(
+    pass: Pass<'_>,
+    target: Target<'_>,
+    list: &EngineList,
+    mut act: u32,
+    rcu: impl Fn() -> RcuGuard,
+    call: &mut impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    let Pass {
+        st,
+        cur,
+        event,
+        seq,
+    } = pass;
+    let mut prev: Option<Pinned> = None;
+    loop {
+        let next = {
+            let rcu = rcu();
+            let next = list.next_to_report(prev.as_deref(), seq, event, &rcu);
+            // The previous engine's callback is over: unpin it.
+            if let Some(prev) = prev.take() {
+                prev.unpin_in(&rcu);
+            }
+            next
+        };
+        let Some(engine) = next else {
+            return act;
+        };
+        if let Some(cur) = cur {
+            cur.reporting.store(engine.as_ptr(), SeqCst);
+        }
+        let ret = call(&engine, act) & action::MASK;
+        if let Some(cur) = cur {
+            cur.reporting.store(ptr::null_mut(), SeqCst);
+        }
+        if ret == action::DETACH {
+            // Already detached by a control() call is fine too.
+            let _ = detach::detach(st, target, &engine);
+        } else {
+            engine.keep_stop(ret == action::STOP);
+            act = act.min(ret);
+        }
+        prev = Some(engine);
+    }
+}
+
+/// [`walk_with`] in process context (each look is an RCU read-side section
+/// of its own). Not inlined: one copy per kind of event is enough there.
+#[inline(never)]
+pub(crate) fn walk(
+    pass: Pass<'_>,
+    target: Target<'_>,
+    list: &EngineList,
+    act: u32,
+    call: &mut impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    walk_with(pass, target, list, act, RcuGuard::new, call)
+}
+
+/// [`walk`] over `ut`'s own engines, starting from RESUME.
+pub(crate) fn walk_task(
+    pass: Pass<'_>,
+    ut: &UTask,
+    call: &mut impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    walk(pass, Target::Task(ut), &ut.engines, action::RESUME, call)
+}
+
+/// A syscall event inside the syscall probe (an RCU read side on 6.12):
+/// [`walk_with`] cut down to what such a pass needs, since it runs on every
+/// traced syscall. Only the task's own engines (global ones cannot have
+/// SYSCALL events), no QUIESCE report first, no sequence bound; `current`
+/// is `ut`'s task.
+fn walk_in_probe(
+    st: &State,
+    ut: &UTask,
+    event: Events,
+    probe: InProbe<'_>,
+    call: &mut impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    let pass = Pass {
+        st,
+        cur: Some(ut),
+        event,
+        seq: u64::MAX,
+    };
+    walk_with(
+        pass,
+        Target::Task(ut),
+        &ut.engines,
+        action::RESUME,
+        || RcuGuard::in_probe(probe),
+        call,
+    )
+}
+
+/// One event: the engines of `owner` (the task the event belongs to), then
+/// the global engines if the event is one they can have. `probe` is the
+/// syscall probe's witness for a syscall event reported inside it (`None`
+/// in process context). A REPORT, INTERRUPT or step that won is asked of
+/// the task's work ([`ask_resume`]); a STOP is left to the caller.
+pub(crate) fn report(
+    st: &State,
+    cur: Option<&UTask>,
+    owner: &UTask,
+    event: Events,
+    seq: u64,
+    probe: Option<InProbe<'_>>,
+    mut call: impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    if let Some(probe) = probe {
+        // A syscall event, reported by `current` (`owner`) in the probe.
+        let act = walk_in_probe(st, owner, event, probe, &mut call);
+        ask_resume(st, owner, act);
+        return act;
+    }
+    // Before each event (but REAP and the syscall events, which are
+    // reported in atomic context where QUIESCE callbacks may not run)
+    // engines with QUIESCE get report_quiesce with that event, then the
+    // event's own callback if they want it.
+    let quiesce = if event & (events::REAP | events::SYSCALL) != 0 {
+        0
+    } else {
+        events::QUIESCE
+    };
+    let mut call = |e: &Pinned, act: u32| {
+        let mut ret = act;
+        if e.events() & quiesce != 0 {
+            ret = e.call_quiesce(act, event);
+            if ret & action::MASK == action::DETACH {
+                return ret;
+            }
+        }
+        if e.events() & event != 0 {
+            ret = call(e, act);
+        }
+        ret
+    };
+    let pass = Pass {
+        st,
+        cur,
+        event: event | quiesce,
+        seq,
+    };
+    let mut act = walk_task(pass, owner, &mut call);
+    if event & events::GLOBAL_EVENTS != 0 {
+        act = walk(pass, Target::Global, &st.global, act, &mut call);
+    }
+    if cur.is_some() && event & events::EXIT_EVENTS == 0 {
+        ask_resume(st, owner, act);
+    }
+    act
+}
+
+/// What a reporting pass's winning action asks of the task once it leaves
+/// its work (utrace's finish_report()): REPORT and INTERRUPT a QUIESCE
+/// report at that point (INTERRUPT soon, even from a blocked syscall),
+/// SINGLESTEP and BLOCKSTEP a step. STOP is the engines' own stop; the
+/// work stops the task after its reports.
+fn ask_resume(st: &State, ut: &UTask, act: u32) {
+    if act == action::STOP || act >= action::RESUME {
+        return;
+    }
+    ut.queue(&st.work, |inner| {
+        inner.pending.ask_resume(act);
+        if act <= action::REPORT {
+            inner.pending.quiesce = true;
+            inner.pending.interrupt |= act == action::INTERRUPT;
+        }
+    });
+}
+
+/// The QUIESCE report at the return-to-user safe point (event 0), asked for
+/// by utrace_control(REPORT, INTERRUPT or STOP) or a callback's REPORT or
+/// INTERRUPT. Returns the winning action: the last word on how the task
+/// resumes (REPORT and INTERRUPT from this pass ask for no further report).
+pub(crate) fn report_quiesce(st: &State, ut: &UTask) -> u32 {
+    let pass = Pass {
+        st,
+        cur: Some(ut),
+        event: events::QUIESCE,
+        seq: u64::MAX,
+    };
+    walk_task(pass, ut, &mut |e, act| e.call_quiesce(act, 0))
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The signal reporting passes (SIGNAL_*, the HANDLER report, JCTL), made
+//! from the task's work, and carrying out the engines' decision on each
+//! signal.
+
+use crate::events::{self, action, signal};
+use crate::report_pass::report;
+use crate::shim;
+use crate::state::State;
+use crate::task;
+use crate::utask::{HandlerReport, UTask, JCTL_STOP};
+use core::sync::atomic::Ordering::SeqCst;
+use kernel::bindings;
+
+/// SIGNAL_*: each held signal goes to the engines that want its class,
+/// with its siginfo and dispositions; then their decision is carried out.
+/// Returns the signals pushed back with HOLD.
+pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> u64 {
+    let mut rehold = 0;
+    for sig in 1..=64 {
+        let bit = 1u64 << (sig - 1);
+        if signals & bit == 0 {
+            continue;
+        }
+        if ut.cancelled.fetch_and(!bit, SeqCst) & bit != 0 {
+            // A stop signal that SIGCONT cancelled while it was held.
+            release(ut, sig, true);
+            continue;
+        }
+        let mut info = bindings::kernel_siginfo::default();
+        let mut orig_ka = bindings::k_sigaction::default();
+        let Some(class) = shim::signal::peek(sig, ut.hidden(bit), &mut info, &mut orig_ka) else {
+            // Dying: SIGKILL flushed the queues.
+            release(ut, sig, false);
+            continue;
+        };
+        let orig_info = info;
+        let mut return_ka = orig_ka;
+        let regs = shim::user_regs();
+        // The signal action (and flags) the last engine left.
+        let mut result = class;
+        let mut told = false;
+        let act = report(
+            st,
+            Some(ut),
+            ut,
+            signal::event_of(class),
+            seq,
+            None,
+            |e, act| {
+                let ret = e.call_signal(
+                    act | result,
+                    regs,
+                    &mut info,
+                    Some((&orig_ka, &mut return_ka)),
+                );
+                result = ret & !action::MASK;
+                told = true;
+                if result & signal::SUSPEND != 0 {
+                    // The stop of a suspended signal is the group stop,
+                    // ended by SIGCONT, not a utrace stop.
+                    return (ret & !action::MASK) | action::RESUME;
+                }
+                ret
+            },
+        );
+        let _ = act;
+        if result & signal::SUSPEND != 0 && ut.held.load(SeqCst) & bit != 0 {
+            ut.suspended.fetch_or(bit, SeqCst);
+            ut.injecting.store(true, SeqCst);
+            shim::signal::stop_self();
+            ut.injecting.store(false, SeqCst);
+            continue;
+        }
+        if result & signal::HOLD != 0 {
+            rehold |= bit;
+            continue;
+        }
+        let handler_sig = finish_signal(
+            st,
+            ut,
+            sig,
+            result & signal::MASK,
+            &mut info,
+            &orig_info,
+            &orig_ka,
+            &return_ka,
+        );
+        if let Some(hsig) = handler_sig.filter(|_| told) {
+            ut.handler_wanted.fetch_or(1u64 << (hsig - 1), SeqCst);
+        }
+        release(ut, sig, false);
+    }
+    rehold
+}
+
+/// Queues a JCTL report (`what`) in every thread of `task`'s group that has
+/// an engine with JCTL events.
+///
+/// # Safety
+///
+/// `task` is valid; its siglock is held if `locked`, else `task` is
+/// `current` and the siglock is not held.
+pub(crate) unsafe fn jctl_group(
+    st: &State,
+    task: *mut bindings::task_struct,
+    what: u32,
+    locked: bool,
+) {
+    let rcu = crate::shim::RcuGuard::new();
+    // SAFETY: By the function's safety requirements; the closure does not
+    // sleep.
+    unsafe {
+        shim::signal::for_each_thread(task, locked, |t| {
+            if let Some(ut) = st.table.lookup(t, &rcu) {
+                if ut.events() & events::JCTL != 0 {
+                    ut.queue_signals(&st.work, 0, what);
+                }
+            }
+        })
+    };
+}
+
+/// JCTL reports for a stop of `current`'s process that utrace-rs decided.
+///
+/// # Safety
+///
+/// `ut`'s task is `current`, and its siglock is not held.
+unsafe fn jctl_stop_current(st: &State, ut: &UTask) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false) };
+}
+
+/// No longer holds `sig` for `ut` (`current`): shows it again, or
+/// (`discard`) takes it out of the queues.
+fn release(ut: &UTask, sig: i32, discard: bool) {
+    let bit = 1u64 << (sig - 1);
+    let (private, shared) = ut.unhold(bit);
+    if private | shared != 0 {
+        let at = shim::signal::Hidden {
+            private: private != 0,
+            shared: shared != 0,
+        };
+        shim::signal::release(sig, at, discard);
+    }
+}
+
+/// Carries out signal action `sa` on `current`'s queued `sig` (still
+/// blocked): `info` is what the engines left of `orig_info`, `return_ka`
+/// of `orig_ka`. Returns the signal a handler will run for, if one will.
+#[allow(clippy::too_many_arguments)]
+fn finish_signal(
+    st: &State,
+    ut: &UTask,
+    sig: i32,
+    mut sa: u32,
+    info: &mut bindings::kernel_siginfo,
+    orig_info: &bindings::kernel_siginfo,
+    orig_ka: &bindings::k_sigaction,
+    return_ka: &bindings::k_sigaction,
+) -> Option<i32> {
+    use shim::signal::Handler;
+    let new_sig = info.__bindgen_anon_1.si_signo;
+    let new_sig = if (0..=64).contains(&new_sig) {
+        new_sig
+    } else {
+        sig
+    };
+    let ka_kind = shim::signal::ka_kind(return_ka);
+    if sa == signal::DELIVER && ka_kind != shim::signal::ka_kind(orig_ka) {
+        // The engines changed the disposition for this delivery.
+        sa = match ka_kind {
+            Handler::Ignore => signal::IGN,
+            Handler::Default if new_sig != 0 => shim::signal::default_class(new_sig),
+            _ => signal::DELIVER,
+        };
+    }
+    let changed = info_bytes(info) != info_bytes(orig_info);
+    let at = ut.hidden(1u64 << (sig - 1));
+    match sa {
+        signal::DELIVER => {
+            if new_sig == 0 {
+                release(ut, sig, true);
+            } else if new_sig != sig {
+                release(ut, sig, true);
+                send_self(ut, new_sig, Some(info));
+            } else if changed {
+                shim::signal::rewrite(sig, at, info);
+            }
+            if new_sig == 0 {
+                return None;
+            }
+            // SAFETY: `ut`'s task is `current`.
+            let class = unsafe { shim::signal::class(task::current(), new_sig) };
+            if class == signal::STOP || class == signal::TSTP {
+                // SAFETY: `ut`'s task is `current`; no siglock is held.
+                unsafe { jctl_stop_current(st, ut) };
+            }
+            (class == signal::DELIVER).then_some(new_sig)
+        }
+        signal::TERM | signal::CORE | signal::STOP | signal::TSTP => {
+            let target = if new_sig == 0 { sig } else { new_sig };
+            let natural = shim::signal::default_class(target) == sa;
+            let rep = if natural {
+                target
+            } else {
+                match sa {
+                    signal::TERM => bindings::SIGTERM as i32,
+                    signal::CORE => bindings::SIGQUIT as i32,
+                    signal::STOP => bindings::SIGSTOP as i32,
+                    _ => bindings::SIGTSTP as i32,
+                }
+            };
+            // SAFETY: `ut`'s task is `current`.
+            let rep_class = unsafe { shim::signal::class(task::current(), rep) };
+            let rep = if sa == signal::TSTP && rep_class != signal::TSTP {
+                // The process handles or ignores SIGTSTP: stop as SIGSTOP.
+                bindings::SIGSTOP as i32
+            } else {
+                rep
+            };
+            if (sa == signal::TERM || sa == signal::CORE) && rep_class != sa {
+                // The process dies of it: its disposition no longer matters.
+                shim::signal::set_default_action(rep);
+            }
+            if rep == sig {
+                if changed {
+                    shim::signal::rewrite(sig, at, info);
+                }
+            } else {
+                release(ut, sig, true);
+                send_self(ut, rep, Some(info));
+            }
+            if sa == signal::STOP || sa == signal::TSTP {
+                // SAFETY: `ut`'s task is `current`; no siglock is held.
+                unsafe { jctl_stop_current(st, ut) };
+            }
+            None
+        }
+        // IGN, and values that mean nothing here (REPORT, HANDLER).
+        _ => {
+            release(ut, sig, true);
+            None
+        }
+    }
+}
+
+/// The bytes of a siginfo, to see whether an engine changed it.
+fn info_bytes(info: &bindings::kernel_siginfo) -> &[u8] {
+    // SAFETY: A plain C struct: any byte pattern may be read, and the
+    // slice borrows `info`.
+    unsafe {
+        core::slice::from_raw_parts(
+            (info as *const bindings::kernel_siginfo).cast::<u8>(),
+            core::mem::size_of::<bindings::kernel_siginfo>(),
+        )
+    }
+}
+
+/// Sends `sig` to `current` (`ut`'s task) without the signal probes taking
+/// it for a new signal to report.
+fn send_self(ut: &UTask, sig: i32, info: Option<&mut bindings::kernel_siginfo>) {
+    ut.injecting.store(true, SeqCst);
+    shim::signal::send_self(sig, info);
+    ut.injecting.store(false, SeqCst);
+}
+
+/// HANDLER: a handler frame was set up for a signal SIGNAL engines were
+/// told of; the handler runs next.
+pub(crate) fn report_handler(st: &State, ut: &UTask, handler: HandlerReport) {
+    let mut info = handler.info;
+    let regs = shim::user_regs();
+    report(
+        st,
+        Some(ut),
+        ut,
+        events::SIGNAL,
+        handler.seq,
+        None,
+        |e, act| {
+            let ret = e.call_signal(act | signal::HANDLER, regs, &mut info, None);
+            (ret & action::MASK) | signal::HANDLER
+        },
+    );
+}
+
+/// JCTL: the process is about to stop (`CLD_STOPPED`) or was continued.
+pub(crate) fn report_jctl(st: &State, ut: &UTask, type_: i32) {
+    report(st, Some(ut), ut, events::JCTL, u64::MAX, None, |e, act| {
+        e.call_jctl(act, type_, 0)
+    });
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The syscall reporting passes: SYSCALL_ENTRY and SYSCALL_EXIT, made in
+//! the syscall tracepoint (atomic context on 6.12) or, for an entry whose
+//! callbacks may sleep, from the task's work (see `sysentry.rs`).
+
+use crate::events::{self, action};
+use crate::report_pass::report;
+use crate::shim::{self, InProbe, SyscallRegs};
+use crate::state::State;
+use crate::sysentry::Entry;
+use crate::utask::UTask;
+
+/// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context
+/// on 6.12, `current` is `ut`'s task). An entry callback may abort the
+/// syscall, or stop the task before it runs (see `sysentry.rs`); a STOP at
+/// exit takes effect when the task next returns to user mode.
+pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: InProbe<'_>) {
+    if !regs.entry() {
+        // The pass skipped for a restart is not reported.
+        if ut.entry_restart.on_exit(regs) {
+            return;
+        }
+        report_exit(st, ut, regs, Some(probe));
+        return;
+    }
+    let resumed = match ut.entry_restart.on_entry(regs) {
+        // Reported from the task's work before it was restarted.
+        Entry::Reported => return,
+        Entry::Resumed => true,
+        Entry::Fresh => false,
+    };
+    if ut.events() & events::SYSCALL_ENTRY == 0 {
+        return;
+    }
+    if ut.sleepable_entry() {
+        // Reported from the task's work, where callbacks may sleep.
+        ut.entry_restart.skip(regs, true, resumed);
+        ut.queue(&st.work, |inner| inner.pending.syscall_entry = true);
+        return;
+    }
+    let (act, abort) = report_entry(st, ut, regs, resumed, Some(probe));
+    if abort {
+        regs.abort();
+    } else if act == action::STOP {
+        // Stop before it runs: skip it, restart it after the stop.
+        ut.entry_restart.skip(regs, false, false);
+    }
+    if act == action::STOP {
+        ut.queue(&st.work, |inner| {
+            inner.pending.quiesce = true;
+            inner.pending.syscall_entry |= !abort;
+        });
+    }
+}
+
+/// The SYSCALL_ENTRY pass (in the probe, or from the task's work with
+/// `probe` `None`): the action that won, and whether a callback aborted it.
+pub(crate) fn report_entry(
+    st: &State,
+    ut: &UTask,
+    regs: &mut SyscallRegs,
+    resumed: bool,
+    probe: Option<InProbe<'_>>,
+) -> (u32, bool) {
+    let flags = if resumed { action::SYSCALL_RESUMED } else { 0 };
+    let mut abort = false;
+    let event = events::SYSCALL_ENTRY;
+    let act = report(st, Some(ut), ut, event, u64::MAX, probe, |e, act| {
+        let ret = e.call_syscall(true, act | flags, regs);
+        abort |= ret & action::SYSCALL_ABORT != 0;
+        ret
+    });
+    (act, abort)
+}
+
+/// The SYSCALL_EXIT pass, if an engine of `ut` (`current`) wants it: in the
+/// probe, or (`probe` `None`) from the task's work for a syscall whose
+/// entry, reported there, aborted it. A STOP takes effect when the task
+/// next returns to user mode (a STOP from utrace_control() queued this
+/// already). Inlined: the probe's copy is the hot path.
+#[inline(always)]
+fn report_exit(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: Option<InProbe<'_>>) {
+    if ut.events() & events::SYSCALL_EXIT == 0 {
+        return;
+    }
+    let event = events::SYSCALL_EXIT;
+    let act = report(st, Some(ut), ut, event, u64::MAX, probe, |e, act| {
+        e.call_syscall(false, act, regs)
+    });
+    if act == action::STOP {
+        ut.queue(&st.work, |inner| inner.pending.quiesce = true);
+    }
+}
+
+/// SYSCALL_EXIT of a syscall whose entry, reported from the task's work,
+/// aborted it (the task's work, where callbacks may sleep).
+pub(crate) fn report_exit_in_work(st: &State, ut: &UTask) {
+    // SAFETY: `current`'s user registers at the end of its syscall, in its
+    // task work, for this function's duration.
+    let mut regs = unsafe { SyscallRegs::new(shim::user_regs(), false) };
+    report_exit(st, ut, &mut regs, None);
+}
