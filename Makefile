@@ -13,8 +13,8 @@
 #                      chroot with Debian's toolchain (scripts/distro.sh, cached)
 #   make dkms-test     dkms build of dkms.conf in that chroot
 #
-# Other targets: modules (default), kernel, deps, guest, bench, bench-guard,
-# bench-profile, fmt,
+# Other targets: modules (default), kernel, deps, guest, bench, bench-distro,
+# bench-guard, bench-profile, bench-profile-distro, fmt,
 # fmt-check, clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
 # builds the modules against your own kernel instead of the cached one.
 
@@ -28,7 +28,7 @@ kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 # LLVM=-19 for the clang-built test kernel, never LLVM= for a GCC-built one.
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) $$(scripts/kernel-cc.sh "$$kdir")
 
-.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench bench-guard bench-profile fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench bench-distro bench-guard bench-profile bench-profile-distro fmt fmt-check clippy rust-analyzer clean
 
 all: modules
 
@@ -69,6 +69,13 @@ rs_files = $$(find rust samples tools -name '*.rs')
 bench: deps guest
 	@scripts/bench.sh
 
+# The syscall and fork rows on Debian's unmodified 7.3.4 kernel, booted and
+# built for as make check-distro does (scripts/distro.sh), also one vCPU
+# under -icount; BENCH_PLAN=full for every row. After a make bench of the
+# same commit, build/bench-both.md has the two kernels side by side.
+bench-distro: deps guest
+	@scripts/bench.sh distro
+
 # The hot-path regression guard (also part of make check): make bench's
 # hot-path rows on the test kernel under -icount against the numbers in
 # scripts/bench/guard-expected.txt; CALIBRATE=1 rewrites them.
@@ -79,6 +86,10 @@ bench-guard: modules guest
 # single-stepped through QEMU's gdbstub, every instruction counted by function.
 bench-profile: deps guest
 	@scripts/bench-profile.sh
+
+# The same on Debian's 7.3.4 kernel (build/profile-distro/profile.md).
+bench-profile-distro: deps guest
+	@scripts/bench-profile.sh distro
 
 fmt: kernel
 	@$(kdir) && rustfmt --config-path "$$kdir/.rustfmt.toml" $(rs_files)

@@ -10,6 +10,8 @@
 #
 #   bench-profile.py LOG SYSTEM_MAP GDB_SOCKET CTL_SOCKET OUTDIR [QEMU_PID]
 #   bench-profile.py --report LOG SYSTEM_MAP OUTDIR   (tables of an earlier run)
+# SYSTEM_MAP "-": the kernel's symbols are the guest's KSYM lines (its
+# /proc/kallsyms under nokaslr), for a kernel shipped without System.map.
 import bisect
 import collections
 import os
@@ -62,6 +64,8 @@ def log_lines(path, proc):
 
 def kernel_syms(sysmap):
     syms = []
+    if sysmap == "-":
+        return syms
     with open(sysmap) as f:
         for line in f:
             a, t, name = line.split()[:3]
@@ -167,6 +171,9 @@ def rereport(log, sysmap, outdir):
             if line.startswith("SYM "):
                 a, rest = line[4:].split(" ", 1)
                 modsyms.append((int(a, 16), rest))
+            elif line.startswith("KSYM "):
+                a, rest = line[5:].split(" ", 1)
+                ksyms.append((int(a, 16), rest))
             elif line.startswith("PROFILE-READY "):
                 sc = line.split()[1]
                 path = os.path.join(outdir, f"{sc}.trace")
@@ -191,6 +198,9 @@ def main():
         if line.startswith("SYM "):
             a, rest = line[4:].split(" ", 1)
             modsyms.append((int(a, 16), rest))
+        elif line.startswith("KSYM "):
+            a, rest = line[5:].split(" ", 1)
+            ksyms.append((int(a, 16), rest))
         elif line.startswith("PROFILE-READY "):
             sc = line.split()[1]
             sym = Symbolizer(ksyms + modsyms)

@@ -8,30 +8,41 @@
 # instruction to its function (scripts/bench-profile.py). Writes
 # build/profile/profile.md (PROFILE_OUT=DIR: DIR/profile.md).
 # PROFILE_SCENARIOS=a,b picks scenarios.
+#
+# `scripts/bench-profile.sh distro` (`make bench-profile-distro`): the same
+# on Debian's 7.3.4 kernel as `make bench-distro` boots it, into
+# build/profile-distro; Debian ships no System.map, so the guest prints its
+# /proc/kallsyms (nokaslr) for the host.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/boot.sh"
-KDIR=$("$top/scripts/kernel.sh" bench)
-build_variant_modules profile
-"$top/scripts/build-guest-programs.sh"
-out=${PROFILE_OUT:-$top/build/profile}
+. "$top/scripts/lib/bench.sh"
+kernel=${1:-bench}
+if [ "$kernel" = distro ]; then
+	out=${PROFILE_OUT:-$top/build/profile-distro}
+else
+	out=${PROFILE_OUT:-$top/build/profile}
+fi
 mkdir -p "$out"
 INITRD=$out/initrd.cpio.gz
-UTRACE_MODULE_SRC=$MODULE_SRC "$top/scripts/mkinitramfs.sh" "$INITRD"
-rm -f "$out"/*.trace "$out"/gdb.sock "$out"/ctl.sock
-export UTRACE_QEMU_SMP=1 UTRACE_QEMU_MEM=2G
-export UTRACE_QEMU_EXTRA="-icount shift=0 -chardev socket,id=gdb,path=$out/gdb.sock,server=on,wait=off -gdb chardev:gdb -chardev socket,id=ctl,path=$out/ctl.sock,server=on,wait=off -serial chardev:ctl"
+bench_prepare "$kernel" profile "$INITRD"
+sysmap=$KDIR/System.map
 args=(utrace.mode=profile nokaslr norandmaps)
+if [ "$kernel" = distro ]; then
+	sysmap=- args+=(PROFILE_KSYMS=1)
+fi
+rm -f "$out"/*.trace "$out"/gdb.sock "$out"/ctl.sock
+UTRACE_QEMU_EXTRA="$UTRACE_QEMU_EXTRA -chardev socket,id=gdb,path=$out/gdb.sock,server=on,wait=off -gdb chardev:gdb -chardev socket,id=ctl,path=$out/ctl.sock,server=on,wait=off -serial chardev:ctl"
 [ -n "${PROFILE_SCENARIOS:-}" ] && args+=("PROFILE_SCENARIOS=$PROFILE_SCENARIOS")
 BOOT_LOG=$out/guest.log
 rm -f "$BOOT_LOG"
 # Its own process group, so that a failure here stops QEMU too.
-setsid "$top/scripts/qemu-run.sh" "$KDIR/arch/x86/boot/bzImage" "$INITRD" "$BOOT_LOG" \
+setsid "$top/scripts/qemu-run.sh" "$BOOT_KERNEL" "$INITRD" "$BOOT_LOG" \
 	"${UTRACE_PROFILE_TIMEOUT:-3000}" "${args[@]}" &
 qemu=$!
-trap 'kill -- -"$qemu" 2>/dev/null' EXIT
-python3 "$top/scripts/bench-profile.py" "$BOOT_LOG" "$KDIR/System.map" \
+trap 'kill -- -"$qemu" 2>/dev/null || true' EXIT
+python3 "$top/scripts/bench-profile.py" "$BOOT_LOG" "$sysmap" \
 	"$out/gdb.sock" "$out/ctl.sock" "$out" "$qemu"
 wait "$qemu" || true
 echo "bench-profile: table in $out/profile.md"

@@ -5,22 +5,38 @@
 Input lines: RESULT <workload> <config> <median> <min> <max>, in ns/op
 (guest instructions under -icount shift=0). Ratios are taken within the one
 run, against the same workload's baseline (and ptrace) rows.
+
+  bench-table.py < RESULTS                 the table of one run
+  bench-table.py --compare A B             two runs (build/bench.results of
+                                           the 6.12 bench kernel, and
+                                           build/bench-distro.results of
+                                           Debian's 7.3.4) side by side
 """
 import sys
 
-rows = {}
-cpu = {}
-order = []
-for line in sys.stdin:
-    f = line.split()
-    if len(f) not in (6, 9) or f[0] != "RESULT":
-        continue
-    key = (f[1], f[2])
-    if key not in rows:
-        order.append(key)
-    rows[key] = tuple(float(x) for x in f[3:6])
-    if len(f) == 9:
-        cpu[key] = tuple(float(x) for x in f[6:9])
+
+def parse(lines):
+    """RESULT lines -> (rows, cpu, order); BENCH-* lines -> info."""
+    rows, cpu, order, info = {}, {}, [], {"vuln": []}
+    for line in lines:
+        f = line.split()
+        if f and f[0] == "BENCH-KERNEL":
+            info["kernel"] = f[1]
+        elif f and f[0] == "BENCH-COMMIT":
+            info["commit"] = f[1]
+        elif f and f[0] == "BENCH-PREEMPT":
+            info["preempt"] = " ".join(f[1:])
+        elif f and f[0] == "BENCH-VULN":
+            info["vuln"].append(" ".join(f[1:]))
+        if len(f) not in (6, 9) or f[0] != "RESULT":
+            continue
+        key = (f[1], f[2])
+        if key not in rows:
+            order.append(key)
+        rows[key] = tuple(float(x) for x in f[3:6])
+        if len(f) == 9:
+            cpu[key] = tuple(float(x) for x in f[6:9])
+    return rows, cpu, order, info
 
 CONFIG = {
     "base": "module not loaded (baseline)",
@@ -60,6 +76,66 @@ def fmt(x):
     return f"{x:,.1f}" if x < 1000 else f"{x:,.0f}"
 
 
+def added(rows, w, c):
+    """What a row adds, against the row it is read against: our share above
+    the floor for the syscall engine rows, per further engine for 10
+    engines, above the baseline for the others."""
+    m = rows[(w, c)][0]
+
+    def r(x):
+        return rows.get((w, x), (0,))[0]
+
+    if c == "base":
+        return ""
+    if c in ("sys_untraced", "sys_traced") and r("floor"):
+        return f"our share +{m - r('floor'):,.0f}"
+    if c == "engines_10" and r("sys_traced"):
+        return f"+{(m - r('sys_traced')) / 9:,.0f} per further engine"
+    if r("base"):
+        d = m - r("base")
+        return f"{d:+,.0f} ({d / r('base') * 100:+.1f} %)"
+    return ""
+
+
+def mitigations(info):
+    """The CPU vulnerability entries that are not 'Not affected'."""
+    return "; ".join(v for v in info["vuln"] if "Not affected" not in v.split(":", 1)[1][:14]) \
+        or "none"
+
+
+def compare(path_a, path_b):
+    with open(path_a) as f:
+        a = parse(f)
+    with open(path_b) as f:
+        b = parse(f)
+    ka, kb = a[3].get("kernel", path_a), b[3].get("kernel", path_b)
+    print(f"Commit {a[3].get('commit', '?')} (6.12 run) and {b[3].get('commit', '?')} (7.3.4 run); "
+          "instructions per operation, median (one vCPU, -icount shift=0).")
+    for k, (_, _, _, info) in ((ka, a), (kb, b)):
+        print(f"- {k}: preemption {info.get('preempt', 'not reported')}; "
+              f"CPU vulnerabilities as the kernel reports them (the rest: not affected): "
+              f"{mitigations(info)}")
+    print()
+    print(f"| workload | configuration | {ka} | added | {kb} | added | {kb} / {ka} |")
+    print("|---|---|---:|---|---:|---|---:|")
+    for key in a[2]:
+        if key not in b[0]:
+            continue
+        w, c = key
+        ma, mb = a[0][key][0], b[0][key][0]
+        print(f"| {WORK.get(w, w)} | {CONFIG.get(c, c)} | {fmt(ma)} | {added(a[0], w, c)} "
+              f"| {fmt(mb)} | {added(b[0], w, c)} | {mb / ma:.2f}x |")
+    print()
+    for k, (rows, cpu, _, _) in ((ka, a), (kb, b)):
+        def c_(w, x):
+            return cpu.get((w, x), (0,))[0]
+        s = c_("getppid", "sys_traced") - c_("getppid", "base")
+        p = c_("getppid", "ptrace") - c_("getppid", "base")
+        if s > 0 and p > 0:
+            print(f"- {k}: traced getppid, CPU time added: utrace-rs {s:,.0f}, "
+                  f"ptrace {p:,.0f}: {p / s:,.0f}x cheaper.")
+
+
 def med(w, c):
     return rows.get((w, c), (0,))[0]
 
@@ -92,6 +168,10 @@ def goal(w, c, m, base):
     return "", None
 
 
+if len(sys.argv) == 4 and sys.argv[1] == "--compare":
+    compare(sys.argv[2], sys.argv[3])
+    sys.exit(0)
+rows, cpu, order, _ = parse(sys.stdin)
 print("| workload | configuration | ns/op (median) | spread | vs baseline | CPU ns/op | goal | met |")
 print("|---|---|---:|---:|---:|---:|---|---|")
 for (w, c) in order:

@@ -7,24 +7,48 @@
 # "ns" is one guest instruction, so numbers repeat across boots and
 # machines), run scripts/bench/bench.sh there and print a markdown table of
 # ns/op, spread, ratios to the baseline and to ptrace, and the goals.
-# Writes the table to build/bench.md. Never fails for slowness.
+# Writes the table to build/bench.md and the guest's RESULT lines to
+# build/bench.results. Never fails for slowness.
+#
+# `scripts/bench.sh distro` (`make bench-distro`): the same on Debian's
+# unmodified 7.3.4 kernel, as `make check-distro` boots it (scripts/distro.sh:
+# its vmlinuz, the modules built in its trixie chroot); by default only the
+# syscall and fork rows (BENCH_PLAN=hot; BENCH_PLAN=full for every row).
+# Writes build/bench-distro.{md,results}, and, when build/bench.results is
+# from the same commit, build/bench-both.md: the two kernels side by side.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/boot.sh"
-KDIR=$("$top/scripts/kernel.sh" bench)
-build_variant_modules bench
-"$top/scripts/build-guest-programs.sh"
-INITRD=$top/build/bench.cpio.gz
-UTRACE_MODULE_SRC=$MODULE_SRC "$top/scripts/mkinitramfs.sh" "$INITRD"
-export UTRACE_QEMU_SMP=1 UTRACE_QEMU_MEM=2G UTRACE_QEMU_EXTRA="-icount shift=0"
+. "$top/scripts/lib/bench.sh"
+kernel=${1:-bench}
+name=bench plan=${BENCH_PLAN:-full}
+if [ "$kernel" = distro ]; then
+	name=bench-distro plan=${BENCH_PLAN:-hot}
+fi
+mkdir -p "$top/build"
+INITRD=$top/build/$name.cpio.gz
+bench_prepare "$kernel" bench "$INITRD"
 # BENCH_ROUNDS and BENCH_N_* (see scripts/bench/bench.sh) go to the guest.
 mapfile -t bench_args < <(env | grep -E '^BENCH_(ROUNDS|N_[A-Z_]+)=[0-9]+$')
-boot_guest bench "${UTRACE_BENCH_TIMEOUT:-3000}" utrace.mode=bench nokaslr norandmaps "${bench_args[@]}"
+[ "$plan" = full ] || bench_args+=("BENCH_PLAN=$plan")
+boot_guest "$name" "${UTRACE_BENCH_TIMEOUT:-3000}" utrace.mode=bench nokaslr norandmaps "${bench_args[@]}"
 grep -q '^BENCH-END' "$BOOT_LOG" || {
-	echo "bench: the guest did not finish (log: build/bench.log)" >&2
+	echo "bench: the guest did not finish (log: build/$name.log)" >&2
 	grep 'BENCH-ERROR' "$BOOT_LOG" >&2 || tail -n 20 "$BOOT_LOG" >&2
 	exit 1
 }
-grep '^RESULT ' "$BOOT_LOG" | python3 "$top/scripts/bench-table.py" | tee "$top/build/bench.md"
-echo "bench: $(printf '%.0f' "$BOOT_SECS") s; table in build/bench.md"
+results=$top/build/$name.results
+{
+	echo "BENCH-COMMIT $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	grep -E '^(RESULT|RAW|BENCH-KERNEL|BENCH-VULN|BENCH-PREEMPT) ' "$BOOT_LOG"
+} >"$results"
+python3 "$top/scripts/bench-table.py" <"$results" | tee "$top/build/$name.md"
+echo "bench: $(printf '%.0f' "$BOOT_SECS") s; table in build/$name.md"
+other=$top/build/bench.results
+[ "$kernel" = distro ] || other=$top/build/bench-distro.results
+if [ -f "$other" ] && [ "$(head -n 1 "$other")" = "$(head -n 1 "$results")" ]; then
+	a=$top/build/bench.results b=$top/build/bench-distro.results
+	python3 "$top/scripts/bench-table.py" --compare "$a" "$b" >"$top/build/bench-both.md"
+	echo "bench: both kernels, same commit, side by side in build/bench-both.md"
+fi

@@ -6,12 +6,12 @@
 # guest "ns" is one guest instruction). Prints one line per measurement:
 #   RESULT <workload> <config> <median> <min> <max> [<cpu median> <min> <max>]
 # in ns per operation: wall time, then, where the workload measures it, CPU
-# time (the workload's tasks and, under ptrace, the tracer: user + system).
+# time (the workload's tasks and, under ptrace, the tracer: user + system);
+# and RAW <workload> <config> <wall time of each round, in order>.
 # Every (workload, config) runs $ROUNDS times, configurations interleaved.
 # BENCH_PLAN=guard runs only the hot-path rows of the regression guard
-# (scripts/bench-guard.sh), with its own counts.
-M=/utrace/modules
-UT=/sys/kernel/debug/utrace_test
+# (scripts/bench-guard.sh), with its own counts; BENCH_PLAN=hot only the
+# syscall and fork rows. Set-up shared with profile.sh is in lib.sh.
 ROUNDS=${BENCH_ROUNDS:-5}
 N_SYS=${BENCH_N_SYS:-100000}
 N_SCALE=${BENCH_N_SCALE:-10000}
@@ -21,45 +21,26 @@ N_STOP=${BENCH_N_STOP:-1000}
 N_FILES=${BENCH_N_FILES:-20000}
 N_FILES_PTRACE=${BENCH_N_FILES_PTRACE:-2000}
 
-fail() { echo "BENCH-ERROR $*"; exit 1; }
-# Unload everything; engines of reaped tasks go from a workqueue, so retry.
-mods_off() {
-	for m in syscall_trace global_trace utrace_test utrace_rs probe_floor; do
-		t=0
-		while grep -q "^$m " /proc/modules; do
-			rmmod $m 2>/dev/null && break
-			t=$((t + 1)); [ $t -lt 600 ] || fail "cannot unload $m"
-			sleep 0.1
-		done
-	done
-}
-ut() { utctl "$@" >/dev/null; }
+FAIL_TAG=BENCH
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /utrace/bench/lib.sh
 
 # setup CONFIG: load what CONFIG needs (runs before each measurement).
 setup() {
 	mods_off
 	case "$1" in
 	base) ;;
-	loaded) insmod $M/utrace_rs.ko ;;
-	floor) insmod $M/probe_floor.ko || fail load ;;
-	global)
-		# UTRACE_ATTACH_NOFOLLOW: children are not held for its CLONE.
-		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load
-		ut noop 7 1; ut attach 7 0 0x310; ut events 7 0x2c ;;
-	global_follow)
-		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load
-		ut noop 7 1; ut attach 7 0 0x110; ut events 7 0x2c ;;
-	gtrace)
-		{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load ;;
-	gtrace_reader)
-		{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load
-		cat /sys/kernel/debug/utrace/global_trace >/dev/null &
-		READER=$! ;;
+	loaded) insmod $M/utrace_rs.ko || fail load ;;
+	floor) floor_on ;;
+	global) global_on nofollow ;;
+	global_follow) global_on follow ;;
+	gtrace) gtrace_on ;;
+	gtrace_reader) gtrace_on reader ;;
 	systrace|systrace_reader) insmod $M/utrace_rs.ko || fail load ;;
-	sys_traced|sys_untraced|engines_*)
-		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load ;;
+	sys_untraced) untraced_on ;;
+	sys_traced|engines_*) utrace_on ;;
 	tasks_*)
-		{ insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load
+		utrace_on
 		bench sleepers "${1#tasks_}" >/tmp/sleepers.out &
 		SLEEPER=$!
 		t=0
@@ -71,10 +52,10 @@ setup() {
 }
 
 teardown() {
-	[ -n "${READER:-}" ] && kill "$READER" 2>/dev/null && wait "$READER" 2>/dev/null
+	stop_bg "${READER:-}"
 	READER=
 	[ -d $UT ] && ut cleanup
-	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null && wait "$SLEEPER" 2>/dev/null
+	stop_bg "${SLEEPER:-}"
 	SLEEPER=
 	mods_off
 }
@@ -119,11 +100,6 @@ one() {
 		out=$(cat /tmp/b.out) ;;
 	ptrace_strace)
 		out=$(BENCH_TRACER_CPU=1 ptrace_strace /utrace/bin/bench "$w" "$n") ;;
-	sys_untraced)
-		sleep 1000 &
-		SLEEPER=$!
-		ut noop 0 1; ut attach 0 $SLEEPER 0x10; ut events 0 0xc0
-		out=$(bench "$w" "$n") ;;
 	*)
 		out=$(bench "$w" "$n") ;;
 	esac
@@ -155,6 +131,7 @@ measure() {
 	done
 	for cfg in "$@"; do
 		result "$w" "$cfg" /tmp/res."$w"."$cfg"
+		echo "RAW $w $cfg $(awk '{ print $1 }' /tmp/res."$w"."$cfg" | tr '\n' ' ')"
 	done
 }
 
@@ -175,12 +152,36 @@ kernel_loops() {
 	teardown
 }
 
+# What the rows ran on: the kernel, its CPU vulnerability mitigations as
+# the guest CPU makes them apply, its preemption model.
+echo "BENCH-KERNEL $(uname -r)"
+for f in /sys/devices/system/cpu/vulnerabilities/*; do
+	[ -r "$f" ] && echo "BENCH-VULN ${f##*/}: $(cat "$f")"
+done
+if [ -r /sys/kernel/debug/sched/preempt ]; then
+	echo "BENCH-PREEMPT $(cat /sys/kernel/debug/sched/preempt)"
+else
+	echo "BENCH-PREEMPT fixed at build: $(uname -v)"
+fi
+
 if [ "${BENCH_PLAN:-}" = guard ]; then
 	echo "BENCH-BEGIN plan=guard rounds=$ROUNDS"
 	measure getppid "$N_SYS" floor sys_untraced sys_traced engines_10
 	measure forkexit "$N_FORK" base global gtrace_reader
 	kernel_loops 500 1
 	result attach kernel /tmp/res.attach
+	echo "BENCH-END"
+	exit 0
+fi
+# BENCH_PLAN=hot: the syscall and fork rows only (issue 15's hot paths and
+# ptrace beside them).
+if [ "${BENCH_PLAN:-}" = hot ]; then
+	echo "BENCH-BEGIN plan=hot rounds=$ROUNDS"
+	measure getppid "$N_SYS" base loaded floor sys_untraced sys_traced
+	measure getppid "$N_SCALE" engines_10
+	measure getppid "$N_PTRACE_SYS" ptrace
+	measure forkexit "$N_FORK" base loaded global gtrace_reader ptrace
+	measure forkexec "$N_FORK" base loaded global ptrace
 	echo "BENCH-END"
 	exit 0
 fi

@@ -7,23 +7,12 @@
 #   PROFILE-READY <scenario>
 # and wait for a line on /dev/ttyS1, while the host single-steps the vCPU
 # through one iteration with QEMU's gdbstub and records every instruction.
-M=/utrace/modules
-UT=/sys/kernel/debug/utrace_test
+# The set-up it shares with bench.sh (modules, engines) is in lib.sh.
 CTL=/dev/ttyS1
 
-fail() { echo "PROFILE-ERROR $*"; exit 1; }
-ut() { utctl "$@" >/dev/null; }
-mods_off() {
-	for m in syscall_trace global_trace utrace_test utrace_rs probe_floor; do
-		t=0
-		while grep -q "^$m " /proc/modules; do
-			rmmod $m 2>/dev/null && break
-			t=$((t + 1)); [ $t -lt 600 ] || fail "cannot unload $m"
-			sleep 0.1
-		done
-	done
-}
-utrace_on() { { insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail load; }
+FAIL_TAG=PROFILE
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /utrace/bench/lib.sh
 # The modules' symbols for the host, while they are loaded (the kernel's
 # are System.map's: nokaslr).
 syms() { sed -n 's/^\([0-9a-f]*\) [tTwW] \(.*\[.*\)/SYM \1 \2/p' /proc/kallsyms; }
@@ -32,19 +21,14 @@ ready() {
 	echo "PROFILE-READY $1"
 	read -r _ <$CTL
 }
-stop_bg() { for p in "$@"; do [ -n "$p" ] && kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done; }
 
 # syscall SCENARIO: the getppid loop under SCENARIO's hooks and engines.
 syscall() {
 	mods_off
 	case $1 in
 	sys_base) ;;
-	sys_floor) insmod $M/probe_floor.ko || fail load ;;
-	sys_untraced)
-		utrace_on
-		sleep 1000 &
-		S=$!
-		ut noop 0 1; ut attach 0 $S 0x10; ut events 0 0xc0 ;;
+	sys_floor) floor_on ;;
+	sys_untraced) untraced_on ;;
 	sys_traced*)
 		utrace_on ;;
 	esac
@@ -60,8 +44,8 @@ syscall() {
 		done ;;
 	esac
 	ready "$1"
-	stop_bg "$B" "${S:-}"
-	S=
+	stop_bg "$B" "${SLEEPER:-}"
+	SLEEPER=
 	[ -d $UT ] && ut cleanup
 	mods_off
 }
@@ -70,18 +54,14 @@ syscall() {
 fork() {
 	mods_off
 	case $1 in
-	*_global)
-		utrace_on; ut noop 7 1; ut attach 7 0 0x310; ut events 7 0x2c ;;
-	*_gtrace_reader)
-		{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load
-		cat /sys/kernel/debug/utrace/global_trace >/dev/null &
-		R=$! ;;
+	*_global) global_on nofollow ;;
+	*_gtrace_reader) gtrace_on reader ;;
 	esac
 	bench "$2" 2000000000 >/dev/null &
 	B=$!
 	ready "$1"
-	stop_bg "$B" "${R:-}"
-	R=
+	stop_bg "$B" "${READER:-}"
+	READER=
 	[ -d $UT ] && ut cleanup
 	mods_off
 }
@@ -123,6 +103,9 @@ kernel() {
 }
 
 echo "PROFILE-BEGIN"
+# PROFILE_KSYMS=1: the kernel's own text symbols too, for a kernel whose
+# System.map the host does not have (Debian's: `make bench-profile-distro`).
+[ "${PROFILE_KSYMS:-0}" = 1 ] && sed -n 's/^\([0-9a-f]*\) [tT] \([^ []*\)$/KSYM \1 \2/p' /proc/kallsyms
 # PROFILE_SCENARIOS (kernel command line, comma-separated) picks some.
 all="sys_base sys_floor sys_untraced sys_traced sys_traced2 fork_base fork_global
 fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop"
