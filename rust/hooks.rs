@@ -299,10 +299,25 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     }
     let bit = sig_bit(sig);
     let rcu = crate::shim::RcuGuard::new();
-    // (A global SIGNAL_CORE engine is told only of tasks that have state:
-    // inserting into the table here, under the hardirq-safe siglock, would
-    // invert the table lock's order.)
-    if let Some(ut) = st.table.lookup(task, &rcu) {
+    // A task without state (older than the global engine, and not traced
+    // since) gets one here for a global SIGNAL_CORE engine, for a signal it
+    // would hold (GFP_ATOMIC; the table's lock is hardirq-safe, so it may
+    // be taken under the siglock, also in a hardirq).
+    let created = match st.table.lookup(task, &rcu) {
+        None if queued
+            && st.global_events() & events::SIGNAL_CORE != 0
+            // SAFETY: The probe is called with a live task.
+            && !task::is_kernel_or_worker(unsafe { task::from_raw(task) })
+            // SAFETY: The siglock is held by our caller.
+            && unsafe { shim::signal::class(task, sig) } == signal::CORE
+            // SAFETY: As above.
+            && unsafe { shim::signal::holdable(task, sig, false) } =>
+        {
+            wanted(st, task, events::SIGNAL_CORE)
+        }
+        _ => None,
+    };
+    if let Some(ut) = created.as_deref().or_else(|| st.table.lookup(task, &rcu)) {
         let fresh = ut.fresh.fetch_and(!bit, SeqCst) & bit != 0;
         if fresh {
             // SAFETY: The siglock is held by our caller.

@@ -125,6 +125,8 @@ mod ffi {
         );
         pub(super) fn utrace_shim_rcu_read_lock();
         pub(super) fn utrace_shim_rcu_read_unlock();
+        pub(super) fn utrace_shim_irq_save() -> core::ffi::c_ulong;
+        pub(super) fn utrace_shim_irq_restore(flags: core::ffi::c_ulong);
         pub(super) fn utrace_shim_synchronize_tasks();
         pub(super) fn utrace_shim_task_comm(
             buf: *mut u8,
@@ -239,6 +241,30 @@ impl Drop for RcuGuard {
             // SAFETY: Ends the section begun in `new`.
             unsafe { ffi::utrace_shim_rcu_read_unlock() };
         }
+    }
+}
+
+/// Local interrupts off until dropped (`local_irq_save()`), and restored
+/// as they were. Not `Send`: it must end on the CPU that began it.
+pub(crate) struct IrqOff {
+    flags: core::ffi::c_ulong,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl IrqOff {
+    pub(crate) fn new() -> Self {
+        IrqOff {
+            // SAFETY: Disables local interrupts; `Drop` restores them.
+            flags: unsafe { ffi::utrace_shim_irq_save() },
+            _not_send: PhantomData,
+        }
+    }
+}
+
+impl Drop for IrqOff {
+    fn drop(&mut self) {
+        // SAFETY: The flags `new` saved, on the same CPU (not `Send`).
+        unsafe { ffi::utrace_shim_irq_restore(self.flags) };
     }
 }
 

@@ -2,11 +2,14 @@
 
 //! task → [`UTask`] lookup: a fixed hash table of RCU-protected chains.
 //! Lookups (every hook) take no lock; inserts and removals (first attach or
-//! first event of a task, and reap) take the table's writer lock, which is
-//! only ever taken in process context.
+//! first event of a task, and reap) take the table's writer lock, always
+//! with local interrupts off: it is hardirq-safe, so that the
+//! `signal_generate` probe may insert under a task's siglock (which is
+//! hardirq-safe too, and is taken before it). It is a leaf lock: nothing is
+//! taken while it is held.
 
 use crate::compat::ARef;
-use crate::shim::RcuGuard;
+use crate::shim::{IrqOff, RcuGuard};
 use crate::utask::UTask;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering::Acquire, Ordering::Release};
@@ -69,6 +72,7 @@ impl TaskTable {
     /// table (a new reference either way).
     pub(crate) fn insert(&self, ut: ARef<UTask>) -> ARef<UTask> {
         let task = ut.task_ptr();
+        let _irq = IrqOff::new();
         let _guard = self.lock.lock();
         let rcu = RcuGuard::new();
         if let Some(existing) = self.lookup(task, &rcu).and_then(UTask::try_get) {
@@ -86,6 +90,7 @@ impl TaskTable {
     /// Unlinks `ut` and returns the table's reference on it. Readers may see
     /// it until a grace period has passed; `UTask`s are freed after one.
     pub(crate) fn remove(&self, ut: &UTask) -> Option<ARef<UTask>> {
+        let _irq = IrqOff::new();
         let _guard = self.lock.lock();
         let mut link = &self.buckets[bucket_of(ut.task_ptr())];
         loop {

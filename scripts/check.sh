@@ -19,8 +19,8 @@
 # Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
 # limit in seconds, default 1500), UTRACE_META=0 to skip the runner's
 # meta-tests, UTRACE_GUARD=0 to skip the hot-path regression guard
-# (scripts/bench-guard.sh), UTRACE_ONLY=WORD to run only the guest tests
-# whose name contains WORD (and no guard); UTRACE_STRESS_SECS and UTRACE_STORM (numbers) are passed
+# (scripts/bench-guard.sh), UTRACE_ONLY="WORD..." to run only the guest tests
+# whose name contains one of the words (and no guard); UTRACE_STRESS_SECS and UTRACE_STORM (numbers) are passed
 # to the guest tests that read them.
 set -uo pipefail
 
@@ -112,7 +112,7 @@ source_checks() {
 
 INITRD=$top/build/$boot.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD" || { echo "check: cannot build the initramfs" >&2; exit 1; }
-[ -n "${UTRACE_ONLY:-}" ] && boot_args+=("UTRACE_ONLY=$UTRACE_ONLY")
+[ -n "${UTRACE_ONLY:-}" ] && boot_args+=("UTRACE_ONLY=${UTRACE_ONLY// /,}")
 mapfile -t -O "${#boot_args[@]}" boot_args < <(env | grep -E '^UTRACE_(STRESS_SECS|STORM)=[0-9]+$')
 boot_guest "$boot" "${UTRACE_CHECK_TIMEOUT:-1500}" utrace.mode=check "${boot_args[@]}"
 report_boot "$boot"

@@ -49,6 +49,20 @@ void utrace_shim_rcu_read_unlock(void)
 	rcu_read_unlock();
 }
 
+/* local_irq_save()/local_irq_restore(), for the task table's lock. */
+unsigned long utrace_shim_irq_save(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return flags;
+}
+
+void utrace_shim_irq_restore(unsigned long flags)
+{
+	local_irq_restore(flags);
+}
+
 /*
  * Wait until every task has passed a voluntary context switch: after this no
  * task can still be executing an instruction of this module's text (a task

@@ -45,6 +45,8 @@ int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *wo
 			      bool notify_signal);
 void utrace_shim_rcu_read_lock(void);
 void utrace_shim_rcu_read_unlock(void);
+unsigned long utrace_shim_irq_save(void);
+void utrace_shim_irq_restore(unsigned long flags);
 void utrace_shim_synchronize_tasks(void);
 void utrace_shim_task_comm(char *buf, size_t len, struct task_struct *task);
 bool utrace_shim_may_sleep(void);

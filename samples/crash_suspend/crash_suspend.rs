@@ -65,10 +65,10 @@ utrace::module_param_int!(
     "most processes suspended at once; the next one dumps core (default 8)"
 );
 
-/// The global engine: every user task's core-dumping signals.
-// CLONE and EXEC (no-op callbacks) give every task that forks or execs
-// utrace-rs state, which the framework needs to suspend its crash.
-const GLOBAL_EVENTS: Events = Events::SIGNAL_CORE.or(Events::CLONE).or(Events::EXEC);
+/// The global engine: every user task's core-dumping signals (those of
+/// tasks older than the module too: utrace-rs creates their state when
+/// such a signal comes).
+const GLOBAL_EVENTS: Events = Events::SIGNAL_CORE;
 /// The engine on a suspended thread: when it dies, the suspension is over.
 const WATCH_EVENTS: Events = Events::DEATH;
 /// Most seconds `timeout` may be (a day).

@@ -53,14 +53,13 @@ dmesg | grep 'global_trace:' | tail -n 1
 step "crash-suspend, system-wide: any crashing program freezes for the debugger instead of dying"
 C=/sys/kernel/debug/utrace/crash_suspend_control
 run sh -c "echo '|/utrace/bin/crash-suspend-core %P %s %e' >/proc/sys/kernel/core_pattern"
-run insmod $M/crash_suspend.ko || exit 1
-dmesg | grep 'crash_suspend: watching' | tail -n 1
-echo "(a process that existed before the load is watched once it forks or execs: see crash-suspend.rst)"
 crasher run later >/tmp/cs1.out &
 run1=$!
 until grep -q '^child=' /tmp/cs1.out 2>/dev/null; do sleep 0.1; done
 early=$(sed -n 's/^child=//p' /tmp/cs1.out)
-echo "(pid $early, a crasher waiting for SIGUSR1 to segfault)"
+echo "(pid $early, a crasher waiting for SIGUSR1 to segfault, was started before the module)"
+run insmod $M/crash_suspend.ko || exit 1
+dmesg | grep 'crash_suspend: watching' | tail -n 1
 echo "# the settings, which root changes at run time in $C"
 run cat $C
 echo "# two programs crash: the early one (a segfault) and a new one (abort())"

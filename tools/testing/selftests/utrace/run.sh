@@ -3,8 +3,8 @@
 #
 # Guest-side selftest runner: runs every tests/*.sh in name order (plus any
 # extra directory named in $UTRACE_EXTRA_TESTS) and prints KTAP between
-# markers (UTRACE_ONLY=WORD on the kernel command line runs only the tests
-# whose name contains WORD). A test passes with exit 0, skips with exit 4 (its last line is the
+# markers (UTRACE_ONLY=WORD[,WORD...] on the kernel command line runs only
+# the tests whose name contains one of the words). A test passes with exit 0, skips with exit 4 (its last line is the
 # reason) and fails otherwise. A kernel splat (WARNING, BUG, lockdep, KASAN,
 # sleeping in atomic context, ...) that appears while a test runs fails that
 # test, whatever its exit status. On a kernel with kmemleak (make
@@ -17,7 +17,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ "${UTRACE_ONLY:-}" = extra ]; then
 	tests=$(ls "$here"/extra/*.sh 2>/dev/null)
 elif [ -n "${UTRACE_ONLY:-}" ]; then
-	tests=$(ls "$here"/tests/*"${UTRACE_ONLY}"*.sh 2>/dev/null)
+	# Several words (make check UTRACE_ONLY="crash signal") come as
+	# WORD,WORD: the kernel command line splits at spaces.
+	tests=$(for w in $(echo "$UTRACE_ONLY" | tr ',' ' '); do
+		ls "$here"/tests/*"$w"*.sh 2>/dev/null
+	done | sort -u)
 else
 	tests=$(ls "$here"/tests/*.sh "$here"/extra/*.sh 2>/dev/null)
 fi

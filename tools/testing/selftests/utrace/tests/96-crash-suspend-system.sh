@@ -52,10 +52,13 @@ crash() {
 result() { wait_until 30 "grep -q '^exit=' /tmp/$1.out"; grep '^exit=' /tmp/"$1".out; }
 records() { utrace-top -n $D/crash_suspend >>/tmp/t96s.rec; cat /tmp/t96s.rec; }
 
-# 1. A process that existed before the module and has not forked or
-# exec'd since has no utrace-rs state: not suspended (documented limit).
+# 1. A process that existed before the module and has neither forked nor
+# exec'd since (no utrace-rs state until its crash): suspended.
+mark
 kill -USR1 "$old"
-expect_eq "old process, no fork/exec since the load" "$(result t96s-old)" "exit=-1 signal=11 core=1"
+expect_eq "old process (no fork/exec since the load) suspended" "$(suspended_pid 11)" "$old"
+all_stopped "$old"
+echo "ok: a crash in a process started before the module loaded is suspended"
 # A shell started before the module forks the crasher: suspended.
 mark
 go t96s-early
@@ -70,23 +73,25 @@ late=$(suspended_pid 11)
 all_stopped "$late"
 list=$(crash-suspend-list)
 echo "$list" | sed 's/^/   /'
-expect_eq "list lines" "$(echo "$list" | grep -c 'gdb -p ')" 2
-for p in "$early" "$late"; do
+expect_eq "list lines" "$(echo "$list" | grep -c 'gdb -p ')" 3
+for p in "$old" "$early" "$late"; do
 	echo "$list" | grep -Eq "^$p +$p +$p +root +SIGSEGV +[0-9]+s +T +crasher +gdb -p $p\$" ||
 		fail "list lacks a line for $p"
 done
-expect_eq "list -u root" "$(crash-suspend-list -u root | grep -c 'gdb -p')" 2
+expect_eq "list -u root" "$(crash-suspend-list -u root | grep -c 'gdb -p')" 3
 expect_eq "list -u 1234" "$(crash-suspend-list -u 1234)" "no suspended processes"
 rec=$(records)
-for p in "$early" "$late"; do
+for p in "$old" "$early" "$late"; do
 	echo "$rec" | grep -q "suspend pid=$p tid=$p nspid=$p comm=crasher uid=0 signal=SIGSEGV code=1 addr=0x0 time=[0-9]* attach=\"gdb -p $p\"" ||
 		fail "no suspend record for $p: $rec"
 done
-kill -CONT "$early" "$late"
+kill -CONT "$old" "$early" "$late"
+expect_eq "old after SIGCONT" "$(result t96s-old)" "exit=-1 signal=11 core=1"
 expect_eq "early after SIGCONT" "$(result t96s-early)" "exit=-1 signal=11 core=1"
 expect_eq "late after SIGCONT" "$(result t96s-late)" "exit=-1 signal=11 core=1"
 wait_until 10 "records | grep -q 'release pid=$late tid=$late comm=crasher how=\"core SIGSEGV\"'"
-records | grep -E "release pid=($early|$late) " | sed 's/^/   /'
+wait_until 10 "records | grep -q 'release pid=$old tid=$old comm=crasher how=\"core SIGSEGV\"'"
+records | grep -E "release pid=($old|$early|$late) " | sed 's/^/   /'
 expect_eq "list after release" "$(crash-suspend-list)" "no suspended processes"
 
 # 3. Malformed control writes are refused and change nothing.
