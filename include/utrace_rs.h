@@ -570,6 +570,20 @@ void utrace_task_ids(struct task_struct *task, struct utrace_task_ids *ids);
 bool utrace_task_descends_from(struct task_struct *task, pid_t tgid);
 
 /*
+ * cgroup v2 selection. utrace_cgroup_get() returns the default hierarchy's
+ * cgroup at @path (absolute, from the caller's cgroup namespace root, e.g.
+ * "/system.slice") with a reference, or an ERR_PTR: -ENOENT (no such
+ * cgroup), -ENOTDIR (not a directory), -EOPNOTSUPP (kernel without
+ * CONFIG_CGROUPS). Process context, may sleep. utrace_cgroup_put() drops
+ * the reference (any context). utrace_task_in_cgroup() says whether @task
+ * (valid) is in @cgrp or a cgroup below it; no lock, any context but NMI.
+ */
+struct cgroup;
+struct cgroup *utrace_cgroup_get(const char *path);
+void utrace_cgroup_put(struct cgroup *cgrp);
+bool utrace_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp);
+
+/*
  * Control files: /sys/kernel/debug/utrace/<name>, mode 0600 (root). A read
  * returns what @show wrote into @buf (at most @len bytes, cut beyond), made
  * at open; a write of up to 1024 bytes is passed to @store as one

@@ -105,3 +105,59 @@ pub(crate) fn wall_seconds() -> i64 {
     // SAFETY: No arguments; any context.
     unsafe { bindings::ktime_get_real_seconds() }
 }
+
+/// A cgroup v2 (default hierarchy) cgroup, held by reference (dropped:
+/// put), to select tasks that are in it or below it.
+pub(crate) struct Cgroup {
+    /// INVARIANT: A `struct cgroup` this value holds a reference on.
+    ptr: core::ptr::NonNull<core::ffi::c_void>,
+}
+
+// SAFETY: A cgroup reference may be used and put from any task or CPU.
+unsafe impl Send for Cgroup {}
+// SAFETY: `contains` only reads, under RCU in the C side.
+unsafe impl Sync for Cgroup {}
+
+/// Longest cgroup path taken (`PATH_MAX` less its NUL).
+const CGROUP_PATH_MAX: usize = 4095;
+
+impl Cgroup {
+    /// The cgroup at `path`, absolute from the cgroup v2 root as the calling
+    /// task's cgroup namespace sees it (`/` is the root, every task is below
+    /// it). `EINVAL`: empty, not absolute or with a NUL; `ENAMETOOLONG`;
+    /// `ENOENT`: no such cgroup; `ENOTDIR`: a file, not a cgroup;
+    /// `EOPNOTSUPP`: the kernel has no cgroups (`CONFIG_CGROUPS` off).
+    /// Sleeps.
+    pub(crate) fn get(path: &[u8]) -> Result<Cgroup> {
+        if path.first() != Some(&b'/') || path.contains(&0) {
+            return Err(EINVAL);
+        }
+        if path.len() > CGROUP_PATH_MAX {
+            return Err(kernel::error::Error::from_errno(
+                -(bindings::ENAMETOOLONG as i32),
+            ));
+        }
+        let mut cpath = KVec::with_capacity(path.len() + 1, GFP_KERNEL)?;
+        cpath.extend_from_slice(path, GFP_KERNEL)?;
+        cpath.push(0, GFP_KERNEL)?;
+        // SAFETY: `cpath` is NUL-terminated; process context.
+        let ptr = unsafe { raw::utrace_cgroup_get(cpath.as_ptr()) };
+        let ptr = kernel::error::from_err_ptr(ptr)?;
+        let ptr = core::ptr::NonNull::new(ptr).ok_or(ENOENT)?;
+        // INVARIANT: `utrace_cgroup_get` returned it with a reference.
+        Ok(Cgroup { ptr })
+    }
+
+    /// Whether `task`'s cgroup is this one or below it. Takes no lock.
+    pub(crate) fn contains(&self, task: &Task) -> bool {
+        // SAFETY: `task` is valid; `ptr` is a held cgroup (type invariant).
+        unsafe { raw::utrace_task_in_cgroup(task_ptr(task), self.ptr.as_ptr()) }
+    }
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        // SAFETY: The reference this value holds (type invariant).
+        unsafe { raw::utrace_cgroup_put(self.ptr.as_ptr()) };
+    }
+}

@@ -223,6 +223,9 @@ pub(super) type StoreFn = unsafe extern "C" fn(*mut c_void, *const u8) -> i32;
 extern "C" {
     pub(super) fn utrace_task_ids(task: TaskPtr, ids: *mut TaskIds);
     pub(super) fn utrace_task_descends_from(task: TaskPtr, tgid: i32) -> bool;
+    pub(super) fn utrace_cgroup_get(path: *const u8) -> *mut c_void;
+    pub(super) fn utrace_cgroup_put(cgrp: *mut c_void);
+    pub(super) fn utrace_task_in_cgroup(task: TaskPtr, cgrp: *mut c_void) -> bool;
     pub(super) fn utrace_file_create(
         name: *const u8,
         data: *mut c_void,

@@ -59,7 +59,7 @@ pub(crate) use events::{Action, Control, Events, SyscallEntry};
 pub(crate) use examine::{Examined, FpRegs, UserRegs};
 pub(crate) use param::{modinfo_bytes, module_param_int, IntParam, ParamEntry};
 pub(crate) use param::{module_param_str, KparamString, StrParam};
-pub(crate) use process::{descends_from, signal_process, wall_seconds, TaskIds};
+pub(crate) use process::{descends_from, signal_process, wall_seconds, Cgroup, TaskIds};
 pub(crate) use signal::{Signal, SignalClass, SignalReport};
 pub(crate) use stream::Stream;
 pub(crate) use task::{lost_events, task_by_pid, TaskInfo};

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who a task is (utrace_task_ids) and whose descendant it is
- * (utrace_task_descends_from): credentials, pid namespaces and the parent
- * chain are behind RCU and static inlines that Rust on 6.12 cannot reach.
+ * Who a task is (utrace_task_ids), whose descendant it is
+ * (utrace_task_descends_from) and which cgroup it is in (utrace_cgroup_*):
+ * credentials, pid namespaces, the parent chain and the css_set are behind
+ * RCU and static inlines that Rust on 6.12 cannot reach.
  */
+#include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/err.h>
 #include <linux/export.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
@@ -94,3 +97,47 @@ bool utrace_task_descends_from(struct task_struct *task, pid_t tgid)
 	return found;
 }
 EXPORT_SYMBOL_GPL(utrace_task_descends_from);
+
+/*
+ * The cgroup v2 (default hierarchy) cgroup at @path (absolute, from the
+ * caller's cgroup namespace root), with a reference for utrace_cgroup_put();
+ * or ERR_PTR: -ENOENT (no such cgroup), -ENOTDIR (a file), -EOPNOTSUPP
+ * (no CONFIG_CGROUPS). Process context.
+ */
+struct cgroup *utrace_cgroup_get(const char *path)
+{
+#ifdef CONFIG_CGROUPS
+	return cgroup_get_from_path(path);
+#else
+	return ERR_PTR(-EOPNOTSUPP);
+#endif
+}
+EXPORT_SYMBOL_GPL(utrace_cgroup_get);
+
+/* Drops the reference utrace_cgroup_get() returned. Any context. */
+void utrace_cgroup_put(struct cgroup *cgrp)
+{
+#ifdef CONFIG_CGROUPS
+	cgroup_put(cgrp);
+#endif
+}
+EXPORT_SYMBOL_GPL(utrace_cgroup_put);
+
+/*
+ * Whether @task's cgroup v2 cgroup is @cgrp or below it. No lock: the
+ * css_set is read under RCU. Any context but NMI.
+ */
+bool utrace_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp)
+{
+#ifdef CONFIG_CGROUPS
+	bool in;
+
+	rcu_read_lock();
+	in = cgroup_is_descendant(task_dfl_cgroup(task), cgrp);
+	rcu_read_unlock();
+	return in;
+#else
+	return false;
+#endif
+}
+EXPORT_SYMBOL_GPL(utrace_task_in_cgroup);

@@ -15,7 +15,7 @@
 //! Bounds: after `timeout` seconds a suspended process is continued (it
 //! dumps core); at most `max` are suspended at once (the next crashing one
 //! dumps core); an orphan (its parent is init) dumps core unless
-//! `orphans=suspend`. Root changes the selectors (uid, comm, tree) and the
+//! `orphans=suspend`. Root changes the selectors (uid, comm, tree, cgroup) and the
 //! bounds at run time by writing `key=value` words to
 //! `/sys/kernel/debug/utrace/crash_suspend_control`; the suspended
 //! processes are listed in `crash_suspend_list` and each suspension and
@@ -32,8 +32,8 @@ use kernel::task::Task;
 mod utrace;
 
 use utrace::{
-    ARef, Action, Context, ControlFile, ControlHandler, Escaped, Events, Signal, SignalReport,
-    Stream, TaskIds, TaskInfo, Text, Timer, TimerHandler, TimerRef, Tracer,
+    ARef, Action, Cgroup, Context, ControlFile, ControlHandler, Escaped, Events, Signal,
+    SignalReport, Stream, TaskIds, TaskInfo, Text, Timer, TimerHandler, TimerRef, Tracer,
 };
 
 utrace::module_author! {
@@ -98,9 +98,15 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+/// A `cgroup=` selector: the cgroup (held) and the path it was given as.
+struct CgroupSel {
+    cgroup: Cgroup,
+    path: KVec<u8>,
+}
+
 /// Which crashes are suspended, and the bounds. Every selector that is set
 /// must match.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Config {
     /// Real uid.
     uid: Option<u32>,
@@ -108,6 +114,8 @@ struct Config {
     comm: Option<([u8; 16], usize)>,
     /// This process and its descendants.
     tree: Option<i32>,
+    /// Tasks in this cgroup v2 cgroup or below it.
+    cgroup: Option<Arc<CgroupSel>>,
     /// Seconds; 0: never.
     timeout: u32,
     max: u32,
@@ -257,12 +265,16 @@ impl Suspend {
     /// Whether the crash of `task` is to be suspended; else why not (for
     /// the log), or `None` if it is not selected at all.
     fn decide(&self, task: &Task, info: &TaskInfo, ids: &TaskIds) -> Result<(), Option<NotHeld>> {
-        let cfg = *self.state.config.lock();
+        let cfg = self.state.config.lock().clone();
         if cfg.uid.is_some_and(|uid| uid != ids.uid())
             || cfg.comm().is_some_and(|c| c != info.comm())
             || cfg
                 .tree
                 .is_some_and(|pid| !utrace::descends_from(task, pid))
+            || cfg
+                .cgroup
+                .as_ref()
+                .is_some_and(|sel| !sel.cgroup.contains(task))
         {
             return Err(None);
         }
@@ -487,6 +499,7 @@ fn apply(cfg: &mut Config, word: &[u8]) -> Result<(), Refused> {
                 Some(pid)
             }
         }
+        b"cgroup" => cfg.cgroup = if any { None } else { Some(cgroup(value)?) },
         b"timeout" => {
             let t = parse_u32(value)?;
             if t > TIMEOUT_MAX {
@@ -511,11 +524,38 @@ fn apply(cfg: &mut Config, word: &[u8]) -> Result<(), Refused> {
         _ => {
             return Err(Refused(
                 EINVAL,
-                "unknown key (uid, comm, tree, timeout, max, orphans)",
+                "unknown key (uid, comm, tree, cgroup, timeout, max, orphans)",
             ))
         }
     }
     Ok(())
+}
+
+/// Resolves a `cgroup=` path now (the cgroup is held until the selector
+/// changes or the module unloads).
+fn cgroup(path: &[u8]) -> Result<Arc<CgroupSel>, Refused> {
+    let cgroup = Cgroup::get(path).map_err(|e| {
+        let why = if e == EINVAL {
+            "a cgroup path is absolute (starts with /), without NUL"
+        } else if e == ENOENT {
+            "no such cgroup v2 cgroup (the path is from the cgroup2 root, e.g. /system.slice)"
+        } else if e == ENOTDIR {
+            "not a cgroup (a file of one)"
+        } else if e.to_errno() == -(kernel::bindings::EOPNOTSUPP as i32) {
+            "this kernel has no cgroups (CONFIG_CGROUPS is off)"
+        } else if e == ENOMEM {
+            "out of memory"
+        } else {
+            "the path is too long"
+        };
+        Refused(e, why)
+    })?;
+    let mut copy = KVec::with_capacity(path.len(), GFP_KERNEL)
+        .map_err(|_| Refused(ENOMEM, "out of memory"))?;
+    copy.extend_from_slice(path, GFP_KERNEL)
+        .map_err(|_| Refused(ENOMEM, "out of memory"))?;
+    Arc::new(CgroupSel { cgroup, path: copy }, GFP_KERNEL)
+        .map_err(|_| Refused(ENOMEM, "out of memory"))
 }
 
 fn show_config(cfg: &Config, out: &mut Text<'_>) {
@@ -530,6 +570,10 @@ fn show_config(cfg: &Config, out: &mut Text<'_>) {
     let _ = match cfg.tree {
         Some(pid) => writeln!(out, "tree={}", pid),
         None => writeln!(out, "tree=any"),
+    };
+    let _ = match &cfg.cgroup {
+        Some(sel) => writeln!(out, "cgroup={}", Escaped(&sel.path)),
+        None => writeln!(out, "cgroup=any"),
     };
     let _ = writeln!(out, "timeout={}", cfg.timeout);
     let _ = writeln!(out, "max={}", cfg.max);
@@ -546,12 +590,12 @@ fn show_config(cfg: &Config, out: &mut Text<'_>) {
 
 impl ControlHandler for Control {
     fn show(&self, out: &mut Text<'_>) {
-        let cfg = *self.state.config.lock();
+        let cfg = self.state.config.lock().clone();
         show_config(&cfg, out);
     }
 
     fn store(&self, text: &[u8]) -> Result {
-        let mut cfg = *self.state.config.lock();
+        let mut cfg = self.state.config.lock().clone();
         for word in text
             .split(|b| b.is_ascii_whitespace())
             .filter(|w| !w.is_empty())
@@ -629,6 +673,7 @@ impl kernel::Module for CrashSuspend {
             uid: None,
             comm: None,
             tree: None,
+            cgroup: None,
             timeout: param_u32("timeout", TIMEOUT.get(), TIMEOUT_MAX)?,
             max: param_u32("max", MAX.get(), MAX_MAX)?,
             orphans_suspend: false,
@@ -645,6 +690,7 @@ impl kernel::Module for CrashSuspend {
             }
             config.tree = Some(pid);
         }
+        let (timeout, max) = (config.timeout, config.max);
         let state = Arc::new(
             State {
                 config: KBox::pin_init(new_mutex!(config), GFP_KERNEL)?,
@@ -682,14 +728,14 @@ impl kernel::Module for CrashSuspend {
         match pid {
             UNSET => pr_info!(
                 "watching every user process (timeout={}s, max={}); see /sys/kernel/debug/utrace/crash_suspend_control\n",
-                config.timeout,
-                config.max
+                timeout,
+                max
             ),
             _ => pr_info!(
                 "watching pid {} and its descendants (timeout={}s, max={})\n",
                 pid,
-                config.timeout,
-                config.max
+                timeout,
+                max
             ),
         }
         Ok(CrashSuspend {

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # samples/crash_suspend without pid=: every user process is watched, those
-# started before the module loaded too. The selectors (uid, comm, tree) and
+# started before the module loaded too. The selectors (uid, comm, tree,
+# cgroup) and
 # bounds (timeout, max, orphans) change at run time through the root-only
 # control file; a malformed write is refused with an errno, a log line that
 # says why, and changes nothing. Each suspension and release is a record in
@@ -31,7 +32,7 @@ dmesg_has 'watching every user process' || fail "no 'watching every user process
 for f in crash_suspend crash_suspend_control crash_suspend_list; do
 	expect_eq "mode of $f" "$(stat -c %a $D/$f)" "$([ $f = crash_suspend_control ] && echo 600 || echo 400)"
 done
-expect_eq "default settings" "$(tr '\n' ' ' <$C)" "uid=any comm=any tree=any timeout=300 max=8 orphans=core "
+expect_eq "default settings" "$(tr '\n' ' ' <$C)" "uid=any comm=any tree=any cgroup=any timeout=300 max=8 orphans=core "
 
 # suspended_pid SIG: the pid of the newest 'suspended on signal SIG' line.
 suspended_pid() {
@@ -95,18 +96,23 @@ records | grep -E "release pid=($old|$early|$late) " | sed 's/^/   /'
 expect_eq "list after release" "$(crash-suspend-list)" "no suspended processes"
 
 # 3. Malformed control writes are refused and change nothing.
-before=$(tr '\n' ' ' <$C)
-for bad in "uid=abc:$EINVAL" "uid=99999999999:$ERANGE" "comm=:$EINVAL" \
+# refused 'ARG:ERRNO'...: each write fails with ERRNO, a log line says why,
+# the settings stay.
+refused() {
+	before=$(tr '\n' ' ' <$C)
+	for bad in "$@"; do
+		arg=${bad%:*} want=${bad##*:}
+		mark
+		expect_eq "write '$arg'" "$(UTRACE_CTL=$C utctl "$arg")" "$want"
+		dmesg_has "crash_suspend: control: .*refused: .*nothing changed" || fail "'$arg': no log line says why"
+		echo "   says: $(dmesg_since_mark | grep 'control:' | tail -n 1 | sed 's/^\[[^]]*\] //')"
+		expect_eq "settings after '$arg'" "$(tr '\n' ' ' <$C)" "$before"
+	done
+}
+refused "uid=abc:$EINVAL" "uid=99999999999:$ERANGE" "comm=:$EINVAL" \
 	"comm=0123456789abcdef:$EINVAL" "tree=99999:$ESRCH" "tree=2:$EPERM" "tree=0:$EINVAL" \
 	"timeout=86401:$ERANGE" "max=65:$ERANGE" "orphans=maybe:$EINVAL" "color=red:$EINVAL" \
-	"uid:$EINVAL" "max=3 uid=x:$EINVAL"; do
-	arg=${bad%:*} want=${bad##*:}
-	mark
-	expect_eq "write '$arg'" "$(UTRACE_CTL=$C utctl "$arg")" "$want"
-	dmesg_has "crash_suspend: control: .*refused: .*nothing changed" || fail "'$arg': no log line says why"
-	echo "   says: $(dmesg_since_mark | grep 'control:' | tail -n 1 | sed 's/^\[[^]]*\] //')"
-	expect_eq "settings after '$arg'" "$(tr '\n' ' ' <$C)" "$before"
-done
+	"uid:$EINVAL" "max=3 uid=x:$EINVAL" "cgroup=relative:$EINVAL" "cgroup=:$EINVAL"
 
 # 4. Selectors. not_suspended NAME: the crash dumps core at once.
 not_suspended() {
@@ -130,7 +136,7 @@ echo "comm=crasher" >$C
 suspended_then_kill t96s-comm2
 tree=$(gated_sh t96s-tree "crasher run segv >/tmp/t96s-tree.out")
 echo "comm=any tree=$tree" >$C
-expect_eq "settings" "$(tr '\n' ' ' <$C)" "uid=any comm=any tree=$tree timeout=300 max=8 orphans=core "
+expect_eq "settings" "$(tr '\n' ' ' <$C)" "uid=any comm=any tree=$tree cgroup=any timeout=300 max=8 orphans=core "
 not_suspended t96s-tree1
 mark
 go t96s-tree
@@ -138,6 +144,35 @@ p=$(suspended_pid 11)
 kill -KILL "$p"
 expect_eq "in the tree, then SIGKILL" "$(result t96s-tree)" "exit=-1 signal=9 core=0"
 echo "tree=any" >$C
+
+# 4b. cgroup=PATH (cgroup v2): a crash in that cgroup or below it is
+# suspended, one outside is not. Without cgroups (the 6.12 test kernel)
+# the selector is refused with EOPNOTSUPP and a line that says so.
+if grep -qw cgroup2 /proc/filesystems; then
+	CG=/sys/fs/cgroup
+	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG || fail "cannot mount cgroup2"
+	mkdir -p $CG/t96s/sub
+	ENOTDIR=-20
+	refused "cgroup=/t96s-none:$ENOENT" "cgroup=/t96s/cgroup.procs:$ENOTDIR" "max=3 cgroup=/nope:$ENOENT"
+	echo "cgroup=/t96s" >$C
+	expect_eq "settings" "$(tr '\n' ' ' <$C)" "uid=any comm=any tree=any cgroup=/t96s timeout=300 max=8 orphans=core "
+	not_suspended t96s-cg-out
+	# A crasher in /t96s/sub (below the selected cgroup).
+	rm -f /tmp/t96s-cg-in.out
+	mark
+	# shellcheck disable=SC2016 # the inner sh expands $$
+	sh -c 'echo $$ >'$CG'/t96s/sub/cgroup.procs && exec crasher run segv >/tmp/t96s-cg-in.out' &
+	p=$(suspended_pid 11)
+	expect_eq "the suspended one's cgroup" "$(cat /proc/"$p"/cgroup)" "0::/t96s/sub"
+	kill -KILL "$p"
+	expect_eq "in the cgroup, then SIGKILL" "$(result t96s-cg-in)" "exit=-1 signal=9 core=0"
+	echo "cgroup=any" >$C
+	wait_until 10 "rmdir $CG/t96s/sub 2>/dev/null; rmdir $CG/t96s"
+else
+	refused "cgroup=/:$EOPNOTSUPP"
+	dmesg_has "control: 'cgroup=/' refused: this kernel has no cgroups \(CONFIG_CGROUPS is off\); nothing changed" ||
+		fail "no line says the kernel has no cgroups"
+fi
 
 # 5. The cap: with max=1 the second crash dumps core, with a log line.
 echo "max=1" >$C
