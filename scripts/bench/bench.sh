@@ -164,6 +164,36 @@ else
 	echo "BENCH-PREEMPT fixed at build: $(uname -v)"
 fi
 
+# CPU time (user + system ticks) of every task: "PID COMM TICKS" lines.
+cpu_snapshot() {
+	for f in /proc/[0-9]*/stat; do
+		awk '{ n = $0; sub(/^[0-9]+ \(/, "", n); sub(/\) [A-Za-z] .*/, "", n)
+			c = $0; sub(/.*\) /, "", c); split(c, a, " "); print $1, n, a[12] + a[13] }' "$f" 2>/dev/null
+	done
+}
+
+# Let other work end before measuring: on Debian's kernel the first getppid
+# rounds after boot ran at 1,132 wall against 371 CPU, some other task
+# taking the vCPU. A getppid loop until its wall time is its CPU time (to
+# 1 %), at most 50 times; the tasks that ran beside the first one are named.
+settle() {
+	i=0 out=
+	cpu_snapshot >/tmp/cpu.0
+	while [ $i -lt 50 ]; do
+		out=$(bench getppid 20000)
+		[ $i = 0 ] && cpu_snapshot >/tmp/cpu.1
+		echo "$out" | awk -F= '$1 == "ns_per_op" { w = $2 } $1 == "cpu_ns_per_op" { c = $2 }
+			END { d = w - c; if (d < 0) d = -d; exit !(c > 0 && d / c < 0.01) }' && break
+		i=$((i + 1))
+	done
+	echo "BENCH-SETTLE settled at getppid run $((i + 1)): $(echo "$out" | tr '\n' ' ')"
+	awk 'NR == FNR { t[$1] = $NF; next } $NF - t[$1] > 0 { print $NF - t[$1], $2 }' \
+		/tmp/cpu.0 /tmp/cpu.1 | sort -rn | head -n 4 | while read -r ticks comm; do
+		echo "BENCH-SETTLE busy during the first: $comm $ticks ticks"
+	done
+}
+settle
+
 if [ "${BENCH_PLAN:-}" = guard ]; then
 	echo "BENCH-BEGIN plan=guard rounds=$ROUNDS"
 	measure getppid "$N_SYS" floor sys_untraced sys_traced engines_10
