@@ -8,6 +8,7 @@
 use crate::compat::ARef;
 use crate::detach::{self, Target};
 use crate::events::{self, action};
+use crate::freezer;
 use crate::report_pass::{report, report_quiesce, walk_task, Pass};
 use crate::report_signal::{report_handler, report_jctl, report_signals};
 use crate::report_syscall::{report_entry, report_exit_in_work};
@@ -46,9 +47,16 @@ pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
         let woken = wait::wait_stopped((ut as *const UTask).cast(), || {
             !stop_wanted(ut) || !shim::stop::marked() || ut.asked()
         });
-        if woken.is_err() {
-            ret = Stop::Killed;
-            break;
+        match woken {
+            wait::StopWake::Cond => {}
+            wait::StopWake::Killed => {
+                ret = Stop::Killed;
+                break;
+            }
+            wait::StopWake::Freezer => {
+                ret = Stop::Freezer;
+                break;
+            }
         }
         // SIGCONT cleared the mark (and woke us): mark again and go on
         // sleeping. A report asked for meanwhile (REPORT, INTERRUPT, a step
@@ -71,6 +79,9 @@ pub(crate) enum Stop {
     Stopped,
     /// SIGKILL ended the stop: no more reports or stops.
     Killed,
+    /// The cgroup freezer wants the task: it leaves its work, to stop again
+    /// once thawed (see `freezer.rs`).
+    Freezer,
 }
 
 /// Reports what is pending, then what was asked for while that ran, stops
@@ -85,7 +96,7 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
     // stepping as it is.
     let mut acted = false;
     // Signals pushed back (HOLD): reported again once the task resumed.
-    let mut rehold = 0;
+    let mut rehold = freezer::take_rehold(ut);
     loop {
         if !pending.is_empty() {
             acted = true;
@@ -113,6 +124,11 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
             Stop::Stopped => acted = true,
             Stop::No => break,
             Stop::Killed => return,
+            Stop::Freezer => {
+                // Stepping and held signals wait for the stop taken again.
+                freezer::left(ut, rehold);
+                return;
+            }
         }
         // What was asked before the stop is stale; a resume from it may
         // have asked for a report or a step.

@@ -68,6 +68,9 @@ mod ffi {
         pub(super) fn utrace_shim_stop_unmark();
         pub(super) fn utrace_shim_stop_marked() -> bool;
         pub(super) fn utrace_shim_wake_stopped_threads(task: *mut bindings::task_struct);
+        pub(super) fn utrace_shim_stop_sleep_prepare(cleared: *mut u32) -> c_int;
+        pub(super) fn utrace_shim_stop_sleep_done(cleared: u32);
+        pub(super) fn utrace_shim_stop_queue_current(work: *mut bindings::callback_head) -> c_int;
         pub(super) fn utrace_shim_blockstep_supported() -> bool;
         pub(super) fn utrace_shim_step_enable(block: bool) -> bool;
         pub(super) fn utrace_shim_step_disable();
@@ -467,9 +470,10 @@ pub(crate) mod signal {
     }
 }
 
-/// The kprobes of `shim/kprobes.c` (`send_signal_locked()`), registered
+/// The kprobes of `shim/kprobes.c` (`send_signal_locked()`, and
+/// `dequeue_signal()` for the cgroup freezer, see `shim/stop.c`), registered
 /// while this value lives, if the kernel lets us.
-pub(crate) struct Kprobes(bool);
+pub(crate) struct Kprobes(());
 
 /// Whether the `send_signal_locked()` kprobe is in place.
 static KPROBED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
@@ -482,7 +486,7 @@ impl Kprobes {
         // `hooks.rs`, whose entry points cope with being called at any time.
         let ok = unsafe { ffi::utrace_shim_kprobes_register() };
         KPROBED.store(ok, core::sync::atomic::Ordering::SeqCst);
-        Kprobes(ok)
+        Kprobes(())
     }
 
     /// Whether the probes are in place: SIGNAL_TERM and SIGNAL_IGN need
@@ -495,11 +499,11 @@ impl Kprobes {
 
 impl Drop for Kprobes {
     fn drop(&mut self) {
-        if self.0 {
-            KPROBED.store(false, core::sync::atomic::Ordering::SeqCst);
-            // SAFETY: Registered by `register`; waits until no handler runs.
-            unsafe { ffi::utrace_shim_kprobes_unregister() };
-        }
+        KPROBED.store(false, core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: After `register` (which may have registered the freezer's
+        // kprobe even if `send_signal_locked()`'s failed); unregisters what
+        // is registered and waits until no handler runs.
+        unsafe { ffi::utrace_shim_kprobes_unregister() };
     }
 }
 
@@ -537,6 +541,49 @@ pub(crate) mod stop {
     pub(crate) fn unmark() {
         // SAFETY: As for `mark`.
         unsafe { ffi::utrace_shim_stop_unmark() }
+    }
+
+    /// What the stop found before a sleep (`shim/stop.c`).
+    pub(crate) enum Prepared {
+        /// Sleep: a pending signal's `TIF_SIGPENDING` (and a task_work's
+        /// `TIF_NOTIFY_SIGNAL`) is cleared meanwhile, recorded in `cleared`.
+        Sleep,
+        /// SIGKILL is pending: the stop ends.
+        Killed,
+        /// The cgroup freezer wants the task: the stop ends for
+        /// `get_signal()` to freeze it, to be taken again afterwards.
+        Freezer,
+    }
+
+    /// Before each sleep of the stop (`current`, no locks held). What it
+    /// clears is set again by [`sleep_done`] with `cleared`.
+    pub(crate) fn sleep_prepare(cleared: &mut u32) -> Prepared {
+        // SAFETY: Task context, no locks held; `cleared` is valid for the
+        // call.
+        match unsafe { ffi::utrace_shim_stop_sleep_prepare(cleared) } {
+            // UTRACE_STOP_KILLED, UTRACE_STOP_FREEZER (shim.h).
+            1 => Prepared::Killed,
+            2 => Prepared::Freezer,
+            _ => Prepared::Sleep,
+        }
+    }
+
+    /// The stop's sleeps are over: sets again the flags they cleared.
+    pub(crate) fn sleep_done(cleared: u32) {
+        // SAFETY: Sets `current`'s own thread flags.
+        unsafe { ffi::utrace_shim_stop_sleep_done(cleared) }
+    }
+
+    /// Queues `work` for `current` to run before it returns to user mode
+    /// (`TWA_NMI_CURRENT`: from any context of `current`'s, an int3 kprobe
+    /// included).
+    ///
+    /// # Safety
+    ///
+    /// `work` is not queued and stays valid until it has run.
+    pub(crate) unsafe fn queue_current(work: *mut bindings::callback_head) -> Result {
+        // SAFETY: By the function's safety requirements.
+        to_result(unsafe { ffi::utrace_shim_stop_queue_current(work) })
     }
 }
 

@@ -82,6 +82,9 @@ pub(crate) struct HandlerReport {
 pub(crate) const JCTL_STOP: u32 = 1 << 0;
 /// JCTL: the process was continued.
 pub(crate) const JCTL_CONT: u32 = 1 << 1;
+/// Not a report: the stop that the cgroup freezer ended is to be taken
+/// again (see `freezer.rs`), before the task returns to user mode.
+pub(crate) const RESTOP: u32 = 1 << 2;
 
 /// Events waiting to be reported by the task's work.
 #[derive(Default)]
@@ -192,6 +195,11 @@ pub(crate) struct UTask {
     pub(crate) injecting: AtomicBool,
     /// The task sleeps in a utrace stop.
     pub(crate) stopped: AtomicBool,
+    /// Its stop ended for the cgroup freezer and is to be taken again
+    /// (`freezer.rs`); and the signals held (HOLD) before that stop, to
+    /// report again once the task resumes.
+    pub(crate) restop: AtomicBool,
+    pub(crate) restop_rehold: AtomicU64,
     /// An engine with SYSCALL_ENTRY wants entry reported where it may
     /// sleep (`UTRACE_OPS_SYSCALL_SLEEPABLE`).
     sleepable_entry: AtomicBool,
@@ -353,6 +361,8 @@ impl UTask {
                 handler_pending: AtomicBool::new(false),
                 injecting: AtomicBool::new(false),
                 stopped: AtomicBool::new(false),
+                restop: AtomicBool::new(false),
+                restop_rehold: AtomicU64::new(0),
                 sleepable_entry: AtomicBool::new(false),
                 entry_restart: EntryRestart::new(),
                 stepping: AtomicBool::new(false),
@@ -673,6 +683,24 @@ impl UTask {
         // does `work`.
         if unsafe { shim::task_work_add(self.task_ptr(), self.sig_work.get(), true) }.is_err() {
             // Past exit_task_work(): nothing more is reported.
+            self.sig_work_queued.store(false, SeqCst);
+            work.end();
+        }
+    }
+
+    /// Has the task (`current`) take its stop again ([`RESTOP`]), from any
+    /// context of its own, an int3 kprobe (NMI) included: `sig_work`, queued
+    /// lock-free, moves it to `pending` before the task returns to user mode.
+    pub(crate) fn queue_restop(&self, work: &WorkCounter) {
+        self.incoming_jctl.fetch_or(RESTOP, SeqCst);
+        if self.sig_work_queued.swap(true, SeqCst) {
+            return;
+        }
+        work.begin();
+        // SAFETY: As in `queue_sig_work`; the caller runs in the task.
+        if unsafe { shim::stop::queue_current(self.sig_work.get()) }.is_err() {
+            // Only past exit_task_work(), which the task in get_signal()
+            // is not: nothing more is reported then.
             self.sig_work_queued.store(false, SeqCst);
             work.end();
         }

@@ -24,7 +24,8 @@
 //! 3. `engine_list` (RCU list; writers need a `ListWriter`, the lock's
 //!    proof), `release` (where `ops->release` runs; the registry);
 //! 4. containers: `utask` (per-task state), then `table`, then `state`;
-//! 5. policy: `detach`, `stream`, then `report_pass` (a pass over the
+//! 5. policy: `detach`, `stream`, `freezer` (a stop and the cgroup
+//!    freezer), then `report_pass` (a pass over the
 //!    engines), then `report_syscall` and `report_signal` (the passes of
 //!    those events), then `report` (the task's work: the passes in order,
 //!    the stop; REAP), then `control`, `examine` (prepare/finish_examine,
@@ -68,6 +69,7 @@ mod engine_list;
 mod errno;
 mod events;
 mod examine;
+mod freezer;
 mod hooks;
 mod release;
 mod report;

@@ -5,6 +5,7 @@
 //! kernel crate does not wrap. Wakers may run in any context, softirq
 //! included, and need no lock of ours.
 
+use crate::shim;
 use core::ffi::c_void;
 use core::sync::atomic::{fence, Ordering::SeqCst};
 use kernel::bindings;
@@ -16,16 +17,60 @@ pub(crate) fn wait_interruptible(var: *const c_void, cond: impl Fn() -> bool) ->
     wait_var(var, bindings::TASK_INTERRUPTIBLE, cond)
 }
 
-/// The sleep of a utrace stop: until `cond()` holds, woken by [`wake`] or
-/// SIGKILL (then `ERESTARTSYS`), not counted in the load average, and
-/// freezable: the suspend freezer freezes the task where it sleeps and
-/// thaws it back into the same sleep.
-pub(crate) fn wait_stopped(var: *const c_void, cond: impl Fn() -> bool) -> Result {
-    let state = bindings::TASK_WAKEKILL
+/// How a utrace stop's sleep ended.
+pub(crate) enum StopWake {
+    /// `cond()` holds.
+    Cond,
+    /// SIGKILL.
+    Killed,
+    /// The cgroup freezer wants the task (`JOBCTL_TRAP_FREEZE`): it is to
+    /// leave its task work for `get_signal()` to freeze it, and stop again
+    /// afterwards (see `shim/stop.c`).
+    Freezer,
+}
+
+/// The sleep of a utrace stop: until `cond()` holds, woken by [`wake`],
+/// SIGKILL or the cgroup freezer. Not counted in the load average (ps shows
+/// `I`), freezable (the suspend freezer freezes the task where it sleeps
+/// and thaws it back into the same sleep), and woken by `signal_wake_up()`
+/// (`TASK_INTERRUPTIBLE` too), which is how the cgroup freezer asks;
+/// another signal only makes it look and sleep again.
+pub(crate) fn wait_stopped(var: *const c_void, cond: impl Fn() -> bool) -> StopWake {
+    let state = bindings::TASK_INTERRUPTIBLE
         | bindings::TASK_UNINTERRUPTIBLE
         | bindings::TASK_NOLOAD
         | bindings::TASK_FREEZABLE;
-    wait_var(var, state, cond)
+    let var = var.cast_mut();
+    // SAFETY: Any address works as a key; the queue is the kernel's.
+    let wq = unsafe { bindings::__var_waitqueue(var) };
+    let mut entry = bindings::wait_bit_queue_entry::default();
+    // SAFETY: As in `wait_var`.
+    unsafe { bindings::init_wait_var_entry(&mut entry, var, 0) };
+    let mut cleared = 0;
+    let ret = loop {
+        match shim::stop::sleep_prepare(&mut cleared) {
+            shim::stop::Prepared::Sleep => {}
+            shim::stop::Prepared::Killed => break StopWake::Killed,
+            shim::stop::Prepared::Freezer => break StopWake::Freezer,
+        }
+        // SAFETY: As in `wait_entry`.
+        let pending =
+            unsafe { bindings::prepare_to_wait_event(wq, &mut entry.wq_entry, state as i32) };
+        if cond() {
+            break StopWake::Cond;
+        }
+        if pending != 0 {
+            // A signal came since `sleep_prepare`: look again.
+            continue;
+        }
+        // SAFETY: Process context, no locks held (callers' contract).
+        unsafe { bindings::schedule() };
+    };
+    // SAFETY: Takes the entry off the queue (if on it) and restores the
+    // task state.
+    unsafe { bindings::finish_wait(wq, &mut entry.wq_entry) };
+    shim::stop::sleep_done(cleared);
+    ret
 }
 
 /// Sleeps until `cond()` holds, woken only by [`wake`] (no signal ends

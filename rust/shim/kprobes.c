@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one kprobe utrace-rs uses: send_signal_locked(), the function every
+ * The kprobes utrace-rs uses: dequeue_signal() (registered from here, see
+ * stop.c: the cgroup freezer and a utrace stop) and send_signal_locked(), the function every
  * kill(), tkill(), fault and kernel signal goes through, entered with the
  * target's siglock held and before prepare_signal() and complete_signal()
  * have decided anything. Its pre-handler lets utrace-rs hold a signal that
@@ -36,11 +37,19 @@ static struct kprobe send_signal_kp = {
 	.pre_handler = send_signal_pre,
 };
 
-/* Register the kprobe; false (with a log line) if the kernel refuses. */
+static bool send_signal_registered;
+
+/*
+ * Register the kprobes; false (with a log line) if the kernel refuses the
+ * one on send_signal_locked().
+ */
 bool utrace_shim_kprobes_register(void)
 {
-	int ret = register_kprobe(&send_signal_kp);
+	int ret;
 
+	utrace_shim_freezer_register();
+	ret = register_kprobe(&send_signal_kp);
+	send_signal_registered = !ret;
 	if (ret) {
 		pr_warn("utrace_rs: no kprobe on send_signal_locked (%d): SIGNAL_TERM and SIGNAL_IGN are not available\n",
 			ret);
@@ -49,8 +58,11 @@ bool utrace_shim_kprobes_register(void)
 	return true;
 }
 
-/* Unregister it; no handler runs when this returns. */
+/* Unregister them; no handler runs when this returns. */
 void utrace_shim_kprobes_unregister(void)
 {
-	unregister_kprobe(&send_signal_kp);
+	if (send_signal_registered)
+		unregister_kprobe(&send_signal_kp);
+	send_signal_registered = false;
+	utrace_shim_freezer_unregister();
 }

@@ -134,6 +134,16 @@ void utrace_shim_stop_mark(void);
 void utrace_shim_stop_unmark(void);
 bool utrace_shim_stop_marked(void);
 void utrace_shim_wake_stopped_threads(struct task_struct *task);
+enum { UTRACE_STOP_SLEEP, UTRACE_STOP_KILLED, UTRACE_STOP_FREEZER };
+#define UTRACE_STOP_CLEARED_SIGPENDING 1u
+#define UTRACE_STOP_CLEARED_NOTIFY 2u
+int utrace_shim_stop_sleep_prepare(unsigned int *cleared);
+void utrace_shim_stop_sleep_done(unsigned int cleared);
+int utrace_shim_stop_queue_current(struct callback_head *work);
+void utrace_shim_freezer_register(void);
+void utrace_shim_freezer_unregister(void);
+/* freezer.rs: current may have a stop to take again after the cgroup freezer. */
+void utrace_rs_hook_restop(void);
 /* hooks.rs: wake @task if it sleeps in a utrace stop. */
 void utrace_rs_wake_stopped(struct task_struct *task);
 

@@ -26,9 +26,34 @@
  * (JOBCTL_TRAPPING); it cannot while utrace-rs holds it, so the trap bit is
  * cleared (task_clear_jobctl_trapping()) and PTRACE_ATTACH does not wait for
  * it: the debugger sees the thread stop once utrace-rs resumes it.
+ *
+ * The freezers. The stop sleeps in TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |
+ * TASK_NOLOAD | TASK_FREEZABLE (rust/wait.rs): ps shows it as I (idle), it
+ * is not load, the suspend freezer freezes it where it sleeps, and -- the
+ * INTERRUPTIBLE bit -- signal_wake_up() wakes it. Like do_freezer_trap(), it
+ * clears TIF_SIGPENDING (and TIF_NOTIFY_SIGNAL) before each sleep, so that
+ * a pending signal does not keep it awake, and sets them again when the
+ * stop ends; only SIGKILL ends the stop early.
+ *
+ * The cgroup v2 freezer (kernel/cgroup/freezer.c) sets JOBCTL_TRAP_FREEZE
+ * and signal_wake_up()s the task; a cgroup counts as frozen once each of its
+ * tasks called cgroup_enter_frozen(), which only get_signal() does (in
+ * do_freezer_trap(), do_signal_stop() and ptrace_stop(); it is neither
+ * exported nor callable through a pointer on an IBT kernel). So a stop that
+ * finds JOBCTL_TRAP_FREEZE ends (the task's work returns, get_signal() runs
+ * do_freezer_trap()) and is taken again once the freezer lets the task go:
+ * get_signal() calls dequeue_signal() on its way out of every trap, and a
+ * kprobe there queues the task's work again (utrace_rs_hook_restop(), with
+ * TWA_NMI_CURRENT: the kprobe may run as an int3, in NMI context), which
+ * runs before the task returns to user mode. A handler frame set up for a
+ * synchronous signal skips dequeue_signal(): the signal_deliver probe does
+ * the same there. Without the kprobe (or without cgroups) the stop ignores
+ * JOBCTL_TRAP_FREEZE, as before: the cgroup does not finish freezing.
  */
 #include <linux/sched.h>
 #include <linux/cred.h>
+#include <linux/kprobes.h>
+#include <linux/task_work.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/jobctl.h>
 #include <linux/sched/signal.h>
@@ -150,3 +175,96 @@ void utrace_shim_stop_unmark(void)
 	}
 	spin_unlock_irq(&t->sighand->siglock);
 }
+
+/* The dequeue_signal() kprobe is in place: a stop may end for the cgroup freezer. */
+static bool freezer_restop;
+
+/*
+ * Before each sleep of the stop (siglock taken here): UTRACE_STOP_KILLED if
+ * SIGKILL is pending (the stop ends), UTRACE_STOP_FREEZER if the cgroup
+ * freezer wants the task and the stop can be taken again afterwards, else
+ * UTRACE_STOP_SLEEP, with TIF_SIGPENDING and TIF_NOTIFY_SIGNAL cleared
+ * (recorded in *cleared for utrace_shim_stop_sleep_done()). The task_work
+ * a TIF_NOTIFY_SIGNAL announced stays queued: task_work_run(), which runs
+ * the stop, runs it next.
+ */
+int utrace_shim_stop_sleep_prepare(unsigned int *cleared)
+{
+	struct task_struct *t = current;
+	int ret = UTRACE_STOP_SLEEP;
+
+	spin_lock_irq(&t->sighand->siglock);
+	if (__fatal_signal_pending(t)) {
+		ret = UTRACE_STOP_KILLED;
+	} else if ((t->jobctl & JOBCTL_TRAP_FREEZE) && READ_ONCE(freezer_restop)) {
+		ret = UTRACE_STOP_FREEZER;
+	} else {
+		if (test_and_clear_thread_flag(TIF_SIGPENDING))
+			*cleared |= UTRACE_STOP_CLEARED_SIGPENDING;
+		if (test_and_clear_thread_flag(TIF_NOTIFY_SIGNAL))
+			*cleared |= UTRACE_STOP_CLEARED_NOTIFY;
+	}
+	spin_unlock_irq(&t->sighand->siglock);
+	return ret;
+}
+
+/* The stop's sleep is over: set again what utrace_shim_stop_sleep_prepare() cleared. */
+void utrace_shim_stop_sleep_done(unsigned int cleared)
+{
+	if (cleared & UTRACE_STOP_CLEARED_SIGPENDING)
+		set_thread_flag(TIF_SIGPENDING);
+	if (cleared & UTRACE_STOP_CLEARED_NOTIFY)
+		set_thread_flag(TIF_NOTIFY_SIGNAL);
+}
+
+/*
+ * Queue @work for current to run before it returns to user mode, from any
+ * context of current's, NMI included (the kprobe below).
+ */
+int utrace_shim_stop_queue_current(struct callback_head *work)
+{
+	return task_work_add(current, work, TWA_NMI_CURRENT);
+}
+
+#ifdef CONFIG_CGROUPS
+static int dequeue_signal_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	utrace_rs_hook_restop();
+	return 0;
+}
+
+static struct kprobe dequeue_signal_kp = {
+	.symbol_name = "dequeue_signal",
+	.pre_handler = dequeue_signal_pre,
+};
+
+/* The kprobe that takes a stop again after the cgroup freezer (see the top). */
+void utrace_shim_freezer_register(void)
+{
+	int ret = register_kprobe(&dequeue_signal_kp);
+
+	if (ret) {
+		pr_warn("utrace_rs: no kprobe on dequeue_signal (%d): a cgroup with a utrace-stopped task cannot freeze\n",
+			ret);
+		return;
+	}
+	WRITE_ONCE(freezer_restop, true);
+}
+
+void utrace_shim_freezer_unregister(void)
+{
+	if (!READ_ONCE(freezer_restop))
+		return;
+	WRITE_ONCE(freezer_restop, false);
+	unregister_kprobe(&dequeue_signal_kp);
+}
+#else
+/* No cgroups: nothing sets JOBCTL_TRAP_FREEZE. */
+void utrace_shim_freezer_register(void)
+{
+}
+
+void utrace_shim_freezer_unregister(void)
+{
+}
+#endif

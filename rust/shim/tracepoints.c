@@ -76,8 +76,11 @@ static void probe_signal(void *data, int sig, struct kernel_siginfo *info,
 static void probe_signal_deliver(void *data, int sig, struct kernel_siginfo *info,
 				 struct k_sigaction *ka)
 {
-	if (info && ka->sa.sa_handler != SIG_DFL && ka->sa.sa_handler != SIG_IGN)
+	if (info && ka->sa.sa_handler != SIG_DFL && ka->sa.sa_handler != SIG_IGN) {
+		/* A handler runs next: a stop the cgroup freezer ended first (stop.c). */
+		utrace_rs_hook_restop();
 		utrace_rs_hook_signal_deliver(sig, info);
+	}
 }
 
 /*
