@@ -69,7 +69,7 @@ rs_files = $$(find rust samples tools -name '*.rs')
 bench: deps guest
 	@scripts/bench.sh
 
-# The syscall and fork rows on Debian's unmodified 7.3.4 kernel, booted and
+# The syscall, fork, attach and STOP rows on Debian's unmodified 7.3.4 kernel, booted and
 # built for as make check-distro does (scripts/distro.sh), also one vCPU
 # under -icount; BENCH_PLAN=full for every row. After a make bench of the
 # same commit, build/bench-both.md has the two kernels side by side.

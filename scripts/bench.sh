@@ -13,7 +13,8 @@
 # `scripts/bench.sh distro` (`make bench-distro`): the same on Debian's
 # unmodified 7.3.4 kernel, as `make check-distro` boots it (scripts/distro.sh:
 # its vmlinuz, the modules built in its trixie chroot); by default only the
-# syscall and fork rows (BENCH_PLAN=hot; BENCH_PLAN=full for every row).
+# syscall, fork, attach and STOP rows (BENCH_PLAN=hot; BENCH_PLAN=full for
+# every row).
 # Writes build/bench-distro.{md,results}, and, when build/bench.results is
 # from the same commit, build/bench-both.md: the two kernels side by side.
 set -euo pipefail

@@ -203,8 +203,34 @@ if [ "${BENCH_PLAN:-}" = guard ]; then
 	echo "BENCH-END"
 	exit 0
 fi
-# BENCH_PLAN=hot: the syscall and fork rows only (issue 15's hot paths and
-# ptrace beside them).
+# STOP -> RESUME round trips (the task runs again before the next one) vs
+# PTRACE_INTERRUPT -> waitpid -> PTRACE_CONT, on a task in a getppid() loop.
+stop_rows() {
+	for r in $(seq "$ROUNDS"); do
+		setup sys_traced
+		bench getppid 2000000000 >/dev/null &
+		T=$!
+		ut attach 0 $T 0x10; ut noop 0 1; ut events 0 0x41
+		[ "$(utctl stoploop 0 "$N_STOP")" = 0 ] || fail "stoploop"
+		sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace
+		ut cleanup
+		kill $T; wait $T
+		teardown
+		bench getppid 2000000000 >/dev/null &
+		T=$!
+		out=$(ptracer interrupt $T "$N_STOP")
+		echo "$(echo "$out" | sed -n 's/^ns_per_op=//p') $(echo "$out" | sed -n 's/^cpu_ns_per_op=//p')" \
+			>>/tmp/res.stop.ptrace_interrupt
+		kill $T; wait $T
+	done
+	for c in utrace ptrace_interrupt; do
+		[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
+		result stop $c /tmp/res.stop.$c
+	done
+}
+
+# BENCH_PLAN=hot: the syscall and fork rows, ptrace beside them, and the
+# in-kernel attach..put and STOP rows (issue 15's hot paths).
 if [ "${BENCH_PLAN:-}" = hot ]; then
 	echo "BENCH-BEGIN plan=hot rounds=$ROUNDS"
 	measure getppid "$N_SYS" base loaded floor sys_untraced sys_traced
@@ -212,6 +238,11 @@ if [ "${BENCH_PLAN:-}" = hot ]; then
 	measure getppid "$N_PTRACE_SYS" ptrace
 	measure forkexit "$N_FORK" base loaded global gtrace_reader ptrace
 	measure forkexec "$N_FORK" base loaded global ptrace
+	kernel_loops 2000 20000
+	stop_rows
+	for k in attach barrier; do
+		result $k kernel /tmp/res.$k
+	done
 	echo "BENCH-END"
 	exit 0
 fi
@@ -227,33 +258,8 @@ measure files "$N_FILES" base systrace systrace_reader
 measure files "$N_FILES_PTRACE" ptrace_strace
 measure forkexit "$N_FORK" base loaded global global_follow gtrace gtrace_reader ptrace
 measure forkexec "$N_FORK" base loaded global gtrace ptrace
-
 kernel_loops 2000 20000
-
-# STOP -> RESUME round trips (the task runs again before the next one) vs
-# PTRACE_INTERRUPT -> waitpid -> PTRACE_CONT, on a task in a getppid() loop.
-for r in $(seq "$ROUNDS"); do
-	setup sys_traced
-	bench getppid 2000000000 >/dev/null &
-	T=$!
-	ut attach 0 $T 0x10; ut noop 0 1; ut events 0 0x41
-	[ "$(utctl stoploop 0 "$N_STOP")" = 0 ] || fail "stoploop"
-	sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace
-	ut cleanup
-	kill $T; wait $T
-	teardown
-	bench getppid 2000000000 >/dev/null &
-	T=$!
-	out=$(ptracer interrupt $T "$N_STOP")
-	echo "$(echo "$out" | sed -n 's/^ns_per_op=//p') $(echo "$out" | sed -n 's/^cpu_ns_per_op=//p')" \
-		>>/tmp/res.stop.ptrace_interrupt
-	kill $T; wait $T
-done
-for c in utrace ptrace_interrupt; do
-	[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
-	result stop $c /tmp/res.stop.$c
-done
-
+stop_rows
 for k in attach barrier; do
 	result $k kernel /tmp/res.$k
 done
