@@ -64,7 +64,8 @@ enum utrace_events {
  * callbacks returns something else or it calls utrace_control() with
  * another action. From a callback (utrace's meaning):
  *   UTRACE_STOP       stop at the next safe point (before user mode)
- *   UTRACE_INTERRUPT  a QUIESCE report (event 0) before user mode, soon
+ *   UTRACE_INTERRUPT  INTERRUPT's report (see utrace_control) before user
+ *                     mode, soon
  *   UTRACE_REPORT     a QUIESCE report (event 0) before user mode
  *   UTRACE_SINGLESTEP run one user instruction, then trap (x86: a SIGTRAP,
  *                     reported to SIGNAL engines, which consume it with
@@ -103,7 +104,7 @@ static inline enum utrace_resume_action utrace_resume_action(u32 action)
  *   CORE     kill it with a core dump (as a default SIGQUIT does)
  *   STOP     stop the process (as SIGSTOP does)
  *   TSTP     job-control stop (as SIGTSTP does, unless its group is orphaned)
- *   REPORT   never in this version (utrace: a report without a signal)
+ *   REPORT   in @action only: no signal, INTERRUPT's report (utrace's)
  *   HANDLER  in @action only: a handler frame was just set up for @info
  */
 enum utrace_signal_action {
@@ -268,6 +269,11 @@ struct utrace_engine_ops {
 	 * @info is the signal's, @orig_ka and @return_ka are NULL; the signal
 	 * action of the return is not used.
 	 *
+	 * REPORT: with QUIESCE events, the report UTRACE_INTERRUPT asked for
+	 * (see utrace_control): @action has UTRACE_SIGNAL_REPORT, there is no
+	 * signal (@info is zeroed: set it to deliver one), @orig_ka and
+	 * @return_ka are NULL.
+	 *
 	 * Not called for a ptraced task (its debugger owns its signals), for
 	 * SIGKILL (which always kills, also a stopped or suspended task), for
 	 * SIGCONT, for a signal that a thread of the group blocks, or for
@@ -381,9 +387,17 @@ void utrace_engine_put(struct utrace_engine *engine);
  * UTRACE_REPORT: UTRACE_RESUME and a QUIESCE report (event 0) before the
  *   task next returns to user mode (after the stop, if others hold it).
  *   Needs the QUIESCE event (-EINVAL).
- * UTRACE_INTERRUPT: the same, soon: a blocked syscall is interrupted and
- *   restarts transparently afterwards. Works without QUIESCE (then it only
- *   interrupts).
+ * UTRACE_INTERRUPT: drops the engine's stop and makes the task report as if
+ *   a signal were pending (utrace's): soon, a blocked syscall is
+ *   interrupted, and before the kernel dequeues its pending signals (after
+ *   the reports of those held for SIGNAL engines) the task calls, of each
+ *   engine with QUIESCE, report_signal with UTRACE_SIGNAL_REPORT and no
+ *   signal (a zeroed @info, NULL dispositions), or report_quiesce(0) if it
+ *   has no report_signal. The last engine's signal action is done:
+ *   DELIVER sends the signal it put in info->si_signo (none if 0), TERM,
+ *   CORE, STOP, TSTP act as the default SIGTERM, SIGQUIT, SIGSTOP, SIGTSTP;
+ *   REPORT and IGN do nothing. The syscall restarts transparently unless a
+ *   handler runs. Works without QUIESCE (then it only interrupts).
  * UTRACE_SINGLESTEP, UTRACE_BLOCKSTEP: UTRACE_RESUME for one instruction
  *   (or up to the next taken branch); the trap is a SIGTRAP SIGNAL report.
  *   Needs QUIESCE (-EINVAL); BLOCKSTEP is -EOPNOTSUPP where the CPU has no

@@ -282,6 +282,12 @@ impl Engine {
         unsafe { &*self.ops }
     }
 
+    /// Whether the engine has a `report_signal` callback (an INTERRUPT
+    /// report uses it instead of `report_quiesce`, as utrace's did).
+    pub(crate) fn has_report_signal(&self) -> bool {
+        self.ops().report_signal.is_some()
+    }
+
     pub(crate) fn ops_ptr(&self) -> *const EngineOps {
         self.ops
     }

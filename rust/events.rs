@@ -62,6 +62,8 @@ pub(crate) mod signal {
     pub(crate) const CORE: u32 = 0x30;
     pub(crate) const STOP: u32 = 0x40;
     pub(crate) const TSTP: u32 = 0x50;
+    /// No signal: the report INTERRUPT asked for (see `report_interrupt`).
+    pub(crate) const REPORT: u32 = 0x60;
     pub(crate) const HANDLER: u32 = 0x70;
     /// `UTRACE_SIGNAL_MASK`.
     pub(crate) const MASK: u32 = 0xf0;

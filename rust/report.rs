@@ -10,7 +10,7 @@ use crate::detach::{self, Target};
 use crate::events::{self, action};
 use crate::freezer;
 use crate::report_pass::{report, report_quiesce, walk_task, Pass};
-use crate::report_signal::{report_handler, report_jctl, report_signals};
+use crate::report_signal::{report_handler, report_interrupt, report_jctl, report_signals};
 use crate::report_syscall::{report_entry, report_exit_in_work};
 use crate::shim::{self, RcuGuard};
 use crate::state::State;
@@ -206,7 +206,14 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
         report_death(st, ut, seq);
     }
     if pending.quiesce {
-        return (report_quiesce(st, ut), rehold);
+        // INTERRUPT's report is a signal report (utrace's), REPORT's and a
+        // STOP's a QUIESCE report.
+        let act = if pending.interrupt {
+            report_interrupt(st, ut)
+        } else {
+            report_quiesce(st, ut)
+        };
+        return (act, rehold);
     }
     (action::RESUME, rehold)
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The signal reporting passes (SIGNAL_*, the HANDLER report, JCTL), made
-//! from the task's work, and carrying out the engines' decision on each
-//! signal.
+//! The signal reporting passes (SIGNAL_*, the HANDLER report, the INTERRUPT
+//! report, JCTL), made from the task's work, and carrying out the engines'
+//! decision on each signal.
 
 use crate::events::{self, action, signal};
-use crate::report_pass::report;
+use crate::report_pass::{report, walk_task, Pass};
 use crate::shim;
 use crate::state::State;
 use crate::task;
@@ -290,4 +290,93 @@ pub(crate) fn report_jctl(st: &State, ut: &UTask, type_: i32) {
     report(st, Some(ut), ut, events::JCTL, u64::MAX, None, |e, act| {
         e.call_jctl(act, type_, 0)
     });
+}
+
+/// INTERRUPT: the report at the return-to-user safe point that
+/// utrace_control(INTERRUPT) or a callback's INTERRUPT asked for, on the
+/// signal path (the task's work was queued with `TWA_SIGNAL`, which took it
+/// out of an interruptible sleep) and before the kernel dequeues the
+/// pending signals (those held for SIGNAL engines were reported already), as
+/// utrace's utrace_get_signal() made it: to each engine with QUIESCE
+/// events, `report_signal` with `UTRACE_SIGNAL_REPORT` and no signal (a
+/// zeroed siginfo, no dispositions), or `report_quiesce` with event 0 if it
+/// has no `report_signal`. Each engine sees the signal action the one
+/// before it left; the last one's is carried out ([`finish_interrupt`]).
+/// REPORT or INTERRUPT returned here count as RESUME (utrace: no report
+/// loop). Returns the winning resume action.
+pub(crate) fn report_interrupt(st: &State, ut: &UTask) -> u32 {
+    let pass = Pass {
+        st,
+        cur: Some(ut),
+        event: events::QUIESCE,
+        seq: u64::MAX,
+    };
+    let mut info = bindings::kernel_siginfo::default();
+    let regs = shim::user_regs();
+    let mut result = signal::REPORT;
+    let act = walk_task(pass, ut, &mut |e, act| {
+        let ret = if e.has_report_signal() {
+            let ret = e.call_signal(act | result, regs, &mut info, None);
+            result = ret & signal::MASK;
+            ret
+        } else {
+            e.call_quiesce(act, 0)
+        };
+        match ret & action::MASK {
+            action::INTERRUPT | action::REPORT => (ret & !action::MASK) | action::RESUME,
+            _ => ret,
+        }
+    });
+    finish_interrupt(st, ut, result, &mut info);
+    act
+}
+
+/// Carries out the signal action `sa` an INTERRUPT report ended with: an
+/// artificial signal. DELIVER sends the signal the engines put in `info`
+/// (none if its number is 0); TERM, CORE, STOP and TSTP do what a default
+/// SIGTERM, SIGQUIT, SIGSTOP and SIGTSTP would (as `finish_signal` does for
+/// a signal an engine turned into one of them); IGN and REPORT do nothing.
+/// The signal is sent as utrace-rs's own (no SIGNAL report of it).
+fn finish_interrupt(st: &State, ut: &UTask, sa: u32, info: &mut bindings::kernel_siginfo) {
+    let (sig, info) = match sa {
+        signal::DELIVER => {
+            let sig = info.__bindgen_anon_1.si_signo;
+            if !(1..=64).contains(&sig) {
+                return;
+            }
+            (sig, Some(info))
+        }
+        signal::TERM | signal::CORE => {
+            let sig = if sa == signal::TERM {
+                bindings::SIGTERM
+            } else {
+                bindings::SIGQUIT
+            } as i32;
+            // SAFETY: `ut`'s task is `current`.
+            if unsafe { shim::signal::class(task::current(), sig) } != sa {
+                // The process dies of it: its disposition no longer matters.
+                shim::signal::set_default_action(sig);
+            }
+            (sig, None)
+        }
+        signal::STOP => (bindings::SIGSTOP as i32, None),
+        signal::TSTP => {
+            let tstp = bindings::SIGTSTP as i32;
+            // SAFETY: `ut`'s task is `current`.
+            if unsafe { shim::signal::class(task::current(), tstp) } == signal::TSTP {
+                (tstp, None)
+            } else {
+                // The process handles or ignores SIGTSTP: stop as SIGSTOP.
+                (bindings::SIGSTOP as i32, None)
+            }
+        }
+        _ => return,
+    };
+    send_self(ut, sig, info);
+    // SAFETY: `ut`'s task is `current`.
+    let class = unsafe { shim::signal::class(task::current(), sig) };
+    if class == signal::STOP || class == signal::TSTP {
+        // SAFETY: `ut`'s task is `current`; no siglock is held.
+        unsafe { jctl_stop_current(st, ut) };
+    }
 }

@@ -64,9 +64,29 @@ pub(crate) trait Engine: Send + Sync + Sized + 'static {
     /// what would happen; its siginfo may be changed), or, with SIGNAL
     /// events, a handler frame was just set up for it
     /// ([`SignalClass::Handler`](super::SignalClass::Handler)). Not for
-    /// SIGKILL, SIGCONT or a ptraced task.
+    /// SIGKILL, SIGCONT or a ptraced task, nor for INTERRUPT's report (see
+    /// [`Engine::interrupt`]).
     fn signal(&self, _cx: &Context<'_, Self>, _sig: &mut SignalReport<'_>) -> Signal {
         Signal::Keep
+    }
+
+    /// With QUIESCE events: the report that [`Control::Interrupt`](super::Control::Interrupt)
+    /// or a returned [`Action::Interrupt`] asked for, made as utrace made it:
+    /// a signal report without a signal
+    /// ([`SignalClass::Report`](super::SignalClass::Report), `sig.signo()`
+    /// is 0), at the safe point before the kernel dequeues its pending
+    /// signals (a blocked syscall was interrupted for it; it restarts unless
+    /// a signal is delivered). Returns the resume action ([`Action::Stop`]
+    /// stops the task; `Report` and `Interrupt` count as `Resume` here) and
+    /// what to do: [`Signal::Keep`] or [`Signal::Ignore`] nothing,
+    /// [`Signal::Deliver`] deliver the signal put in `sig`
+    /// ([`SignalReport::set_signo`]; an artificial signal, reported to no
+    /// engine), `Term`, `Core`, `Stop`, `Tstp` as a default SIGTERM, SIGQUIT,
+    /// SIGSTOP, SIGTSTP would (`Hold` and `Suspend` count as `Keep`). The
+    /// last engine's signal decision is done. The default is what a REPORT
+    /// gets: [`Engine::quiesce`] with no event, and no signal.
+    fn interrupt(&self, cx: &Context<'_, Self>, _sig: &mut SignalReport<'_>) -> (Action, Signal) {
+        (self.quiesce(cx, Events::NONE), Signal::Keep)
     }
 
     /// JCTL: the process is about to stop for job control (`stopped`), or

@@ -89,7 +89,9 @@ pub(crate) enum Action {
     /// Keep going, with a QUIESCE report before the task returns to user
     /// mode.
     Report,
-    /// Like `Report`, soon, interrupting a blocked syscall (it restarts).
+    /// Keep going, with INTERRUPT's report ([`Engine::interrupt`](super::Engine::interrupt))
+    /// soon, interrupting a blocked syscall (it restarts unless a signal is
+    /// delivered).
     Interrupt,
     /// Keep going for one user instruction: its trap comes as a SIGTRAP
     /// [`Engine::signal`](super::Engine::signal) report.
@@ -121,8 +123,10 @@ pub(crate) enum Control {
     Stop,
     /// Drop this engine's stop.
     Resume,
-    /// Drop this engine's stop; a QUIESCE report soon, interrupting a
-    /// blocked syscall (which restarts).
+    /// Drop this engine's stop; INTERRUPT's report soon
+    /// ([`Engine::interrupt`](super::Engine::interrupt), to engines with
+    /// QUIESCE), interrupting a blocked syscall (which restarts unless a
+    /// signal is delivered).
     Interrupt,
     /// Drop this engine's stop; a QUIESCE report before the task next
     /// returns to user mode (needs QUIESCE: `EINVAL`).

@@ -24,6 +24,7 @@ pub(super) const UTRACE_SIGNAL_TERM: u32 = 0x20;
 pub(super) const UTRACE_SIGNAL_CORE: u32 = 0x30;
 pub(super) const UTRACE_SIGNAL_STOP: u32 = 0x40;
 pub(super) const UTRACE_SIGNAL_TSTP: u32 = 0x50;
+pub(super) const UTRACE_SIGNAL_REPORT: u32 = 0x60;
 pub(super) const UTRACE_SIGNAL_HANDLER: u32 = 0x70;
 pub(super) const UTRACE_SIGNAL_MASK: u32 = 0xf0;
 pub(super) const UTRACE_SIGNAL_HOLD: u32 = 0x100;

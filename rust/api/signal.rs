@@ -26,6 +26,12 @@ pub(crate) enum SignalClass {
     /// A handler frame was set up for it: the handler runs next. Only
     /// reported to engines with SIGNAL events; the decision is not used.
     Handler,
+    /// No signal: the report an INTERRUPT asked for (utrace's
+    /// `UTRACE_SIGNAL_REPORT`), made to [`Engine::interrupt`](super::Engine::interrupt)
+    /// before the kernel dequeues the pending signals. The siginfo is zeroed
+    /// ([`SignalReport::signo`] is 0); [`SignalReport::set_signo`] and
+    /// [`Signal::Deliver`] deliver an artificial signal.
+    Report,
 }
 
 impl SignalClass {
@@ -37,6 +43,7 @@ impl SignalClass {
             raw::UTRACE_SIGNAL_STOP => SignalClass::Stop,
             raw::UTRACE_SIGNAL_TSTP => SignalClass::Tstp,
             raw::UTRACE_SIGNAL_HANDLER => SignalClass::Handler,
+            raw::UTRACE_SIGNAL_REPORT => SignalClass::Report,
             _ => SignalClass::Deliver,
         }
     }
@@ -90,12 +97,13 @@ impl Signal {
     }
 }
 
-/// A signal about to be delivered (or whose handler frame was just set up):
-/// its siginfo, which the engine may change, and its class.
+/// A signal about to be delivered (or whose handler frame was just set up,
+/// or none: INTERRUPT's report): its siginfo, which the engine may change,
+/// and its class.
 pub(crate) struct SignalReport<'a> {
     pub(super) action: u32,
     pub(super) info: &'a mut bindings::kernel_siginfo,
-    /// `return_ka`: null for a HANDLER report.
+    /// `return_ka`: null for a HANDLER or INTERRUPT report.
     pub(super) return_ka: *mut bindings::k_sigaction,
 }
 
@@ -145,7 +153,7 @@ impl SignalReport<'_> {
     /// The sender's pid and uid (as the task's namespaces see them) of a
     /// signal sent from user space.
     pub(crate) fn sender(&self) -> Option<(i32, u32)> {
-        if self.code() > SI_USER_MAX {
+        if self.code() > SI_USER_MAX || self.signo() == 0 {
             return None;
         }
         // SAFETY: A user-sent siginfo uses the `_kill` member (`_rt` and
@@ -166,7 +174,7 @@ impl SignalReport<'_> {
 
     /// For this delivery only, as if its disposition were the default
     /// (`return_ka`'s handler `SIG_DFL`), or ignored (`SIG_IGN`). Nothing
-    /// in a HANDLER report.
+    /// in a HANDLER or an INTERRUPT report.
     pub(crate) fn set_disposition(&mut self, ignore: bool) {
         if self.return_ka.is_null() {
             return;

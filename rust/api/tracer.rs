@@ -14,8 +14,8 @@ use super::compat::{ARef, ForeignPtr};
 use super::raw;
 use super::task::task_ptr;
 use super::{
-    task_by_pid, Context, Control, Engine, Events, Examined, SignalReport, SleepingSyscall,
-    SyscallContext, SyscallEngine, SyscallRegs,
+    task_by_pid, Context, Control, Engine, Events, Examined, SignalClass, SignalReport,
+    SleepingSyscall, SyscallContext, SyscallEngine, SyscallRegs,
 };
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -637,6 +637,11 @@ unsafe extern "C" fn signal_cb<E: Engine, const GLOBAL: bool>(
         info,
         return_ka,
     };
+    if report.class() == SignalClass::Report {
+        let (act, sig) = cx.shared.engine.interrupt(&cx, &mut report);
+        // Only the signal action counts (no HOLD or SUSPEND: no signal).
+        return (sig.raw(action) & raw::UTRACE_SIGNAL_MASK) | act.raw();
+    }
     cx.shared.engine.signal(&cx, &mut report).raw(action)
 }
 

@@ -13,7 +13,8 @@
  *
  * Commands (numbers are decimal or 0x-hex; SLOT is 0..NSLOTS-1):
  *   attach SLOT PID FLAGS [OPS [DATA]]  PID 0 = global (task NULL);
- *                         OPS: a (default), b (other ops), none (NULL ops)
+ *                         OPS: a (default), b (other ops), q (only report_quiesce),
+ *                         none (NULL ops)
  *   events SLOT MASK      utrace_set_events()
  *   control SLOT ACTION   utrace_control()
  *   barrier SLOT          utrace_barrier()
@@ -581,6 +582,12 @@ static void cb_release(void *data)
 }
 static const struct utrace_engine_ops ops_a = TEST_OPS;
 static const struct utrace_engine_ops ops_b = TEST_OPS;
+/* QUIESCE only, no report_signal: INTERRUPT's report is report_quiesce(0). */
+static const struct utrace_engine_ops ops_q = {
+	.owner = THIS_MODULE,
+	.release = cb_release,
+	.report_quiesce = cb_quiesce,
+};
 
 static int cmd_attach(int n, long pid, long flags, const char *opsname, long data)
 {
@@ -590,6 +597,8 @@ static int cmd_attach(int n, long pid, long flags, const char *opsname, long dat
 
 	if (!strcmp(opsname, "b"))
 		ops = &ops_b;
+	else if (!strcmp(opsname, "q"))
+		ops = &ops_q;
 	else if (!strcmp(opsname, "none"))
 		ops = NULL;
 	else if (strcmp(opsname, "a"))

@@ -51,6 +51,12 @@ utrace::module_param_int!(ABORT, "abort", 0, "abort every K-th getppid() with EP
 utrace::module_param_int!(EXIT, "exit", -1, "make the task exit with this status");
 utrace::module_param_int!(STEP, "step", 0, "single-step between the stepper's markers");
 utrace::module_param_int!(
+    INTERRUPT,
+    "interrupt",
+    0,
+    "Control::Interrupt at load; its report delivers a SIGUSR1"
+);
+utrace::module_param_int!(
     CTL,
     "ctl",
     0,
@@ -86,6 +92,10 @@ struct Counts {
     /// after the end marker.
     steps: AtomicU32,
     late_traps: AtomicU32,
+    /// INTERRUPT reports (`Engine::interrupt`), and in how many the
+    /// siginfo was as documented (class Report, no signal, no sender).
+    interrupts: AtomicU32,
+    interrupts_empty: AtomicU32,
 }
 
 struct Api {
@@ -122,6 +132,16 @@ impl utrace::Engine for Api {
             return Action::Stop;
         }
         Action::Resume
+    }
+
+    fn interrupt(&self, _cx: &Context<'_, Self>, sig: &mut SignalReport<'_>) -> (Action, Signal) {
+        self.counts.interrupts.fetch_add(1, Relaxed);
+        if sig.class() == SignalClass::Report && sig.signo() == 0 && sig.sender().is_none() {
+            self.counts.interrupts_empty.fetch_add(1, Relaxed);
+        }
+        // An artificial signal: the task's SIGUSR1 handler runs.
+        sig.set_signo(SIGUSR1);
+        (Action::Resume, Signal::Deliver)
     }
 
     fn exec(&self, _cx: &Context<'_, Self>, _filename: Option<&CStr>, _old_pid: i32) -> Action {
@@ -308,6 +328,10 @@ impl kernel::Module for ApiModule {
                 return Err(e);
             }
         };
+        if INTERRUPT.get() != 0 {
+            let ret = engine.control(Control::Interrupt);
+            check("Control::Interrupt", ret.is_ok());
+        }
         *tracer.engine().target.lock() = Some(engine);
         // A second engine on the task, detached at once: its reference stays.
         if let Some(task) = utrace::task_by_pid(pid) {
@@ -327,7 +351,7 @@ impl Drop for ApiModule {
     fn drop(&mut self) {
         let c = &self.tracer.engine().counts;
         pr_info!(
-            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} handler={} resumed={} orig_exit={} barrier_in_atomic={} steps={} late_traps={}\n",
+            "entries={} exits={} aborted={} quiesce={} quiesce_stopped={} ignored={} delivered={} handler={} resumed={} orig_exit={} barrier_in_atomic={} steps={} late_traps={} interrupts={} interrupts_empty={}\n",
             c.entries.load(Relaxed),
             c.exits.load(Relaxed),
             c.aborted.load(Relaxed),
@@ -340,7 +364,9 @@ impl Drop for ApiModule {
             c.orig_exit.load(Relaxed),
             c.barrier_in_atomic.load(Relaxed),
             c.steps.load(Relaxed),
-            c.late_traps.load(Relaxed)
+            c.late_traps.load(Relaxed),
+            c.interrupts.load(Relaxed),
+            c.interrupts_empty.load(Relaxed)
         );
     }
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # utrace's stop semantics: only a returned STOP is sticky (a callback that
 # returns anything else drops its engine's stop); REPORT or INTERRUPT returned
-# by a callback makes a QUIESCE report; REPORT from utrace_control() resumes the
+# by a callback makes a report (QUIESCE, or INTERRUPT's signal report); REPORT from utrace_control() resumes the
 # engine's stop and reports; a STOP asked for while the task's work runs gets
 # its QUIESCE report before the task stops; an engine finds itself with a
 # lookup from its EXIT and DEATH callbacks; a utrace-stopped thread does not
@@ -35,8 +35,14 @@ wait $busy 2>/dev/null
 utctl cleanup >/dev/null
 utctl reset >/dev/null
 
-# --- a callback's REPORT or INTERRUPT makes a QUIESCE report before user mode
+# --- a callback's REPORT or INTERRUPT makes a report before user mode: a
+# QUIESCE report for REPORT, a signal report without a signal for INTERRUPT
+# (report_signal with UTRACE_SIGNAL_REPORT, see 46-stop-interrupt)
 for act in REPORT:$ACT_REPORT INTERRUPT:$ACT_INTERRUPT; do
+	case ${act%:*} in
+	REPORT) last="QUIESCE:event=0x0" ;;
+	*) last="SIGNAL:sig=0" ;;
+	esac
 	pid=$(gated_sh t46a 'exec /bin/true')
 	expect_ut "attach" 0 attach 1 "$pid" $A_CREATE
 	expect_ut "QUIESCE|EXEC" 0 events 1 $((EV_QUIESCE | EV_EXEC))
@@ -44,9 +50,9 @@ for act in REPORT:$ACT_REPORT INTERRUPT:$ACT_INTERRUPT; do
 	go t46a
 	wait_until 10 "utlog | grep -q '^[0-9]* 1 EXEC'"
 	wait_until 10 "[ ! -d /proc/$pid ] || [ \$(state_of $pid) = Z ]"
-	expect_eq "QUIESCE(EXEC), EXEC, then QUIESCE(0) asked by EXEC's ${act%:*}" \
-		"$(utlog | awk '$2 == 1 && ($3 == "QUIESCE" || $3 == "EXEC") { printf "%s:%s ", $3, $5 }' | cut -d' ' -f1-3)" \
-		"QUIESCE:event=0x8 EXEC:/bin/true QUIESCE:event=0x0"
+	expect_eq "QUIESCE(EXEC), EXEC, then the report asked by EXEC's ${act%:*}" \
+		"$(utlog | awk '$2 == 1 && ($3 == "QUIESCE" || $3 == "EXEC" || $3 == "SIGNAL") { printf "%s:%s ", $3, $5 }' | cut -d' ' -f1-3)" \
+		"QUIESCE:event=0x8 EXEC:/bin/true $last"
 	utctl cleanup >/dev/null
 	utctl reset >/dev/null
 done
