@@ -38,20 +38,39 @@ step_run() { # MODE-NAME MODE
 step_run single $ACT_SINGLESTEP
 expect_eq "single steps: 10 nops and 2 movs" "$steps" 12
 
-# Is there a block step? Ask with an engine on a sleeping task.
-sleep 10 &
-sl=$!
-expect_ut "attach" 0 attach 1 $sl $A_CREATE
+# Is there a block step? Ask with an engine on a stopped task: without
+# QUIESCE it is -EINVAL first; where the CPU has none it is -EOPNOTSUPP and
+# changes nothing (the engine's stop holds: no report, no instruction).
+sh -c 'while :; do :; done' &
+busy=$!
+expect_ut "attach" 0 attach 1 $busy $A_CREATE
+expect_ut "BLOCKSTEP without QUIESCE" $EINVAL control 1 $ACT_BLOCKSTEP
 expect_ut "QUIESCE" 0 events 1 $EV_QUIESCE
+expect_ut "callbacks return STOP" 0 ret 1 $ACT_STOP
+expect_ut "STOP" $EINPROGRESS control 1 $ACT_STOP
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(state_of $busy)" = I ]'
+cpu0=$(cpu_of $busy)
 block=$(utctl control 1 $ACT_BLOCKSTEP)
+if [ "$block" = "$EOPNOTSUPP" ]; then
+	echo "this CPU has no block step (DEBUGCTL.BTF): UTRACE_BLOCKSTEP is -EOPNOTSUPP"
+	sleep 0.5
+	expect_eq "-EOPNOTSUPP: still stopped" "$(state_of $busy)" I
+	expect_eq "-EOPNOTSUPP: no report after the STOP's" "$(log_events 1 QUIESCE | grep -c "^$busy\$")" 1
+	expect_eq "-EOPNOTSUPP: no CPU time" "$(cpu_of $busy)" "$cpu0"
+	expect_ut "callbacks return RESUME" 0 ret 1 $ACT_RESUME
+	expect_ut "RESUME" 0 control 1 $ACT_RESUME
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 10 '[ "$(state_of $busy)" = R ]'
+fi
+kill -KILL $busy
+wait $busy 2>/dev/null
 utctl cleanup >/dev/null
-kill $sl
+utctl reset >/dev/null
 step_run block $ACT_BLOCKSTEP
 case $block in
 0) expect_eq "block steps: 2 taken branches" "$steps" 2 ;;
-"$EOPNOTSUPP")
-	echo "this CPU has no block step (DEBUGCTL.BTF): UTRACE_BLOCKSTEP is -EOPNOTSUPP"
-	expect_eq "block steps devolve to single steps: 13 instructions" "$steps" 13 ;;
+"$EOPNOTSUPP") expect_eq "block steps devolve to single steps: 13 instructions" "$steps" 13 ;;
 *) fail "control(BLOCKSTEP) returned $block" ;;
 esac
 
