@@ -430,7 +430,8 @@ int utrace_control(struct task_struct *target, struct utrace_engine *engine,
  * already detached with no callback in progress when called). Works on
  * detached engines. -EWOULDBLOCK where it would have to wait but the caller
  * may not sleep. Context: may sleep; returns 0 at once when called from a
- * callback of @engine, or with @target == current and @engine attached (no
+ * callback of @engine (report_reap included, which runs in a workqueue),
+ * or with @target == current and @engine attached (no
  * callback of the caller's own task can be in flight).
  *
  * An engine module whose ops have no owner (ops->owner == NULL) is not

@@ -65,7 +65,11 @@ pub(crate) fn attach(
             Some(match st.table.get(task::raw(task)) {
                 Some(ut) => ut,
                 None if !create => return Err(ENOENT),
-                None => st.table.insert(report::new_utask(task, GFP_KERNEL)?),
+                // Released meanwhile (the check above raced its exit).
+                None => st
+                    .table
+                    .insert(report::new_utask(task, GFP_KERNEL)?)
+                    .ok_or(ESRCH)?,
             })
         }
     };

@@ -38,7 +38,7 @@ fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Optio
     // SAFETY: The hooks are called with a live task.
     let task = unsafe { task::from_raw(task) };
     match report::new_utask(task, GFP_ATOMIC) {
-        Ok(ut) => Some(st.table.insert(ut)),
+        Ok(ut) => st.table.insert(ut),
         Err(_) => {
             st.event_lost();
             pr_warn_limited!(
@@ -83,7 +83,7 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
         return;
     }
     let child_ut = match report::new_utask(child, GFP_ATOMIC) {
-        Ok(ut) => Some(st.table.insert(ut)),
+        Ok(ut) => st.table.insert(ut),
         Err(_) => {
             pr_warn_limited!(
                 "out of memory: pid {} may run before its CLONE report\n",

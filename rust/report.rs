@@ -251,7 +251,7 @@ pub(crate) fn reap(st: &State, ut: &UTask) {
     };
     walk_task(pass, ut, &mut |e, _| {
         // The `UTask` holds a reference on its task.
-        e.call_reap(ut.task());
+        st.reap_callback(e, || e.call_reap(ut.task()));
         action::RESUME
     });
     while detach::detach_where(st, Target::Task(ut), &|_| true) {}

@@ -55,6 +55,10 @@ pub(crate) struct State {
     pub(crate) reaps: ReapQueue,
     #[pin]
     reap_work: Opaque<bindings::work_struct>,
+    /// The reap worker while it runs a REAP callback, and that callback's
+    /// engine: [`State::reporting`] for the worker, which has no `UTask`.
+    reaper: AtomicPtr<bindings::task_struct>,
+    reap_reporting: AtomicPtr<Engine>,
 }
 
 // SAFETY: Shared by every task and the module; mutable state is atomic or
@@ -126,6 +130,8 @@ impl State {
                     static_lock_class_key!(),
                 )
             }),
+            reaper: AtomicPtr::new(ptr::null_mut()),
+            reap_reporting: AtomicPtr::new(ptr::null_mut()),
         })
     }
 
@@ -233,10 +239,28 @@ impl State {
     /// compared, or dereferenced by `current` itself (its callback pins the
     /// engine).
     pub(crate) fn reporting(&self) -> *mut Engine {
+        let current = crate::task::current();
+        if self.reaper.load(SeqCst) == current {
+            return self.reap_reporting.load(SeqCst);
+        }
         let rcu = crate::shim::RcuGuard::new();
         self.table
             .lookup(crate::task::current(), &rcu)
             .map_or(ptr::null_mut(), |ut| ut.reporting.load(SeqCst))
+    }
+
+    /// Runs `f`, the REAP callback of `engine`, as `current`'s callback to
+    /// it for [`State::reporting`] (so that `utrace_barrier()` on itself
+    /// returns at once and `utrace_release_engines()` refuses, as from the
+    /// task's own callbacks). REAP runs in the reap worker, not in the task:
+    /// the mark is the state's, and one worker at a time sets it (the reap
+    /// work item does not run concurrently with itself).
+    pub(crate) fn reap_callback(&self, engine: &Engine, f: impl FnOnce()) {
+        self.reap_reporting.store(engine.as_ptr(), SeqCst);
+        self.reaper.store(crate::task::current(), SeqCst);
+        f();
+        self.reaper.store(ptr::null_mut(), SeqCst);
+        self.reap_reporting.store(ptr::null_mut(), SeqCst);
     }
 
     /// Whether any engine is attached at all: the hooks' first check.

@@ -69,22 +69,33 @@ impl TaskTable {
     }
 
     /// Inserts `ut` unless its task already has one; returns the one in the
-    /// table (a new reference either way).
-    pub(crate) fn insert(&self, ut: ARef<UTask>) -> ARef<UTask> {
+    /// table (a new reference either way), or `None` if the task was
+    /// released (or its `UTask` is being reaped): its `sched_process_free`
+    /// may have run already, and a `UTask` inserted now would never be
+    /// reaped (it stayed until unload, with its task, attached engines and
+    /// all).
+    pub(crate) fn insert(&self, ut: ARef<UTask>) -> Option<ARef<UTask>> {
         let task = ut.task_ptr();
         let _irq = IrqOff::new();
         let _guard = self.lock.lock();
+        // One read side from the check to the publication: `release_task()`
+        // unhashes the task before it queues the RCU callback that runs
+        // `sched_process_free`, so if the check saw it hashed, that callback
+        // runs after this section ends and its lookup finds `ut`.
         let rcu = RcuGuard::new();
         if let Some(existing) = self.lookup(task, &rcu).and_then(UTask::try_get) {
-            return existing;
+            return Some(existing);
         }
-        drop(rcu);
+        if crate::task::is_released(ut.task()) {
+            return None;
+        }
         let head = &self.buckets[bucket_of(task)];
         ut.hnext.store(head.load(Acquire), Release);
         // INVARIANT: The table now holds the reference `ut` carried; `remove`
         // gives it back.
         head.store(ARef::into_raw(ut.clone()).as_ptr(), Release);
-        ut
+        drop(rcu);
+        Some(ut)
     }
 
     /// Unlinks `ut` and returns the table's reference on it. Readers may see

@@ -63,6 +63,14 @@ pub(crate) fn is_dead(task: &Task) -> bool {
     unsafe { core::ptr::read_volatile(&(*raw(task)).exit_state) != 0 }
 }
 
+/// `release_task()` has unhashed the task (`!pid_alive()`): it is dead and
+/// reaped, and its `sched_process_free` is queued or has run.
+pub(crate) fn is_released(task: &Task) -> bool {
+    // SAFETY: `task` is valid; `thread_pid` is read racily like `flags`
+    // (only whether it is null).
+    unsafe { core::ptr::read_volatile(&(*raw(task)).thread_pid).is_null() }
+}
+
 /// Thread id in the initial pid namespace.
 pub(crate) fn pid(task: &Task) -> i32 {
     // SAFETY: `task` is valid; `pid` never changes after fork.

@@ -69,6 +69,13 @@
  *                         (widens the window for signals mid-callback)
  *   releaseon SLOT EVENT  SLOT's next EVENT callback calls utrace_release_engines()
  *                         (must refuse with -EDEADLK) and logs the result
+ *   barrieron SLOT MASK   SLOT's callbacks for the events in MASK call
+ *                         utrace_barrier() on their own engine (must return 0
+ *                         at once) and log "SELF_BARRIER <EVENT> <ret> <usec>"
+ *   attachrace SLOT PID   attach (CREATE) SLOT to PID, which is killed, reaped
+ *                         and freed inside the attach, between its liveness
+ *                         check and its insert of the task's state (see
+ *                         cmd_attachrace); logs "ATTACHRACE freed=0|1 <ret>"
  *   chaos SECONDS         for SECONDS, random operations on random user
  *                         tasks with a pool of engines (attach, set_events,
  *                         STOP, RESUME, INTERRUPT, REPORT, barrier, detach);
@@ -82,6 +89,7 @@
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/delay.h>
@@ -125,6 +133,7 @@ struct slot {
 	int abort_errno;		/* ... with this errno */
 	unsigned long slow_us;		/* sleep in sleepable callbacks */
 	unsigned long release_on;	/* event whose callback calls utrace_release_engines() */
+	unsigned long barrier_on;	/* events whose callbacks call utrace_barrier() on themselves */
 	bool lookup_in_exit;		/* EXIT/DEATH callbacks look the engine up */
 	u32 step_mode;			/* SINGLESTEP/BLOCKSTEP between markers, 0 = off */
 	bool stepping;			/* between the start and end markers */
@@ -276,6 +285,14 @@ static u32 report(struct utrace_engine *engine, int event, struct task_struct *t
 		/* From a callback of its own engines: must refuse, not wait for itself. */
 		WRITE_ONCE(s->release_on, 0);
 		log_line("%d RELEASE_ENGINES %d", n, utrace_release_engines(THIS_MODULE, 0, NULL));
+	}
+	if (s && (READ_ONCE(s->barrier_on) & (1UL << event))) {
+		/* Its own engine: nothing to wait for, not even from REAP's worker. */
+		u64 start = ktime_get_ns();
+		int ret = utrace_barrier(task, engine);
+
+		log_line("%d SELF_BARRIER %s %d %llu", n, event_names[event], ret,
+			 (ktime_get_ns() - start) / NSEC_PER_USEC);
 	}
 	if (s && s->attach_on == (1UL << event)) {
 		struct slot *t = &slots[s->attach_slot];
@@ -1024,6 +1041,104 @@ static int cmd_chaos(long secs)
 	return 0;
 }
 
+/*
+ * attachrace: utrace_attach_task(CREATE) on a task that is killed, reaped
+ * and freed (its sched_process_free run) after attach checked it was alive
+ * and before it inserts the task's new state. The first Rust allocation of
+ * the attaching task after arming, the new state's, goes through a kprobe on
+ * the allocator's helper to race_detour(), which does that in the attacher
+ * and then calls the helper itself. Without a check under the table lock,
+ * the state was inserted for a freed task and never reaped (until unload).
+ */
+static const char *const race_syms[] = {
+	"rust_helper_krealloc",			/* 6.12 */
+	"rust_helper_krealloc_node_align",	/* 7.x */
+};
+typedef unsigned long (*race_fn_t)(unsigned long, unsigned long, unsigned long,
+				   unsigned long, unsigned long, unsigned long);
+static race_fn_t race_fn;
+static struct task_struct *race_attacher;
+static atomic_t race_armed = ATOMIC_INIT(0);
+static struct pid *race_pid;
+static bool race_freed;
+
+/* Up to six integer arguments, passed on unchanged (x86-64 calling convention). */
+static unsigned long race_detour(unsigned long a, unsigned long b, unsigned long c,
+				 unsigned long d, unsigned long e, unsigned long f)
+{
+	int i;
+	bool hashed = true;
+
+	kill_pid(race_pid, SIGKILL, 1);
+	for (i = 0; i < 10000 && hashed; i++) {
+		rcu_read_lock();
+		hashed = pid_task(race_pid, PIDTYPE_PID);
+		rcu_read_unlock();
+		if (hashed)
+			msleep(1);
+	}
+	/* release_task() queued sched_process_free as an RCU callback: let it run. */
+	synchronize_rcu();
+	rcu_barrier();
+	race_freed = !hashed;
+	return race_fn(a, b, c, d, e, f);
+}
+
+static int race_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (!in_task() || current != READ_ONCE(race_attacher) || !atomic_xchg(&race_armed, 0))
+		return 0;
+	instruction_pointer_set(regs, (unsigned long)race_detour);
+	return 1;	/* ip changed: no single-step */
+}
+
+static struct kprobe race_kp = { .pre_handler = race_pre };
+
+static int cmd_attachrace(int n, long pid)
+{
+	struct task_struct *task;
+	struct utrace_engine *e;
+	int i, ret = -ENOENT;
+
+	if (slots[n].engine)
+		return -EBUSY;
+	for (i = 0; i < ARRAY_SIZE(race_syms) && ret; i++) {
+		race_fn = __symbol_get(race_syms[i]);
+		if (!race_fn)
+			continue;
+		memset(&race_kp, 0, sizeof(race_kp));
+		race_kp.symbol_name = race_syms[i];
+		race_kp.pre_handler = race_pre;
+		ret = register_kprobe(&race_kp);
+	}
+	if (ret)
+		return ret;
+	race_pid = find_get_pid(pid);
+	task = get_pid_task(race_pid, PIDTYPE_PID);
+	if (!task) {
+		ret = -ESRCH;
+		goto out;
+	}
+	race_freed = false;
+	WRITE_ONCE(race_attacher, current);
+	atomic_set(&race_armed, 1);
+	e = utrace_attach_task(task, UTRACE_ATTACH_CREATE, &ops_a, (void *)(long)n);
+	atomic_set(&race_armed, 0);
+	WRITE_ONCE(race_attacher, NULL);
+	ret = IS_ERR(e) ? PTR_ERR(e) : 0;
+	log_line("%d ATTACHRACE freed=%d %d", n, race_freed, ret);
+	if (ret) {
+		put_task_struct(task);
+	} else {
+		slots[n].engine = e;
+		slots[n].task = task;
+	}
+out:
+	unregister_kprobe(&race_kp);
+	put_pid(race_pid);
+	return ret;
+}
+
 static void slot_forget(struct slot *s)
 {
 	if (s->task)
@@ -1217,6 +1332,10 @@ static int run_cmd(char *buf)
 		WRITE_ONCE(s->release_on, a2);
 		return 0;
 	}
+	if (!strcmp(argv[0], "barrieron") && s && argc == 3) {
+		WRITE_ONCE(s->barrier_on, a2);
+		return 0;
+	}
 	if (!strcmp(argv[0], "lookupexit") && s && argc == 3) {
 		WRITE_ONCE(s->lookup_in_exit, !!a2);
 		return 0;
@@ -1238,6 +1357,8 @@ static int run_cmd(char *buf)
 		WRITE_ONCE(s->slow_us, a2);
 		return 0;
 	}
+	if (!strcmp(argv[0], "attachrace") && s && argc == 3)
+		return cmd_attachrace(n, a2);
 	if (!strcmp(argv[0], "chaos") && argc == 2)
 		return cmd_chaos(a1);
 	return -EINVAL;

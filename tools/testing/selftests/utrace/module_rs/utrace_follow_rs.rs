@@ -4,9 +4,13 @@
 //! follows every child of tasks named `spawn` with a per-task engine, and
 //! counts what those followers see. At unload it detaches everything (while
 //! its engines are still attached) and prints the counts; with `leak=1` it
-//! forgets its `Tracer` instead (safe code), and utrace-rs must clean up.
+//! forgets its `Tracer` instead (safe code), and utrace-rs must clean up;
+//! with `reapdrop=1` the first REAP callback drops the `Tracer` (which must
+//! neither wait for that callback nor detach the engines under it:
+//! utrace-rs refuses with -EDEADLK and says so, and releases them at unload).
 
-use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering::Relaxed};
 use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::task::Task;
@@ -77,14 +81,30 @@ impl utrace::Engine for Follow {
     fn reap(&self, _task: &Task) {
         // Only followers ask for REAP.
         self.reaps.fetch_add(1, Relaxed);
+        let tracer = REAP_DROP.swap(ptr::null_mut(), Relaxed);
+        if !tracer.is_null() {
+            // SAFETY: Made by `KBox::into_raw` in `init`, and taken once
+            // (the swap).
+            drop(unsafe { KBox::from_raw(tracer) });
+            pr_info!("dropped the tracer from its REAP callback\n");
+        }
     }
 }
+
+/// With `reapdrop=1`: the tracer, for the first REAP callback to drop.
+static REAP_DROP: AtomicPtr<Tracer<Follow>> = AtomicPtr::new(ptr::null_mut());
 
 utrace::module_param_int!(
     LEAK,
     "leak",
     0,
     "1: forget the Tracer at unload instead of dropping it"
+);
+utrace::module_param_int!(
+    REAPDROP,
+    "reapdrop",
+    0,
+    "1: drop the Tracer from the first REAP callback"
 );
 
 struct FollowModule {
@@ -96,6 +116,11 @@ impl kernel::Module for FollowModule {
         let tracer = Tracer::new(Follow::default())?;
         tracer.attach_global(Events::CLONE)?;
         pr_info!("following the children of `spawn`\n");
+        if REAPDROP.get() == 1 {
+            let tracer = KBox::into_raw(KBox::new(tracer, GFP_KERNEL)?);
+            REAP_DROP.store(tracer, Relaxed);
+            return Ok(FollowModule { tracer: None });
+        }
         Ok(FollowModule {
             tracer: Some(tracer),
         })
@@ -104,6 +129,11 @@ impl kernel::Module for FollowModule {
 
 impl Drop for FollowModule {
     fn drop(&mut self) {
+        let tracer = REAP_DROP.swap(ptr::null_mut(), Relaxed);
+        if !tracer.is_null() {
+            // SAFETY: As in `Follow::reap`, which did not take it.
+            drop(unsafe { KBox::from_raw(tracer) });
+        }
         let Some(tracer) = self.tracer.take() else {
             return;
         };

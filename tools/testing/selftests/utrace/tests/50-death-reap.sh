@@ -43,3 +43,26 @@ expect_ut "DETACH during REAP" $ESRCH control 1 $ACT_DETACH
 utctl release >/dev/null
 expect_ut "put" 0 put 1
 expect_releases 2
+
+# A callback's utrace_barrier() on its own engine returns 0 at once: from
+# DEATH (in the dying task) and from REAP (in the reap worker, which waited
+# for itself before: the test timed out and the worker hung), and
+# utrace_release_engines() from REAP refuses with -EDEADLK as from any other
+# callback of its engines (it waited for itself too).
+utctl reset >/dev/null
+pid=$(gated_sh t50c 'exit 0')
+expect_ut "attach" 0 attach 2 "$pid" $A_CREATE
+expect_ut "events DEATH|REAP" 0 events 2 $((EV_DEATH | EV_REAP))
+expect_ut "self-barrier from DEATH and REAP" 0 barrieron 2 $((EV_DEATH | EV_REAP))
+expect_ut "release engines from REAP" 0 releaseon 2 $EV_REAP
+go t50c
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(utlog | grep -c " SELF_BARRIER ")" = 2 ] && utlog | grep -q RELEASE_ENGINES'
+expect_eq "self-barriers: event and result" \
+	"$(utlog | awk '$3 == "SELF_BARRIER" { printf "%s %s ", $4, $5 }')" "DEATH 0 REAP 0 "
+expect_eq "self-barriers that took a second or more" \
+	"$(utlog | awk '$3 == "SELF_BARRIER" && $6 >= 1000000' | wc -l)" 0
+expect_eq "utrace_release_engines from REAP" \
+	"$(utlog | awk '$3 == "RELEASE_ENGINES" { print $4 }')" $EDEADLK
+expect_ut "put" 0 put 2
+expect_releases 1

@@ -6,7 +6,8 @@
 #    RCU callback in softirq, after the module's exit;
 # 2. followed tasks that died stayed pinned (about 10 KB each) until rmmod;
 # 3. a vfork child reporting its parent's CLONE named itself as the parent;
-# 4. a forgotten Tracer left engines calling into the unloaded module.
+# 4. a forgotten Tracer left engines calling into the unloaded module;
+# 5. a Tracer dropped from its own REAP callback waited for that callback.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 S=/sys/kernel/debug/utrace/global_trace
@@ -80,3 +81,19 @@ mark
 unload utrace_rs
 ! dmesg_has "still attached" || fail "utrace_rs found engines still attached at unload"
 echo "ok: nothing left attached"
+
+# --- 5. a Tracer dropped from its own REAP callback: refused, not waited for
+load utrace_rs
+mark
+load utrace_follow_rs reapdrop=1
+spawn_now fork 1 /bin/true
+wait $SPAWN_PID || fail "spawn failed"
+wait_until 10 "dmesg_has 'dropped the tracer from its REAP callback'"
+dmesg_has "utrace_release_engines called from a callback of one of its engines: refused \\(-EDEADLK\\)" ||
+	fail "dropping the tracer from REAP was not refused"
+unload utrace_follow_rs
+dmesg_has "module utrace_follow_rs left [0-9]+ engine\\(s\\) behind: detached and released them" ||
+	fail "utrace-rs did not release the engines of the tracer dropped from REAP"
+no_splat "a tracer dropped from its REAP callback"
+unload utrace_rs
+echo "ok: a tracer dropped from its REAP callback: refused with -EDEADLK, engines released at unload"
