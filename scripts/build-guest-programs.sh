@@ -10,10 +10,20 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/tools/testing/selftests/utrace/progs
 out=$top/build/guest/bin
 mkdir -p "$out"
+# Whether a header of progs/ is newer than $1.
+headers_newer() {
+	local h
+	for h in "$src"/*.h; do
+		if [ "$h" -nt "$1" ]; then
+			return 0
+		fi
+	done
+	return 1
+}
 for c in "$src"/*.c "$top"/tools/utrace-top/*.c; do
 	[ -e "$c" ] || continue
 	bin=$out/$(basename "$c" .c)
-	if [ ! -e "$bin" ] || [ "$c" -nt "$bin" ] || [ "$src/progs.h" -nt "$bin" ]; then
+	if [ ! -e "$bin" ] || [ "$c" -nt "$bin" ] || headers_newer "$bin"; then
 		gcc -static -O2 -g -Wall -Wextra -Werror -pthread -I"$src" -o "$bin" "$c"
 	fi
 done

@@ -47,6 +47,47 @@ pub(crate) const fn modinfo_bytes<const N: usize>(s: &str) -> [u8; N] {
     out
 }
 
+/// The `struct kernel_param` in `__param` and the `parm=`/`parmtype=`
+/// `.modinfo` strings of a module parameter named `$name`, of type `$type`,
+/// set by the kernel's `$ops` (a `param_ops_*`) through `$field: $arg` (the
+/// member of the `kernel_param` union that points to the value): what
+/// [`module_param_int!`] and [`module_param_str!`] share. Expands to items
+/// for a `const _: () = { ... };` block.
+#[allow(unused_macros)]
+macro_rules! module_param_entry {
+    ($name:literal, $desc:literal, $type:literal, $ops:ident, $field:ident: $arg:expr) => {
+        // See `raw.rs`: only the address of `struct module` is used.
+        #[allow(improper_ctypes)]
+        extern "C" {
+            static __this_module: kernel::types::Opaque<kernel::bindings::module>;
+        }
+        #[link_section = "__param"]
+        #[used(compiler)]
+        static PARAM: $crate::utrace::ParamEntry =
+            $crate::utrace::ParamEntry(kernel::bindings::kernel_param {
+                name: concat!($name, "\0").as_ptr(),
+                // SAFETY: Only addresses of kernel objects are taken.
+                mod_: unsafe { __this_module.get() },
+                // SAFETY: As above.
+                ops: unsafe { &kernel::bindings::$ops },
+                perm: 0o444,
+                level: -1,
+                flags: 0,
+                __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 { $field: $arg },
+            });
+        const PARM: &str = concat!("parm=", $name, ":", $desc, "\0");
+        #[link_section = ".modinfo"]
+        #[used(compiler)]
+        static PARM_INFO: [u8; PARM.len()] = $crate::utrace::modinfo_bytes(PARM);
+        const TYPE: &str = concat!("parmtype=", $name, ":", $type, "\0");
+        #[link_section = ".modinfo"]
+        #[used(compiler)]
+        static TYPE_INFO: [u8; TYPE.len()] = $crate::utrace::modinfo_bytes(TYPE);
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use module_param_entry;
+
 /// Declares an `int` module parameter: `module_param_int!(PID, "pid", -1,
 /// "what it is")` makes `PID.get()` the value given to `insmod` (or -1),
 /// shown by `modinfo` with its description. A value that is not an integer
@@ -56,35 +97,13 @@ macro_rules! module_param_int {
     ($var:ident, $name:literal, $default:expr, $desc:literal) => {
         static $var: $crate::utrace::IntParam = $crate::utrace::IntParam::new($default);
         const _: () = {
-            // See `raw.rs`: only the address of `struct module` is used.
-            #[allow(improper_ctypes)]
-            extern "C" {
-                static __this_module: kernel::types::Opaque<kernel::bindings::module>;
-            }
-            #[link_section = "__param"]
-            #[used(compiler)]
-            static PARAM: $crate::utrace::ParamEntry =
-                $crate::utrace::ParamEntry(kernel::bindings::kernel_param {
-                    name: concat!($name, "\0").as_ptr(),
-                    // SAFETY: Only addresses of kernel objects are taken.
-                    mod_: unsafe { __this_module.get() },
-                    // SAFETY: As above.
-                    ops: unsafe { &kernel::bindings::param_ops_int },
-                    perm: 0o444,
-                    level: -1,
-                    flags: 0,
-                    __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 {
-                        arg: $var.as_ptr(),
-                    },
-                });
-            const PARM: &str = concat!("parm=", $name, ":", $desc, "\0");
-            #[link_section = ".modinfo"]
-            #[used(compiler)]
-            static PARM_INFO: [u8; PARM.len()] = $crate::utrace::modinfo_bytes(PARM);
-            const TYPE: &str = concat!("parmtype=", $name, ":int\0");
-            #[link_section = ".modinfo"]
-            #[used(compiler)]
-            static TYPE_INFO: [u8; TYPE.len()] = $crate::utrace::modinfo_bytes(TYPE);
+            $crate::utrace::module_param_entry!(
+                $name,
+                $desc,
+                "int",
+                param_ops_int,
+                arg: $var.as_ptr()
+            );
         };
     };
 }
@@ -134,38 +153,18 @@ macro_rules! module_param_str {
     ($var:ident, $name:literal, $size:literal, $desc:literal) => {
         static $var: $crate::utrace::StrParam<$size> = $crate::utrace::StrParam::new();
         const _: () = {
-            // See `raw.rs`: only the address of `struct module` is used.
-            #[allow(improper_ctypes)]
-            extern "C" {
-                static __this_module: kernel::types::Opaque<kernel::bindings::module>;
-            }
             static KPS: $crate::utrace::KparamString =
                 $crate::utrace::KparamString(kernel::bindings::kparam_string {
                     maxlen: $size,
                     string: $var.as_ptr().cast(),
                 });
-            #[link_section = "__param"]
-            #[used(compiler)]
-            static PARAM: $crate::utrace::ParamEntry =
-                $crate::utrace::ParamEntry(kernel::bindings::kernel_param {
-                    name: concat!($name, "\0").as_ptr(),
-                    // SAFETY: Only addresses of kernel objects are taken.
-                    mod_: unsafe { __this_module.get() },
-                    // SAFETY: As above.
-                    ops: unsafe { &kernel::bindings::param_ops_string },
-                    perm: 0o444,
-                    level: -1,
-                    flags: 0,
-                    __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 { str_: &KPS.0 },
-                });
-            const PARM: &str = concat!("parm=", $name, ":", $desc, "\0");
-            #[link_section = ".modinfo"]
-            #[used(compiler)]
-            static PARM_INFO: [u8; PARM.len()] = $crate::utrace::modinfo_bytes(PARM);
-            const TYPE: &str = concat!("parmtype=", $name, ":string\0");
-            #[link_section = ".modinfo"]
-            #[used(compiler)]
-            static TYPE_INFO: [u8; TYPE.len()] = $crate::utrace::modinfo_bytes(TYPE);
+            $crate::utrace::module_param_entry!(
+                $name,
+                $desc,
+                "string",
+                param_ops_string,
+                str_: &KPS.0
+            );
         };
     };
 }

@@ -57,7 +57,7 @@ pub(crate) use control_file::{ControlFile, ControlHandler, Text};
 pub(crate) use engine::{Engine, SyscallEngine};
 pub(crate) use events::{Action, Control, Events, SyscallEntry};
 pub(crate) use examine::{Examined, FpRegs, UserRegs};
-pub(crate) use param::{modinfo_bytes, module_param_int, IntParam, ParamEntry};
+pub(crate) use param::{modinfo_bytes, module_param_entry, module_param_int, IntParam, ParamEntry};
 pub(crate) use param::{module_param_str, KparamString, StrParam};
 pub(crate) use process::{descends_from, signal_process, wall_seconds, Cgroup, TaskIds};
 pub(crate) use signal::{Signal, SignalClass, SignalReport};

@@ -113,6 +113,18 @@ gated_sh() {
 }
 go() { echo go > /tmp/"$1".go; }
 
+# start_sysentry NAME ARGS...: start `sysentry ARGS` in the background,
+# waiting for a line on the fifo /tmp/NAME.go (`go NAME`), its output in
+# /tmp/NAME.out; sets pid.
+start_sysentry() {
+	local name=$1
+	shift
+	rm -f /tmp/"$name".go
+	mkfifo /tmp/"$name".go
+	sysentry "$@" <>/tmp/"$name".go >/tmp/"$name".out &
+	pid=$!
+}
+
 # spawn_now MODE N PROG...: start `spawn` in the background at once (it
 # waits for a byte on stdin, written here); SPAWN_PID is its pid.
 spawn_now() {

@@ -45,7 +45,6 @@
 
 static struct utrace_engine *engine;
 static struct task_struct *task;
-static DEFINE_MUTEX(ctl_lock);
 static long nr = -2;
 static bool stop_next, abort_next, aborted, holding;
 static int abort_errno;
@@ -407,22 +406,13 @@ static int run_cmd(char *buf)
 	return -EINVAL;
 }
 
-static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
+/* Every command runs under ctl_lock. */
+static bool ctl_unlocked(const char *cmd)
 {
-	char buf[96];
-	int ret;
-
-	if (len == 0 || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	strim(buf);
-	mutex_lock(&ctl_lock);
-	ret = run_cmd(buf);
-	mutex_unlock(&ctl_lock);
-	return ret < 0 ? ret : len;
+	return false;
 }
+
+#include "test_ctl.h"
 
 static int stats_show(struct seq_file *m, void *v)
 {
@@ -437,27 +427,19 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-static const struct file_operations ctl_fops = {
-	.owner = THIS_MODULE,
-	.write = ctl_write,
-};
-
-static struct dentry *dir;
-
 static int __init sysentry_test_init(void)
 {
-	if (utrace_api_version() != UTRACE_RS_API_VERSION)
-		return -EINVAL;
-	dir = debugfs_create_dir("utrace_sysentry", NULL);
-	debugfs_create_file("ctl", 0200, dir, NULL, &ctl_fops);
-	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
-	return 0;
+	int ret = ctl_create("utrace_sysentry");
+
+	if (!ret)
+		debugfs_create_file("stats", 0400, ctl_dir, NULL, &stats_fops);
+	return ret;
 }
 
 static void __exit sysentry_test_exit(void)
 {
 	/* The engine pins this module: detached before it can unload. */
-	debugfs_remove_recursive(dir);
+	ctl_remove();
 }
 
 module_init(sysentry_test_init);

@@ -149,7 +149,6 @@ struct slot {
 #define STEP_END 0x5354455031ULL
 
 static struct slot slots[NSLOTS];
-static DEFINE_MUTEX(ctl_lock);
 
 static struct {
 	struct utrace_engine *engine;
@@ -1364,27 +1363,14 @@ static int run_cmd(char *buf)
 	return -EINVAL;
 }
 
-static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
+/* barrier, held callbacks and chaos may block: do not serialise them. */
+static bool ctl_unlocked(const char *cmd)
 {
-	char buf[128];
-	int ret;
-
-	if (len == 0 || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	/* barrier, held callbacks and chaos may block: do not serialise them. */
-	if (!strncmp(buf, "barrier", 7) || !strncmp(buf, "release", 7) ||
-	    !strncmp(buf, "chaos", 5)) {
-		ret = run_cmd(buf);
-	} else {
-		mutex_lock(&ctl_lock);
-		ret = run_cmd(buf);
-		mutex_unlock(&ctl_lock);
-	}
-	return ret < 0 ? ret : len;
+	return !strncmp(cmd, "barrier", 7) || !strncmp(cmd, "release", 7) ||
+	       !strncmp(cmd, "chaos", 5);
 }
+
+#include "test_ctl.h"
 
 static int log_show(struct seq_file *m, void *v)
 {
@@ -1469,16 +1455,9 @@ static int stats_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(log);
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-static const struct file_operations ctl_fops = {
-	.owner = THIS_MODULE,
-	.write = ctl_write,
-};
-
-static struct dentry *dir;
-
 static int __init utrace_test_init(void)
 {
-	int i;
+	int i, ret;
 
 	for (i = 0; i < NSLOTS; i++) {
 		slots[i].ret = UTRACE_RESUME;
@@ -1488,25 +1467,23 @@ static int __init utrace_test_init(void)
 		slots[i].sys_nr = -2;
 		slots[i].abort_nr = -2;
 	}
-	if (utrace_api_version() != UTRACE_RS_API_VERSION) {
-		pr_err("utrace_test: API version %u, built for %u\n",
-		       utrace_api_version(), UTRACE_RS_API_VERSION);
-		return -EINVAL;
-	}
 	log_buf = kcalloc(LOG_LINES, LOG_LINE, GFP_KERNEL);
 	if (!log_buf)
 		return -ENOMEM;
-	dir = debugfs_create_dir("utrace_test", NULL);
-	debugfs_create_file("ctl", 0200, dir, NULL, &ctl_fops);
-	debugfs_create_file("log", 0400, dir, NULL, &log_fops);
-	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	ret = ctl_create("utrace_test");
+	if (ret) {
+		kfree(log_buf);
+		return ret;
+	}
+	debugfs_create_file("log", 0400, ctl_dir, NULL, &log_fops);
+	debugfs_create_file("stats", 0400, ctl_dir, NULL, &stats_fops);
 	return 0;
 }
 
 static void __exit utrace_test_exit(void)
 {
 	/* Engines pin this module, so none is left by now. */
-	debugfs_remove_recursive(dir);
+	ctl_remove();
 	kfree(log_buf);
 }
 

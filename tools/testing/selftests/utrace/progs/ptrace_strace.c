@@ -9,13 +9,10 @@
  * exit_group are shown at entry. Exits with PROG's exit status.
  */
 #define _GNU_SOURCE
-#include <signal.h>
-#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
-#include <sys/wait.h>
-#include "progs.h"
+#include "ptrace_run.h"
 
 #define MAX_TASKS 64
 
@@ -155,62 +152,30 @@ static void show(pid_t pid, const struct user_regs_struct *r, int entry)
 		die("write");
 }
 
+/* A syscall stop: show the syscall at its exit (exit and exit_group at entry). */
+static void syscall_stop(pid_t pid)
+{
+	struct user_regs_struct regs;
+	char *in = state_of(pid);
+
+	*in = !*in;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		die("getregs");
+	if (!*in)
+		show(pid, &regs, 0);
+	else if (regs.orig_rax == SYS_exit_group || regs.orig_rax == SYS_exit)
+		show(pid, &regs, 1);
+}
+
 int main(int argc, char **argv)
 {
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK |
 		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
-	struct user_regs_struct regs;
-	int status, ret = 0;
-	pid_t child, pid;
 
 	if (argc < 2)
 		return 2;
 	out_fd = open("/dev/null", O_WRONLY);
 	if (out_fd < 0)
 		die("/dev/null");
-	child = fork();
-	if (child < 0)
-		die("fork");
-	if (child == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
-			die("traceme");
-		raise(SIGSTOP);
-		execv(argv[1], argv + 1);
-		_exit(127);
-	}
-	if (waitpid(child, &status, 0) < 0)
-		die("waitpid");
-	if (ptrace(PTRACE_SETOPTIONS, child, 0, opts))
-		die("setoptions");
-	ptrace(PTRACE_SYSCALL, child, 0, 0);
-	while ((pid = waitpid(-1, &status, __WALL)) > 0) {
-		int sig = 0;
-
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (pid == child)
-				ret = WIFEXITED(status) ? WEXITSTATUS(status) :
-							  128 + WTERMSIG(status);
-			forget(pid);
-			continue;
-		}
-		if (WIFSTOPPED(status)) {
-			int s = WSTOPSIG(status);
-
-			if (s == (SIGTRAP | 0x80)) {
-				char *in = state_of(pid);
-
-				*in = !*in;
-				if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
-					die("getregs");
-				if (!*in)
-					show(pid, &regs, 0);
-				else if (regs.orig_rax == SYS_exit_group || regs.orig_rax == SYS_exit)
-					show(pid, &regs, 1);
-			} else if (s != SIGTRAP && s != SIGSTOP) {
-				sig = s;
-			}
-		}
-		ptrace(PTRACE_SYSCALL, pid, 0, sig);
-	}
-	return ret;
+	return ptrace_run(argv + 1, opts, PTRACE_SYSCALL, syscall_stop, forget);
 }

@@ -13,12 +13,9 @@
  * round trip); prints "ns_per_op=<ns>" (wall time) and "cpu_ns_per_op=<ns>"
  * (the CPU time of the tracer and of PID's thread) and detaches.
  */
-#include <signal.h>
-#include <sys/ptrace.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
-#include "progs.h"
+#include "ptrace_run.h"
 
 /*
  * CPU time of this process (getrusage: exact for the running task, where
@@ -66,9 +63,8 @@ static int interrupt_loop(pid_t pid, long n)
 
 int main(int argc, char **argv)
 {
-	int status, sys, ret = 0;
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC;
-	pid_t child, pid;
+	int sys;
 
 	if (argc == 4 && !strcmp(argv[1], "interrupt") && atol(argv[3]) > 0)
 		return interrupt_loop(atoi(argv[2]), atol(argv[3]));
@@ -78,37 +74,5 @@ int main(int argc, char **argv)
 	opts |= sys ? PTRACE_O_TRACESYSGOOD :
 		      PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
 		      PTRACE_O_TRACEEXIT;
-	child = fork();
-	if (child < 0)
-		die("fork");
-	if (child == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
-			die("traceme");
-		raise(SIGSTOP);
-		execv(argv[2], argv + 2);
-		_exit(127);
-	}
-	if (waitpid(child, &status, 0) < 0)
-		die("waitpid");
-	if (ptrace(PTRACE_SETOPTIONS, child, 0, opts))
-		die("setoptions");
-	ptrace(sys ? PTRACE_SYSCALL : PTRACE_CONT, child, 0, 0);
-	while ((pid = waitpid(-1, &status, __WALL)) > 0) {
-		int sig = 0;
-
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (pid == child)
-				ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-			continue;
-		}
-		if (WIFSTOPPED(status)) {
-			int s = WSTOPSIG(status);
-
-			/* Deliver real signals, swallow our stops. */
-			if (s != (SIGTRAP | 0x80) && s != SIGTRAP && s != SIGSTOP)
-				sig = s;
-		}
-		ptrace(sys ? PTRACE_SYSCALL : PTRACE_CONT, pid, 0, sig);
-	}
-	return ret;
+	return ptrace_run(argv + 2, opts, sys ? PTRACE_SYSCALL : PTRACE_CONT, NULL, NULL);
 }

@@ -35,17 +35,9 @@ expect_se() { # expect_se WHAT WANT WORD...
 	expect_eq "$what [$*]" "$(sectl "$@")" "$want"
 }
 se_stat() { sed -n "s/^$1 //p" $SE/stats; }
-start() { # start NAME ARGS...: sysentry ARGS, on "go" (go NAME); sets pid
-	local name=$1
-	shift
-	rm -f /tmp/"$name".go
-	mkfifo /tmp/"$name".go
-	sysentry "$@" <>/tmp/"$name".go >/tmp/"$name".out &
-	pid=$!
-}
 
 # --- stop before write(), change it, resume
-start t49a write /tmp/t49a.data
+start_sysentry t49a write /tmp/t49a.data
 expect_se "attach (atomic entry)" 0 attach $pid $NR_write atomic
 expect_se "STOP at the next write entry" 0 stopnext
 go t49a
@@ -69,7 +61,7 @@ expect_eq "exits" "$(se_stat exits)" 2
 expect_se "detach" 0 detach
 
 # --- sleepable entry reads the path
-start t49b open /tmp/t49-missing /utrace/selftests/lib.sh
+start_sysentry t49b open /tmp/t49-missing /utrace/selftests/lib.sh
 expect_se "attach (sleepable entry)" 0 attach $pid $NR_openat sleep
 go t49b
 wait $pid
@@ -82,7 +74,7 @@ expect_eq "last result" "$(se_stat exit_ret)" 3
 expect_se "detach" 0 detach
 
 # --- an abort from the sleepable entry
-start t49c open /utrace/selftests/lib.sh
+start_sysentry t49c open /utrace/selftests/lib.sh
 expect_se "attach (sleepable entry)" 0 attach $pid $NR_openat sleep
 expect_se "abort the next openat with EACCES" 0 abortnext 13
 go t49c

@@ -9,18 +9,10 @@
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 load utrace_rs
-start() { # start NAME ARGS...: sysentry ARGS, on "go" (go NAME); sets pid
-	local name=$1
-	shift
-	rm -f /tmp/"$name".go
-	mkfifo /tmp/"$name".go
-	sysentry "$@" <>/tmp/"$name".go >/tmp/"$name".out &
-	pid=$!
-}
 
-start t83w write /tmp/t83.data
+start_sysentry t83w write /tmp/t83.data
 writer=$pid
-start t83o open /tmp/t83-missing /utrace/selftests/lib.sh
+start_sysentry t83o open /tmp/t83-missing /utrace/selftests/lib.sh
 opener=$pid
 ctl=$(gated_sh t83c "exec sysentry open /tmp/t83-none </dev/null")
 mark
