@@ -115,7 +115,8 @@ go() { echo go > /tmp/"$1".go; }
 
 # start_sysentry NAME ARGS...: start `sysentry ARGS` in the background,
 # waiting for a line on the fifo /tmp/NAME.go (`go NAME`), its output in
-# /tmp/NAME.out; sets pid.
+# /tmp/NAME.out; sets pid. Returns once it runs sysentry: the shell's own
+# openat() calls for the redirections, before the exec, are not its.
 start_sysentry() {
 	local name=$1
 	shift
@@ -123,6 +124,8 @@ start_sysentry() {
 	mkfifo /tmp/"$name".go
 	sysentry "$@" <>/tmp/"$name".go >/tmp/"$name".out &
 	pid=$!
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 5 '[ "$(cat /proc/'"$pid"'/comm 2>/dev/null)" = sysentry ]'
 }
 
 # spawn_now MODE N PROG...: start `spawn` in the background at once (it
