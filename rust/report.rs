@@ -16,6 +16,7 @@ use crate::shim::{self, RcuGuard};
 use crate::state::State;
 use crate::task;
 use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN, JCTL_CONT, JCTL_STOP};
+use crate::utask::{JCTL_CONT_NOTIFY, JCTL_STOP_NOTIFY};
 use crate::wait;
 use core::sync::atomic::Ordering::SeqCst;
 use kernel::alloc::Flags;
@@ -193,13 +194,15 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
         report_handler(st, ut, handler);
     }
     if pending.jctl & JCTL_CONT != 0 {
-        report_jctl(st, ut, bindings::CLD_CONTINUED as i32);
+        let notify = pending.jctl & JCTL_CONT_NOTIFY != 0;
+        report_jctl(st, ut, bindings::CLD_CONTINUED as i32, notify);
     }
     if pending.signals != 0 {
         rehold = report_signals(st, ut, pending.signals, pending.signal_seq);
     }
     if pending.jctl & JCTL_STOP != 0 {
-        report_jctl(st, ut, bindings::CLD_STOPPED as i32);
+        let notify = pending.jctl & JCTL_STOP_NOTIFY != 0;
+        report_jctl(st, ut, bindings::CLD_STOPPED as i32, notify);
     }
     if let Some(seq) = pending.exit {
         report_exit(st, ut, seq);

@@ -9,7 +9,7 @@ use crate::report_pass::{report, walk_task, Pass};
 use crate::shim;
 use crate::state::State;
 use crate::task;
-use crate::utask::{HandlerReport, UTask, JCTL_STOP};
+use crate::utask::{HandlerReport, UTask, JCTL_CONT_NOTIFY, JCTL_STOP, JCTL_STOP_NOTIFY};
 use core::sync::atomic::Ordering::SeqCst;
 use kernel::bindings;
 
@@ -96,7 +96,10 @@ pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> 
 }
 
 /// Queues a JCTL report (`what`) in every thread of `task`'s group that has
-/// an engine with JCTL events.
+/// an engine with JCTL events. One of them, `task` if it gets one, else the
+/// first other live one, is the one the parent's notification is charged
+/// to (`notify`): utrace gave it to the last thread to stop, which is not
+/// known yet when utrace-rs reports (before the stop).
 ///
 /// # Safety
 ///
@@ -109,13 +112,31 @@ pub(crate) unsafe fn jctl_group(
     locked: bool,
 ) {
     let rcu = crate::shim::RcuGuard::new();
+    let wants = |t: *mut bindings::task_struct| {
+        // SAFETY: `t` is `task` or one of its threads, valid here.
+        let live = !task::is_exiting(unsafe { task::from_raw(t) });
+        let jctl = st
+            .table
+            .lookup(t, &rcu)
+            .is_some_and(|ut| ut.events() & events::JCTL != 0);
+        jctl && live
+    };
+    let mut notified = wants(task).then_some(task);
     // SAFETY: By the function's safety requirements; the closure does not
     // sleep.
     unsafe {
         shim::signal::for_each_thread(task, locked, |t| {
             if let Some(ut) = st.table.lookup(t, &rcu) {
                 if ut.events() & events::JCTL != 0 {
-                    ut.queue_signals(&st.work, 0, what);
+                    if notified.is_none() && wants(t) {
+                        notified = Some(t);
+                    }
+                    let notify = match what {
+                        _ if notified != Some(t) => 0,
+                        JCTL_STOP => JCTL_STOP_NOTIFY,
+                        _ => JCTL_CONT_NOTIFY,
+                    };
+                    ut.queue_signals(&st.work, 0, what | notify);
                 }
             }
         })
@@ -285,10 +306,12 @@ pub(crate) fn report_handler(st: &State, ut: &UTask, handler: HandlerReport) {
     );
 }
 
-/// JCTL: the process is about to stop (`CLD_STOPPED`) or was continued.
-pub(crate) fn report_jctl(st: &State, ut: &UTask, type_: i32) {
+/// JCTL: the process is about to stop (`CLD_STOPPED`) or was continued;
+/// `notify`: the parent's notification is charged to this thread.
+pub(crate) fn report_jctl(st: &State, ut: &UTask, type_: i32, notify: bool) {
+    let notify = if notify { type_ } else { 0 };
     report(st, Some(ut), ut, events::JCTL, u64::MAX, None, |e, act| {
-        e.call_jctl(act, type_, 0)
+        e.call_jctl(act, type_, notify)
     });
 }
 

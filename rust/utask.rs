@@ -85,6 +85,10 @@ pub(crate) const JCTL_CONT: u32 = 1 << 1;
 /// Not a report: the stop that the cgroup freezer ended is to be taken
 /// again (see `freezer.rs`), before the task returns to user mode.
 pub(crate) const RESTOP: u32 = 1 << 2;
+/// With [`JCTL_STOP`] ([`JCTL_CONT`]): this thread's report carries the
+/// group's `notify`, one thread per stop (continue).
+pub(crate) const JCTL_STOP_NOTIFY: u32 = 1 << 3;
+pub(crate) const JCTL_CONT_NOTIFY: u32 = 1 << 4;
 
 /// Events waiting to be reported by the task's work.
 #[derive(Default)]
