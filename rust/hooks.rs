@@ -440,7 +440,7 @@ pub(crate) extern "C" fn utrace_rs_hook_syscall(
     // none does any more.
     // SAFETY: The registers the probe got, used only during this call.
     let mut regs = unsafe { shim::SyscallRegs::new(regs, entry) };
-    report_syscall::report_syscall(st, ut, &mut regs, probe);
+    report_syscall::report_syscall(st, ut, &mut regs, &rcu);
 }
 
 /// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in

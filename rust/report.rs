@@ -161,7 +161,7 @@ fn apply_resume(ut: &UTask, resume: u32) {
 }
 
 fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
-    report(st, Some(cur), parent, events::CLONE, seq, None, |e, act| {
+    report(st, Some(cur), parent, events::CLONE, seq, |e, act| {
         e.call_clone(act, parent.task(), flags, child)
     });
 }
@@ -186,7 +186,7 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
             .filename
             .as_deref()
             .and_then(|f| core::ffi::CStr::from_bytes_with_nul(f).ok());
-        report(st, Some(ut), ut, events::EXEC, exec.seq, None, |e, act| {
+        report(st, Some(ut), ut, events::EXEC, exec.seq, |e, act| {
             e.call_exec(act, filename, exec.old_pid)
         });
     }
@@ -224,7 +224,7 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
 fn report_exit(st: &State, ut: &UTask, seq: u64) {
     let orig = i64::from(task::exit_code(ut.task()));
     let mut code = orig;
-    report(st, Some(ut), ut, events::EXIT, seq, None, |e, act| {
+    report(st, Some(ut), ut, events::EXIT, seq, |e, act| {
         e.call_exit(act, orig, &mut code)
     });
     if code != orig {
@@ -238,7 +238,7 @@ fn report_death(st: &State, ut: &UTask, seq: u64) {
     ut.set_state(DEATH_BEGUN);
     let group_dead = ut.group_dead();
     let signal = task::exit_signal(ut.task());
-    report(st, Some(ut), ut, events::DEATH, seq, None, |e, _| {
+    report(st, Some(ut), ut, events::DEATH, seq, |e, _| {
         e.call_death(group_dead, signal)
     });
 }

@@ -13,9 +13,10 @@ use crate::detach::{self, Target};
 use crate::engine::Pinned;
 use crate::engine_list::EngineList;
 use crate::events::{self, action, Events};
-use crate::shim::{InProbe, RcuGuard};
+use crate::shim::RcuGuard;
 use crate::state::State;
 use crate::utask::UTask;
+use core::borrow::Borrow;
 use core::ptr;
 use core::sync::atomic::Ordering::SeqCst;
 
@@ -34,8 +35,9 @@ pub(crate) struct Pass<'a> {
 
 /// Calls `call` for every engine on `target`'s `list` that `pass` reaches,
 /// starting with resume action `act`; returns the action that won. `rcu`
-/// makes the read-side section in which the walk finds each next engine
-/// (and unpins the one it called before).
+/// gives the read-side section in which the walk finds each next engine
+/// (and unpins the one it called before): a new one each time, or one the
+/// caller holds for the whole walk.
 ///
 /// Each engine's turn: `cur` marks it as the engine being reported to for
 /// the callback; a DETACH detaches it; otherwise its stop is kept only if
@@ -46,12 +48,12 @@ pub(crate) struct Pass<'a> {
 /// Inlined into both walks, so that the syscall probe's walk
 /// ([`walk_in_probe`]) keeps its constants folded.
 #[inline(always)]
-fn walk_with(
+fn walk_with<G: Borrow<RcuGuard>>(
     pass: Pass<'_>,
     target: Target<'_>,
     list: &EngineList,
     mut act: u32,
-    rcu: impl Fn() -> RcuGuard,
+    rcu: impl Fn() -> G,
     call: &mut impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
     let Pass {
@@ -63,11 +65,12 @@ fn walk_with(
     let mut prev: Option<Pinned> = None;
     loop {
         let next = {
-            let rcu = rcu();
-            let next = list.next_to_report(prev.as_deref(), seq, event, &rcu);
+            let guard = rcu();
+            let rcu = guard.borrow();
+            let next = list.next_to_report(prev.as_deref(), seq, event, rcu);
             // The previous engine's callback is over: unpin it.
             if let Some(prev) = prev.take() {
-                prev.unpin_in(&rcu);
+                prev.unpin_in(rcu);
             }
             next
         };
@@ -114,16 +117,19 @@ pub(crate) fn walk_task(
     walk(pass, Target::Task(ut), &ut.engines, action::RESUME, call)
 }
 
-/// A syscall event inside the syscall probe (an RCU read side on 6.12):
-/// [`walk_with`] cut down to what such a pass needs, since it runs on every
-/// traced syscall. Only the task's own engines (global ones cannot have
-/// SYSCALL events), no QUIESCE report first, no sequence bound; `current`
-/// is `ut`'s task.
+/// A syscall event inside the syscall probe: [`walk_with`] cut down to
+/// what such a pass needs, since it runs on every traced syscall. Only the
+/// task's own engines (global ones cannot have SYSCALL events), no QUIESCE
+/// report first, no sequence bound; `current` is `ut`'s task. The whole
+/// walk runs in `rcu`, the probe's read-side section, which the syscall
+/// hook holds for the whole report (`ut` is borrowed from it): free on
+/// 6.12, where the probe is an RCU reader; on 7.x one real section per
+/// report instead of one per engine and one to end the walk.
 fn walk_in_probe(
     st: &State,
     ut: &UTask,
     event: Events,
-    probe: InProbe<'_>,
+    rcu: &RcuGuard,
     call: &mut impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
     let pass = Pass {
@@ -137,31 +143,39 @@ fn walk_in_probe(
         Target::Task(ut),
         &ut.engines,
         action::RESUME,
-        || RcuGuard::in_probe(probe),
+        || rcu,
         call,
     )
 }
 
-/// One event: the engines of `owner` (the task the event belongs to), then
-/// the global engines if the event is one they can have. `probe` is the
-/// syscall probe's witness for a syscall event reported inside it (`None`
-/// in process context). A REPORT, INTERRUPT or step that won is asked of
-/// the task's work ([`ask_resume`]); a STOP is left to the caller.
+/// A syscall event of `ut` (`current`) inside the syscall probe, `rcu`
+/// being the probe's read-side section, held for the whole report. As
+/// [`report`] for the rest. Inlined: the syscall hot path.
+#[inline(always)]
+pub(crate) fn report_in_probe(
+    st: &State,
+    ut: &UTask,
+    event: Events,
+    rcu: &RcuGuard,
+    mut call: impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    let act = walk_in_probe(st, ut, event, rcu, &mut call);
+    ask_resume(st, ut, act);
+    act
+}
+
+/// One event, in process context: the engines of `owner` (the task the
+/// event belongs to), then the global engines if the event is one they
+/// can have. A REPORT, INTERRUPT or step that won is asked of the task's
+/// work ([`ask_resume`]); a STOP is left to the caller.
 pub(crate) fn report(
     st: &State,
     cur: Option<&UTask>,
     owner: &UTask,
     event: Events,
     seq: u64,
-    probe: Option<InProbe<'_>>,
     mut call: impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
-    if let Some(probe) = probe {
-        // A syscall event, reported by `current` (`owner`) in the probe.
-        let act = walk_in_probe(st, owner, event, probe, &mut call);
-        ask_resume(st, owner, act);
-        return act;
-    }
     // Before each event (but REAP and the syscall events, which are
     // reported in atomic context where QUIESCE callbacks may not run)
     // engines with QUIESCE get report_quiesce with that event, then the
@@ -204,11 +218,19 @@ pub(crate) fn report(
 /// its work (utrace's finish_report()): REPORT and INTERRUPT a QUIESCE
 /// report at that point (INTERRUPT soon, even from a blocked syscall),
 /// SINGLESTEP and BLOCKSTEP a step. STOP is the engines' own stop; the
-/// work stops the task after its reports.
+/// work stops the task after its reports. Inlined down to the check of
+/// `act` (a pass in the syscall probe usually ends with RESUME).
+#[inline(always)]
 fn ask_resume(st: &State, ut: &UTask, act: u32) {
     if act == action::STOP || act >= action::RESUME {
         return;
     }
+    queue_resume(st, ut, act);
+}
+
+/// [`ask_resume`]'s queuing, out of line.
+#[inline(never)]
+fn queue_resume(st: &State, ut: &UTask, act: u32) {
     ut.queue(&st.work, |inner| {
         inner.pending.ask_resume(act);
         if act <= action::REPORT {

@@ -41,30 +41,22 @@ pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> 
         // The signal action (and flags) the last engine left.
         let mut result = class;
         let mut told = false;
-        let act = report(
-            st,
-            Some(ut),
-            ut,
-            signal::event_of(class),
-            seq,
-            None,
-            |e, act| {
-                let ret = e.call_signal(
-                    act | result,
-                    regs,
-                    &mut info,
-                    Some((&orig_ka, &mut return_ka)),
-                );
-                result = ret & !action::MASK;
-                told = true;
-                if result & signal::SUSPEND != 0 {
-                    // The stop of a suspended signal is the group stop,
-                    // ended by SIGCONT, not a utrace stop.
-                    return (ret & !action::MASK) | action::RESUME;
-                }
-                ret
-            },
-        );
+        let act = report(st, Some(ut), ut, signal::event_of(class), seq, |e, act| {
+            let ret = e.call_signal(
+                act | result,
+                regs,
+                &mut info,
+                Some((&orig_ka, &mut return_ka)),
+            );
+            result = ret & !action::MASK;
+            told = true;
+            if result & signal::SUSPEND != 0 {
+                // The stop of a suspended signal is the group stop,
+                // ended by SIGCONT, not a utrace stop.
+                return (ret & !action::MASK) | action::RESUME;
+            }
+            ret
+        });
         let _ = act;
         if result & signal::SUSPEND != 0 && ut.held.load(SeqCst) & bit != 0 {
             ut.suspended.fetch_or(bit, SeqCst);
@@ -292,25 +284,17 @@ fn send_self(ut: &UTask, sig: i32, info: Option<&mut bindings::kernel_siginfo>) 
 pub(crate) fn report_handler(st: &State, ut: &UTask, handler: HandlerReport) {
     let mut info = handler.info;
     let regs = shim::user_regs();
-    report(
-        st,
-        Some(ut),
-        ut,
-        events::SIGNAL,
-        handler.seq,
-        None,
-        |e, act| {
-            let ret = e.call_signal(act | signal::HANDLER, regs, &mut info, None);
-            (ret & action::MASK) | signal::HANDLER
-        },
-    );
+    report(st, Some(ut), ut, events::SIGNAL, handler.seq, |e, act| {
+        let ret = e.call_signal(act | signal::HANDLER, regs, &mut info, None);
+        (ret & action::MASK) | signal::HANDLER
+    });
 }
 
 /// JCTL: the process is about to stop (`CLD_STOPPED`) or was continued;
 /// `notify`: the parent's notification is charged to this thread.
 pub(crate) fn report_jctl(st: &State, ut: &UTask, type_: i32, notify: bool) {
     let notify = if notify { type_ } else { 0 };
-    report(st, Some(ut), ut, events::JCTL, u64::MAX, None, |e, act| {
+    report(st, Some(ut), ut, events::JCTL, u64::MAX, |e, act| {
         e.call_jctl(act, type_, notify)
     });
 }

@@ -4,9 +4,10 @@
 //! the syscall tracepoint (atomic context on 6.12) or, for an entry whose
 //! callbacks may sleep, from the task's work (see `sysentry.rs`).
 
+use crate::engine::Pinned;
 use crate::events::{self, action};
-use crate::report_pass::report;
-use crate::shim::{self, InProbe, SyscallRegs};
+use crate::report_pass::{report, report_in_probe};
+use crate::shim::{self, RcuGuard, SyscallRegs};
 use crate::state::State;
 use crate::sysentry::Entry;
 use crate::utask::UTask;
@@ -14,8 +15,10 @@ use crate::utask::UTask;
 /// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context
 /// on 6.12, `current` is `ut`'s task). An entry callback may abort the
 /// syscall, or stop the task before it runs (see `sysentry.rs`); a STOP at
-/// exit takes effect when the task next returns to user mode.
-pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: InProbe<'_>) {
+/// exit takes effect when the task next returns to user mode. `probe` is
+/// the probe's read-side section, held for the whole report (`ut` is
+/// borrowed from it).
+pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: &RcuGuard) {
     if !regs.entry() {
         // The pass skipped for a restart is not reported.
         if ut.entry_restart.on_exit(regs) {
@@ -56,21 +59,27 @@ pub(crate) fn report_syscall(st: &State, ut: &UTask, regs: &mut SyscallRegs, pro
 
 /// The SYSCALL_ENTRY pass (in the probe, or from the task's work with
 /// `probe` `None`): the action that won, and whether a callback aborted it.
+/// Inlined: the probe's copy is the hot path.
+#[inline(always)]
 pub(crate) fn report_entry(
     st: &State,
     ut: &UTask,
     regs: &mut SyscallRegs,
     resumed: bool,
-    probe: Option<InProbe<'_>>,
+    probe: Option<&RcuGuard>,
 ) -> (u32, bool) {
     let flags = if resumed { action::SYSCALL_RESUMED } else { 0 };
     let mut abort = false;
     let event = events::SYSCALL_ENTRY;
-    let act = report(st, Some(ut), ut, event, u64::MAX, probe, |e, act| {
+    let call = |e: &Pinned, act| {
         let ret = e.call_syscall(true, act | flags, regs);
         abort |= ret & action::SYSCALL_ABORT != 0;
         ret
-    });
+    };
+    let act = match probe {
+        Some(rcu) => report_in_probe(st, ut, event, rcu, call),
+        None => report(st, Some(ut), ut, event, u64::MAX, call),
+    };
     (act, abort)
 }
 
@@ -80,14 +89,16 @@ pub(crate) fn report_entry(
 /// next returns to user mode (a STOP from utrace_control() queued this
 /// already). Inlined: the probe's copy is the hot path.
 #[inline(always)]
-fn report_exit(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: Option<InProbe<'_>>) {
+fn report_exit(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: Option<&RcuGuard>) {
     if ut.events() & events::SYSCALL_EXIT == 0 {
         return;
     }
     let event = events::SYSCALL_EXIT;
-    let act = report(st, Some(ut), ut, event, u64::MAX, probe, |e, act| {
-        e.call_syscall(false, act, regs)
-    });
+    let call = |e: &Pinned, act| e.call_syscall(false, act, regs);
+    let act = match probe {
+        Some(rcu) => report_in_probe(st, ut, event, rcu, call),
+        None => report(st, Some(ut), ut, event, u64::MAX, call),
+    };
     if act == action::STOP {
         ut.queue(&st.work, |inner| inner.pending.quiesce = true);
     }
