@@ -302,7 +302,9 @@ struct utrace_engine_ops {
 	 * run in the syscall tracepoints, in ATOMIC context (preemption off on
 	 * 6.12): no sleeping, no GFP_KERNEL, no utrace_barrier(), no user
 	 * memory. (With UTRACE_OPS_SYSCALL_SLEEPABLE, entry runs in process
-	 * context instead: see there.)
+	 * context instead: see there. A followed child's return from fork, = 0,
+	 * is reported to exit from its task work, in process context, after
+	 * the parent's CLONE callbacks: see api.rst, Following children.)
 	 *
 	 * Entry may return UTRACE_SYSCALL_ABORT: the syscall does not run.
 	 * UTRACE_STOP (without ABORT) stops the task BEFORE the syscall runs:

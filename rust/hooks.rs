@@ -83,7 +83,11 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
         return;
     }
     let child_ut = match report::new_utask(child, GFP_ATOMIC) {
-        Ok(ut) => st.table.insert(ut),
+        Ok(ut) => st.table.insert(ut).inspect(|ut| {
+            // It has not run yet: its return from fork is reported after
+            // the CLONE reports (see `sysentry.rs`).
+            ut.entry_restart.fork_return();
+        }),
         Err(_) => {
             pr_warn_limited!(
                 "out of memory: pid {} may run before its CLONE report\n",

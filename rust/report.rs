@@ -176,6 +176,11 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
         // CLONE_VFORK: the parent is asleep until we exec or exit.
         report_clone(st, ut, &proxy.parent_ut, proxy.flags, ut.task(), proxy.seq);
     }
+    if pending.fork_return {
+        // Its engines are attached: the CLONE callbacks that attach them
+        // are over (the gate, or the proxy report above).
+        report_exit_in_work(st, ut);
+    }
     if let Some(clone) = pending.clone {
         report_clone(st, ut, ut, clone.flags, &clone.child, clone.seq);
         // Dropping `clone` opens the child's gate.
@@ -286,6 +291,9 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     };
     let mut pending = ut.take_pending();
     ut.wait_gate();
+    // A new child: its return from fork (its `sys_exit` probe left it to
+    // us), after the CLONE reports.
+    pending.fork_return = ut.entry_restart.take_fork_return();
     // A syscall entry skipped to be restarted: its registers are shown as
     // at entry until the restart, after the stop.
     let mut skipped = ut.entry_restart.begin();

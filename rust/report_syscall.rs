@@ -104,8 +104,9 @@ fn report_exit(st: &State, ut: &UTask, regs: &mut SyscallRegs, probe: Option<&Rc
     }
 }
 
-/// SYSCALL_EXIT of a syscall whose entry, reported from the task's work,
-/// aborted it (the task's work, where callbacks may sleep).
+/// SYSCALL_EXIT from the task's work (where callbacks may sleep) of a
+/// syscall whose entry, reported there, aborted it, or of a new child's
+/// return from fork (see `sysentry.rs`).
 pub(crate) fn report_exit_in_work(st: &State, ut: &UTask) {
     // SAFETY: `current`'s user registers at the end of its syscall, in its
     // task work, for this function's duration.

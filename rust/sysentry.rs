@@ -14,8 +14,16 @@
 //! stop, and not at all after a report made in the work. The skipped pass's
 //! exit is not reported.
 //!
+//! The record also marks a new child's return from fork (`= 0`), whose
+//! SYSCALL_EXIT the probe leaves to the child's work: its `sys_exit`
+//! tracepoint fires in `ret_from_fork`, before its work waits for the
+//! parent's CLONE report (the clone gate) or makes it (vfork), so an engine
+//! attached to it from a CLONE callback may not be there yet; in the work,
+//! after those reports, it always is.
+//!
 //! Only the task itself touches its record, in its probes and its work,
-//! but for forgetting a restart when its syscall events go.
+//! but for forgetting a restart when its syscall events go, and for the
+//! fork return, marked before the child first runs.
 
 use crate::shim::{self, SyscallRegs};
 use core::sync::atomic::{AtomicIsize, AtomicU32, AtomicUsize, Ordering::SeqCst};
@@ -32,6 +40,9 @@ const SKIPPED_RESUMED: u32 = 1 << 8;
 const RESTARTED_STOPPED: u32 = 3;
 /// Restarted after its entry was reported from the work: not reported again.
 const RESTARTED_REPORTED: u32 = 4;
+/// A new child's return from fork, not yet reported: its exit is reported
+/// from its work, after the CLONE reports that attach engines to it.
+const FORK_RETURN: u32 = 5;
 
 /// What a syscall entry is to the engines.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -112,11 +123,33 @@ impl EntryRestart {
         )
     }
 
-    /// At `sys_exit`: whether this is the skipped pass, which is then shown
-    /// as the restart it is (the syscall, returning `-ERESTARTNOINTR`) to the
-    /// tracers after us, and not reported.
+    /// At `sys_exit`: whether this exit is not reported here: the skipped
+    /// pass, which is then shown as the restart it is (the syscall,
+    /// returning `-ERESTARTNOINTR`) to the tracers after us, or a new
+    /// child's return from fork, which its work reports.
     pub(crate) fn on_exit(&self, regs: &mut SyscallRegs) -> bool {
-        self.skipped() && regs.skipped_exit(self.ip.load(SeqCst), self.nr.load(SeqCst))
+        match self.state.load(SeqCst) {
+            NONE => false,
+            FORK_RETURN => true,
+            state => {
+                matches!(state & !SKIPPED_RESUMED, SKIPPED_STOP | SKIPPED_REPORT)
+                    && regs.skipped_exit(self.ip.load(SeqCst), self.nr.load(SeqCst))
+            }
+        }
+    }
+
+    /// Marks the record of a new child, before it first runs: its return
+    /// from fork is reported by its work ([`EntryRestart::take_fork_return`]).
+    pub(crate) fn fork_return(&self) {
+        self.state.store(FORK_RETURN, SeqCst);
+    }
+
+    /// In the task's work: whether the task is a new child whose return from
+    /// fork is to be reported now (once).
+    pub(crate) fn take_fork_return(&self) -> bool {
+        self.state
+            .compare_exchange(FORK_RETURN, NONE, SeqCst, SeqCst)
+            .is_ok()
     }
 
     /// In the task's work: the skipped pass, with `current`'s registers as

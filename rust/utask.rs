@@ -111,6 +111,9 @@ pub(crate) struct Pending {
     pub(crate) interrupt: bool,
     /// A syscall entry was skipped to be restarted (see `sysentry.rs`).
     pub(crate) syscall_entry: bool,
+    /// A new child's return from fork, whose SYSCALL_EXIT is reported
+    /// after the CLONE reports (set by the work, see `sysentry.rs`).
+    pub(crate) fork_return: bool,
     /// A resume action other than STOP and RESUME asked for (by a callback's
     /// return or utrace_control(); the smallest): INTERRUPT, REPORT,
     /// SINGLESTEP or BLOCKSTEP, applied as the task leaves its work; RESUME
@@ -129,6 +132,7 @@ impl Pending {
             && self.jctl == 0
             && !self.quiesce
             && !self.syscall_entry
+            && !self.fork_return
             && self.resume.is_none()
     }
 

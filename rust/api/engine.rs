@@ -127,7 +127,9 @@ pub(crate) trait SyscallEngine: Engine {
 
     /// The task leaves a syscall (its return value is in `regs`, and may be
     /// changed). [`Action::Stop`] takes effect as it returns to user mode.
-    /// Atomic context, also for a sleepable tracer.
+    /// Atomic context, also for a sleepable tracer; a followed child's
+    /// return from fork (= 0) comes from its task work, in process context,
+    /// after its parent's CLONE callbacks.
     fn syscall_exit(&self, _cx: &SyscallContext<'_>, _regs: &mut SyscallRegs<'_>) -> Action {
         Action::Resume
     }

@@ -182,10 +182,11 @@ impl utrace::SyscallEngine for Trace {
         let ret = regs.return_value();
         // -1: not run (injected above, or aborted by another engine) or
         // rt_sigreturn (shown at entry). A successful exec is shown by
-        // the EXEC report. A new child's return (0) from fork or clone
-        // comes before its first instruction, where following it starts:
-        // it may or may not be reported, so it is never shown (as strace).
-        if nr == -1 || (ret == 0 && syscalls::returns_zero_twice(nr)) {
+        // the EXEC report. A new child's return (0) from fork, vfork,
+        // clone or clone3 is shown, under the child's pid, as its first
+        // line (utrace-rs reports it after the CLONE callback that
+        // attached us to the child; strace -f does not show it).
+        if nr == -1 || (ret == 0 && syscalls::is_exec(nr)) {
             return Action::Resume;
         }
         let sys = syscalls::by_number(nr);

@@ -106,11 +106,10 @@ pub(crate) const EXIT: i64 = 60;
 pub(crate) const EXIT_GROUP: i64 = 231;
 pub(crate) const EXECVEAT: i64 = 322;
 
-/// Whether a 0 return of syscall `nr` is not the caller's result: a
-/// successful exec (the old image's return) or a new child's return from
-/// `clone`, `clone3`, `fork` or `vfork`.
-pub(crate) fn returns_zero_twice(nr: i64) -> bool {
-    matches!(nr, 56 | 57 | 58 | 435 | EXECVE | EXECVEAT)
+/// Whether syscall `nr` is an exec, whose success (a 0 return) the EXEC
+/// report shows.
+pub(crate) fn is_exec(nr: i64) -> bool {
+    matches!(nr, EXECVE | EXECVEAT)
 }
 
 /// The decoded syscalls (x86-64 numbers, `arch/x86/entry/syscalls/syscall_64.tbl`).

@@ -552,6 +552,21 @@ static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs
 	return UTRACE_RESUME;
 }
 
+/*
+ * A follower (attached from CLONE) logs its child's exit from the fork
+ * family: "16 FORK_RETURN <pid> nr=<nr> ret=<ret>" (the child's return from
+ * fork is 0). Out of line: the slots' exit callback is benchmarked.
+ */
+static noinline u32 follower_sys_exit(int n, struct pt_regs *regs)
+{
+	long nr = syscall_get_nr(current, regs);
+
+	if (nr == __NR_fork || nr == __NR_vfork || nr == __NR_clone || nr == __NR_clone3)
+		log_line("%d FORK_RETURN %d nr=%ld ret=%ld", n, task_pid_nr(current), nr,
+			 syscall_get_return_value(current, regs));
+	return UTRACE_RESUME;
+}
+
 static u32 cb_sys_exit(u32 action, struct utrace_engine *engine, struct pt_regs *regs)
 {
 	int n = slot_of(engine);
@@ -565,6 +580,8 @@ static u32 cb_sys_exit(u32 action, struct utrace_engine *engine, struct pt_regs 
 		WRITE_ONCE(s->stepping, true);
 		return s->step_mode;
 	}
+	if (unlikely(!s))
+		return follower_sys_exit(n, regs);
 	/* An aborted syscall exits with nr -1; count it as its own. */
 	if (s && !READ_ONCE(s->noop) && (syscall_get_nr(current, regs) == READ_ONCE(s->sys_nr) ||
 		  (syscall_get_nr(current, regs) == -1 && s->abort_nr == s->sys_nr)))

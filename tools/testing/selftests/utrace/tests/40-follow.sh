@@ -3,7 +3,9 @@
 # CLONE callback sees the child's events from its first instruction on, so
 # an exec right after fork or vfork is not missed. Every task reports DEATH
 # and then REAP, once each. The children of engines attached with
-# UTRACE_ATTACH_NOFOLLOW are not held for their CLONE callbacks.
+# UTRACE_ATTACH_NOFOLLOW are not held for their CLONE callbacks. A followed
+# child's return from fork (= 0) is reported to the engine attached to it
+# from CLONE exactly once, whichever comes first.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
@@ -96,3 +98,41 @@ for how in nofollow follow; do
 	wait_until 10 '[ -e /tmp/t40.ran ]'
 	expect_ut "$how: cleanup" 0 cleanup
 done
+
+# A followed child's return from fork (= 0) reaches the SYSCALL_EXIT of the
+# engine attached to it from the parent's CLONE callback exactly once,
+# whichever comes first: the child's sys_exit tracepoint (in ret_from_fork,
+# before it waits for that report) or the CLONE report. vfork: the child
+# makes the report itself, so its sys_exit always comes first; fork on two
+# vCPUs: the child usually runs at once; fork pinned to one CPU (fork1): the
+# parent usually reports first. Threads too. Each twice.
+fe=$((EV_CLONE | EV_SYSCALL_EXIT))
+n=25
+for how in vfork fork fork1 thread; do
+	for round in 1 2; do
+		utctl reset >/dev/null
+		rm -f /tmp/t40.go
+		mkfifo /tmp/t40.go
+		if [ $how = fork1 ]; then
+			taskset 1 spawn fork $n /bin/true </tmp/t40.go &
+		else
+			spawn $how $n /bin/true </tmp/t40.go &
+		fi
+		pid=$!
+		expect_ut "$how/$round: attach" 0 attach 0 $pid $A_CREATE
+		expect_ut "$how/$round: events" 0 events 0 "$EV_CLONE"
+		expect_ut "$how/$round: follow with SYSCALL_EXIT" 0 follow 0 $fe
+		echo go >/tmp/t40.go
+		wait $pid || fail "$how/$round: spawn failed"
+		utlog | awk '$2 == 0 && $3 == "CLONE"' | sed 's/.*child=\([0-9]*\).*/\1/' | sort >/tmp/t40.kids
+		utlog | awk '$2 == 16 && $3 == "FORK_RETURN"' >/tmp/t40.fr
+		expect_eq "$how/$round: children" "$(sort -u /tmp/t40.kids | wc -l)" $n
+		expect_eq "$how/$round: fork returns reported" "$(wc -l </tmp/t40.fr)" $n
+		expect_eq "$how/$round: fork returns, each a child's own" \
+			"$(awk '{ print $4 }' /tmp/t40.fr | sort -u)" "$(cat /tmp/t40.kids)"
+		expect_eq "$how/$round: fork returns not 0" "$(grep -cv ' ret=0$' /tmp/t40.fr)" 0
+		expect_eq "$how/$round: follow errors" "$(stat_of follow_errors)" 0
+		expect_ut "$how/$round: cleanup" 0 cleanup
+	done
+done
+echo "ok: every followed child's return from fork reported once, = 0"

@@ -77,7 +77,8 @@ diff /tmp/t94a.want /tmp/t94a.got || fail "the trace differs from what sysseq di
 echo "ok: $(wc -l </tmp/t94a.got) lines, each what sysseq did"
 expect_eq "lines of other processes" "$(awk -v p="$PID" '$3 != p' /tmp/t94a.rec | grep -vc ' DROPPED ')" 0
 
-# --- a new child is followed: its own lines under its pid
+# --- a new child is followed: its own lines under its pid, from its return
+# from fork (= 0) on
 run t94f fork
 load syscall_trace pid="$PID"
 go t94f
@@ -88,7 +89,8 @@ unload syscall_trace
 child=$(sed -n 's/^fork() = //p' /tmp/t94f.did)
 [ -n "$child" ] || fail "no child in $(cat /tmp/t94f.did)"
 expect_eq "the parent's lines" "$(trace_of "$PID" t94f | head -n 3)" "$(cat /tmp/t94f.did)"
-expect_eq "the child's lines" "$(trace_of "$child" t94f)" "getpid() = $child
+expect_eq "the child's lines" "$(trace_of "$child" t94f)" "fork() = 0
+getpid() = $child
 exit_group(3) = ?
 +++ exited with 3 +++"
 
