@@ -80,36 +80,6 @@ kill -CONT "$PID"
 wait_until 10 "[ \$(nreports 2 JCTL) = 2 ]"
 expect_eq "JCTL after SIGCONT" "$(last 2 JCTL | cut -d' ' -f1-2)" "type=6 notify=6"
 echo "ok: SIGTSTP and SIGSTOP reported as TSTP and STOP; ignored, then delivered; JCTL stop and continue"
-# JCTL's notify (CLD_STOPPED 5, CLD_CONTINUED 6) is in one thread's report
-# per stop and per continue: the one the signal was sent to (here the main
-# thread of a 3-thread process); 0 in the others. The parent is notified.
-rm -f /tmp/t49j.tids
-jobctl /tmp/t49j.tids >/tmp/t49j.wait &
-jobctl=$!
-wait_until 10 "[ -s /tmp/t49j.tids ]"
-read -r jp jt1 jt2 </tmp/t49j.tids
-jattach() {
-	expect_ut "attach $2" 0 attach "$1" "$2" $A_CREATE
-	expect_ut "JCTL $2" 0 events "$1" $EV_JCTL
-}
-jattach 7 "$jp"
-jattach 8 "$jt1"
-jattach 9 "$jt2"
-kill -STOP "$jp"
-wait_until 10 "[ \$(nreports 7 JCTL) = 1 ] && [ \$(nreports 8 JCTL) = 1 ] && [ \$(nreports 9 JCTL) = 1 ]"
-expect_eq "stop: main thread" "$(last 7 JCTL | cut -d' ' -f1-2)" "type=5 notify=5"
-expect_eq "stop: thread 2" "$(last 8 JCTL | cut -d' ' -f1-2)" "type=5 notify=0"
-expect_eq "stop: thread 3" "$(last 9 JCTL | cut -d' ' -f1-2)" "type=5 notify=0"
-wait_until 10 "grep -q '^stopped 19' /tmp/t49j.wait"
-kill -CONT "$jp"
-wait_until 10 "[ \$(nreports 7 JCTL) = 2 ] && [ \$(nreports 8 JCTL) = 2 ] && [ \$(nreports 9 JCTL) = 2 ]"
-expect_eq "continue: main thread" "$(last 7 JCTL | cut -d' ' -f1-2)" "type=6 notify=6"
-expect_eq "continue: thread 2" "$(last 8 JCTL | cut -d' ' -f1-2)" "type=6 notify=0"
-expect_eq "continue: thread 3" "$(last 9 JCTL | cut -d' ' -f1-2)" "type=6 notify=0"
-wait_until 10 "grep -q '^continued' /tmp/t49j.wait"
-kill -KILL "$jp"
-wait "$jobctl"
-echo "ok: JCTL notify in exactly one thread's report per stop and per continue"
 # A held stop signal is cancelled by SIGCONT, as a queued one is.
 expect_ut "hold" 0 sigret 2 $HOLD
 kill -TSTP "$PID"
