@@ -75,7 +75,8 @@
  *   attachrace SLOT PID   attach (CREATE) SLOT to PID, which is killed, reaped
  *                         and freed inside the attach, between its liveness
  *                         check and its insert of the task's state (see
- *                         cmd_attachrace); logs "ATTACHRACE freed=0|1 <ret>"
+ *                         cmd_attachrace); logs "ATTACHRACE hit=0|1 freed=0|1
+ *                         <ret>" (hit: the probe caught the allocation)
  *   chaos SECONDS         for SECONDS, random operations on random user
  *                         tasks with a pool of engines (attach, set_events,
  *                         STOP, RESUME, INTERRUPT, REPORT, barrier, detach);
@@ -1076,7 +1077,7 @@ static race_fn_t race_fn;
 static struct task_struct *race_attacher;
 static atomic_t race_armed = ATOMIC_INIT(0);
 static struct pid *race_pid;
-static bool race_freed;
+static bool race_hit, race_freed;
 
 /* Up to six integer arguments, passed on unchanged (x86-64 calling convention). */
 static unsigned long race_detour(unsigned long a, unsigned long b, unsigned long c,
@@ -1085,6 +1086,7 @@ static unsigned long race_detour(unsigned long a, unsigned long b, unsigned long
 	int i;
 	bool hashed = true;
 
+	race_hit = true;
 	kill_pid(race_pid, SIGKILL, 1);
 	for (i = 0; i < 10000 && hashed; i++) {
 		rcu_read_lock();
@@ -1135,6 +1137,7 @@ static int cmd_attachrace(int n, long pid)
 		ret = -ESRCH;
 		goto out;
 	}
+	race_hit = false;
 	race_freed = false;
 	WRITE_ONCE(race_attacher, current);
 	atomic_set(&race_armed, 1);
@@ -1142,7 +1145,7 @@ static int cmd_attachrace(int n, long pid)
 	atomic_set(&race_armed, 0);
 	WRITE_ONCE(race_attacher, NULL);
 	ret = IS_ERR(e) ? PTR_ERR(e) : 0;
-	log_line("%d ATTACHRACE freed=%d %d", n, race_freed, ret);
+	log_line("%d ATTACHRACE hit=%d freed=%d %d", n, race_hit, race_freed, ret);
 	if (ret) {
 		put_task_struct(task);
 	} else {

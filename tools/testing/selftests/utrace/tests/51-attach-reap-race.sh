@@ -16,7 +16,11 @@ wait_until 5 '[ -s /tmp/t51.pid ]'
 pid=$(cat /tmp/t51.pid)
 r=$(utctl attachrace 0 "$pid")
 [ "$r" != "$ENOENT" ] || skip "no Rust allocator helper to probe on this kernel"
-expect_eq "the target was freed inside the attach" "$(utlog | awk '$3 == "ATTACHRACE" { print $4 }')" "freed=1"
+hit=$(utlog | awk '$3 == "ATTACHRACE" { print $4 }')
+# Debian's 7.3.4: the probe is placed but the allocation does not come
+# through it (seen in make check-distro); 6.12 is where this test runs.
+[ "$hit" = hit=1 ] || { kill "$pid"; skip "the probe on the Rust allocator helper did not catch the attach's allocation on this kernel"; }
+expect_eq "the target was freed inside the attach" "$(utlog | awk '$3 == "ATTACHRACE" { print $5 }')" "freed=1"
 [ ! -d /proc/"$pid" ] || fail "the target $pid still exists"
 wait
 mark
