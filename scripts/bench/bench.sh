@@ -229,6 +229,15 @@ stop_rows() {
 	done
 }
 
+# The in-kernel rows, last in every plan: attach..put, barrier, STOP.
+kernel_rows() {
+	kernel_loops 2000 20000
+	stop_rows
+	for k in attach barrier; do
+		result $k kernel /tmp/res.$k
+	done
+}
+
 # BENCH_PLAN=hot: the syscall and fork rows, ptrace beside them, and the
 # in-kernel attach..put and STOP rows (issue 15's hot paths).
 if [ "${BENCH_PLAN:-}" = hot ]; then
@@ -238,11 +247,7 @@ if [ "${BENCH_PLAN:-}" = hot ]; then
 	measure getppid "$N_PTRACE_SYS" ptrace
 	measure forkexit "$N_FORK" base loaded global gtrace_reader ptrace
 	measure forkexec "$N_FORK" base loaded global ptrace
-	kernel_loops 2000 20000
-	stop_rows
-	for k in attach barrier; do
-		result $k kernel /tmp/res.$k
-	done
+	kernel_rows
 	echo "BENCH-END"
 	exit 0
 fi
@@ -258,9 +263,5 @@ measure files "$N_FILES" base systrace systrace_reader
 measure files "$N_FILES_PTRACE" ptrace_strace
 measure forkexit "$N_FORK" base loaded global global_follow gtrace gtrace_reader ptrace
 measure forkexec "$N_FORK" base loaded global gtrace ptrace
-kernel_loops 2000 20000
-stop_rows
-for k in attach barrier; do
-	result $k kernel /tmp/res.$k
-done
+kernel_rows
 echo "BENCH-END"
