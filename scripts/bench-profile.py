@@ -6,10 +6,17 @@
 # single-step one iteration of its workload through QEMU's gdbstub
 # (scripts/bench-profile-gdb.py), then attribute every instruction to its
 # function and print where each hot path's instructions go: the functions
-# of each scenario, and the difference to the scenario it adds to.
+# of each scenario, and the difference to the scenario it adds to. With
+# PROFILE_DEBUG_SRC (the modules built again with debug info, as
+# scripts/bench-profile.sh does on the benchmark kernel) the instructions
+# of LINE_FUNCS (the syscall hook, both report passes inlined, and the
+# engines' syscall callbacks) also go by piece of a report (FRAME_PIECES,
+# LINE_PIECES) and by source line (lines-SCENARIO.md), from addr2line -i:
+# measured, one iteration, exact.
 #
 #   bench-profile.py LOG SYSTEM_MAP GDB_SOCKET CTL_SOCKET OUTDIR [QEMU_PID]
-#   bench-profile.py --report LOG SYSTEM_MAP OUTDIR   (tables of an earlier run)
+#   bench-profile.py --report LOG SYSTEM_MAP OUTDIR   (tables of an earlier run;
+#   PROFILE_DEBUG_SRC and PROFILE_MODULE_SRC as the run had them)
 # SYSTEM_MAP "-": the kernel's symbols are the guest's KSYM lines (its
 # /proc/kallsyms under nokaslr), for a kernel shipped without System.map.
 import bisect
@@ -35,12 +42,69 @@ DIFFS = [
     ("sys_untraced", "sys_floor", "untraced task, our share"),
     ("sys_traced", "sys_floor", "traced task, one no-op engine, our share"),
     ("sys_traced2", "sys_traced", "a second engine"),
+    ("sys_traced_test", "sys_floor",
+     "traced task, one test engine (ops a, noop set), our share"),
+    ("sys_traced_test2", "sys_traced_test", "a second test engine"),
     ("fork_global", "fork_base", "global no-op CLONE/EXEC/DEATH engine, fork+exit"),
     ("fork_gtrace_reader", "fork_base", "global_trace with a reader, fork+exit"),
     ("exec_global", "exec_base", "global no-op engine, fork+exec"),
     ("files_systrace", "files_base", "syscall_trace decoding openat + write, no reader"),
 ]
 TOP = 30
+# Functions whose instructions are attributed to source lines and the
+# functions inlined into them (`make bench-profile` builds the modules a
+# second time with debug info for it, PROFILE_DEBUG_SRC; addr2line -i):
+# the syscall hook, where both report passes are inlined, and the test
+# engine's syscall callbacks.
+LINE_FUNCS = ("utrace_rs_hook_syscall", "cb_sys_entry", "cb_sys_exit",
+              "noop_sys_entry", "noop_sys_exit")
+# Pieces of a report, for an instruction whose chain of inlined functions
+# (innermost first) has a frame whose short name contains the key; the
+# innermost such frame decides. Instructions of no such frame go by the
+# text of their innermost source line (LINE_PIECES), else by function.
+FRAME_PIECES = [
+    ("Engine::enter", "pin (Engine::enter: locked inc, detached check)"),
+    ("Engine::leave_in", "unpin (leave_in: locked dec, waiter/unlinked checks)"),
+    ("Pinned::unpin_in", "unpin (leave_in: locked dec, waiter/unlinked checks)"),
+    ("EngineList::next_to_report", "find the next engine (next_to_report)"),
+    ("Pinned::call_syscall", "callback dispatch (ops load, indirect call)"),
+    ("report_entry::{closure", "callback dispatch (ops load, indirect call)"),
+    ("report_exit::{closure", "callback dispatch (ops load, indirect call)"),
+    ("Engine::keep_stop", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("detach::detach", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("ask_resume", "ask_resume (RESUME check)"),
+    ("queue_resume", "ask_resume (RESUME check)"),
+    ("EntryRestart::", "entry-restart bookkeeping (on_entry/on_exit/skip)"),
+    ("TaskTable::lookup", "task table lookup"),
+    ("UTask::queue", "STOP queuing (not taken)"),
+    ("UTask::sleepable_entry", "event and sleepable checks"),
+    ("UTask::events", "event and sleepable checks"),
+    ("state::get", "hook: state, probe set-up"),
+]
+LINE_PIECES = [
+    ("reporting.store", "reporting mark (two stores)"),
+    ("action::MASK", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("action::DETACH", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("act.min", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("action::STOP", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("events::SYSCALL", "event and sleepable checks"),
+    ("extern \"C\" fn", "the hook's entry and exit (prologue, epilogue)"),
+    ("let Some(engine) = next", "walk loop control"),
+    ("prev.take()", "walk loop control"),
+    ("SYSCALL_RESUMED", "entry: resumed flag, abort, STOP checks"),
+    ("if abort", "entry: resumed flag, abort, STOP checks"),
+    ("report_entry(st", "entry: resumed flag, abort, STOP checks"),
+    ("regs.entry()", "entry or exit"),
+    ("state::get", "hook: state, probe set-up"),
+    ("sleepable_entry", "event and sleepable checks"),
+]
+# The engine's callbacks, each a piece of its own.
+CALLBACK_PIECES = {
+    "cb_sys_entry": "test engine's cb_sys_entry",
+    "cb_sys_exit": "test engine's cb_sys_exit",
+    "noop_sys_entry": "no-op engine's entry callback",
+    "noop_sys_exit": "no-op engine's exit callback",
+}
 
 
 def log_lines(path, proc):
@@ -86,11 +150,200 @@ class Symbolizer:
         i = bisect.bisect_right(self.addrs, pc) - 1
         return self.names[i] if i >= 0 else "?"
 
+    def locate(self, pc):
+        """(name, start address) of the function `pc` is in."""
+        i = bisect.bisect_right(self.addrs, pc) - 1
+        if pc < 0xFFFF800000000000 or i < 0:
+            return None, None
+        return self.names[i], self.addrs[i]
+
     def addr(self, name):
         for a, n in zip(self.addrs, self.names):
             if n.split()[0] == name:
                 return a
         return None
+
+
+def short(func):
+    """A demangled function name without crate paths and generics:
+    "<utrace_main::engine::Engine>::enter" -> "Engine::enter",
+    "utrace_main::report_pass::walk_with::<...>" -> "report_pass::walk_with"."""
+    def balanced(s, i):
+        depth = 0
+        for j in range(i, len(s)):
+            depth += {"<": 1, ">": -1}.get(s[j], 0)
+            if depth == 0:
+                return j
+        return len(s) - 1
+    while "::<" in func:
+        i = func.index("::<")
+        func = func[:i] + func[balanced(func, i + 2) + 1:]
+    if func.startswith("<"):
+        j = balanced(func, 0)
+        owner = func[1:j].split(" as ")[0].split("<")[0].split("::")[-1]
+        return f"{owner}{func[j + 1:]}"
+    parts = func.split("::")
+    return "::".join(parts[-2:])
+
+
+class Lines:
+    """Attributes the instructions of LINE_FUNCS to source lines and inlined
+    functions: addr2line -i on the modules built with debug info (in
+    `debug_src`), used only where a function's code is the same there as in
+    the modules profiled (`module_src`), checked instruction by instruction."""
+
+    def __init__(self, debug_src, module_src):
+        self.debug_src = os.path.realpath(debug_src)
+        self.dbg = self._kos(debug_src)
+        self.prof = self._kos(module_src) if module_src else {}
+        self.cache = {}
+        self.sources = {}
+
+    @staticmethod
+    def _kos(top):
+        kos = {}
+        for d, _, files in os.walk(top):
+            for f in files:
+                if f.endswith(".ko"):
+                    kos[f[:-3].replace("-", "_")] = os.path.join(d, f)
+        return kos
+
+    @staticmethod
+    def _disasm(ko, func):
+        out = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                              f"--disassemble={func}", ko],
+                             capture_output=True, text=True, check=True).stdout
+        insns = []
+        for line in out.splitlines():
+            line = line.strip()
+            if ":\t" not in line:
+                continue
+            addr, text = line.split(":\t", 1)
+            # Targets by symbol, not address: layouts may differ elsewhere.
+            text = " ".join(w for w in text.split() if not all(
+                c in "0123456789abcdef" for c in w))
+            insns.append((int(addr, 16), text))
+        return insns
+
+    def _load(self, module, func):
+        ko = self.dbg.get(module)
+        if ko is None:
+            return None
+        insns = self._disasm(ko, func)
+        if not insns:
+            return None
+        if module in self.prof:
+            prof = self._disasm(self.prof[module], func)
+            if [t for _, t in prof] != [t for _, t in insns]:
+                print(f"bench-profile: {func}: the debug-info build's code "
+                      "differs, no line attribution", file=sys.stderr)
+                return None
+        base = insns[0][0]
+        out = subprocess.run(["addr2line", "-e", ko, "-i", "-f", "-C", "-a"]
+                             + [f"{a:#x}" for a, _ in insns],
+                             capture_output=True, text=True, check=True).stdout
+        chains, cur = {}, None
+        lines = out.splitlines()
+        i = 0
+        while i < len(lines):
+            if lines[i].startswith("0x"):
+                cur = int(lines[i], 16) - base
+                chains[cur] = []
+                i += 1
+                continue
+            fn, loc = lines[i], lines[i + 1] if i + 1 < len(lines) else "?:0"
+            path, _, ln = loc.rpartition(":")
+            ln = ln.split()[0] if ln else "0"
+            chains[cur].append((fn, path, int(ln) if ln.isdigit() else 0))
+            i += 2
+        # An instruction of no source line (line 0: register moves the
+        # compiler shared between lines) goes with the one before it.
+        prev = None
+        for off in sorted(chains):
+            if chains[off] and chains[off][0][2] == 0 and prev is not None:
+                chains[off] = prev
+            prev = chains[off]
+        return chains
+
+    def chain(self, module, func, off):
+        key = (module, func)
+        if key not in self.cache:
+            self.cache[key] = self._load(module, func)
+        chains = self.cache[key]
+        return None if chains is None else chains.get(off)
+
+    def text(self, path, ln):
+        if path not in self.sources:
+            try:
+                with open(path, errors="replace") as f:
+                    self.sources[path] = f.read().splitlines()
+            except OSError:
+                self.sources[path] = []
+        src = self.sources[path]
+        return src[ln - 1].strip() if 0 < ln <= len(src) else ""
+
+    def own(self, chain):
+        """The frames of the project's own sources, innermost first."""
+        return [(short(f), p, n) for f, p, n in chain
+                if os.path.realpath(p).startswith(self.debug_src)]
+
+    def piece(self, chain):
+        if chain and chain[-1][0] in CALLBACK_PIECES:
+            return CALLBACK_PIECES[chain[-1][0]]
+        own = self.own(chain)
+        for name, _, _ in own:
+            for key, label in FRAME_PIECES:
+                if key in name:
+                    return label
+        if not own:
+            return "(no source line)"
+        name, path, ln = own[0]
+        text = self.text(path, ln)
+        for key, label in LINE_PIECES:
+            if key in text:
+                return label
+        if text == "}" and name == short(chain[-1][0]):
+            return "the hook's entry and exit (prologue, epilogue)"
+        return f"other: {name} ({os.path.basename(path)}:{ln})"
+
+    def line(self, chain):
+        own = self.own(chain)
+        if not own:
+            return "(no source line)"
+        name, path, ln = own[0]
+        return f"{name} {os.path.basename(path)}:{ln} `{self.text(path, ln)[:60]}`"
+
+
+def attribute_lines(path, sym, lines):
+    """Instructions of LINE_FUNCS per piece and per source line."""
+    pieces, per_line = collections.Counter(), collections.Counter()
+    with open(path) as f:
+        for x in f:
+            pc = int(x, 16)
+            name, start = sym.locate(pc)
+            if name is None:
+                continue
+            func, _, mod = name.partition("\t")
+            if func not in LINE_FUNCS:
+                continue
+            mod = mod.strip("[] ")
+            chain = lines.chain(mod, func, pc - start)
+            if chain is None:
+                pieces[f"{func} (not attributed)"] += 1
+                continue
+            pieces[lines.piece(chain)] += 1
+            per_line[f"{func}: {lines.line(chain)}"] += 1
+    return pieces, per_line
+
+
+def line_attr():
+    """The line attribution, if PROFILE_DEBUG_SRC names the debug-info build
+    (PROFILE_MODULE_SRC: the modules profiled, to check the code is the
+    same)."""
+    dbg = os.environ.get("PROFILE_DEBUG_SRC")
+    if not dbg or not os.path.isdir(dbg):
+        return None
+    return Lines(dbg, os.environ.get("PROFILE_MODULE_SRC"))
 
 
 def attribute(path, sym):
@@ -130,7 +383,39 @@ def table(counts, base=None):
     return rows
 
 
-def report(results, outdir):
+def line_tables(split, outdir):
+    """The tables of LINE_FUNCS by piece (and, in lines-SCENARIO.md, by
+    source line)."""
+    lines = []
+    for sc, (pieces, per_line) in split.items():
+        if not pieces:
+            continue
+        lines.append(f"### {sc}: the syscall hook and the engine's callbacks by piece: "
+                     f"{sum(pieces.values()):,} instructions\n")
+        lines.append("| piece | instructions |\n|---|---:|")
+        for n, c in pieces.most_common():
+            lines.append(f"| {n} | {c:,} |")
+        lines.append("")
+        with open(os.path.join(outdir, f"lines-{sc}.md"), "w") as f:
+            f.write(f"### {sc}: instructions per source line (innermost "
+                    "inlined function)\n\n| line | instructions |\n|---|---:|\n")
+            for n, c in sorted(per_line.items()):
+                f.write(f"| {n} | {c} |\n")
+    for sc, base, what in DIFFS:
+        if sc not in split or base not in split or not split[sc][0]:
+            continue
+        a, b = split[sc][0], split[base][0]
+        lines.append(f"### {sc} - {base} by piece: {what}: "
+                     f"{sum(a.values()) - sum(b.values()):+,} instructions\n")
+        lines.append(f"| piece | {base} | {sc} | difference |")
+        lines.append("|---|---:|---:|---:|")
+        for n in sorted(set(a) | set(b), key=lambda n: -abs(a[n] - b[n])):
+            lines.append(f"| {n} | {b[n]:,} | {a[n]:,} | {a[n] - b[n]:+,} |")
+        lines.append("")
+    return lines
+
+
+def report(results, outdir, split=None):
     lines = []
     for sc, counts in results.items():
         total = sum(counts.values())
@@ -154,6 +439,8 @@ def report(results, outdir):
         if rows[TOP:]:
             lines.append(f"| ({len(rows) - TOP} more) | | | {rest:+,} |")
         lines.append("")
+    if split:
+        lines += line_tables(split, outdir)
     text = "\n".join(lines)
     with open(os.path.join(outdir, "profile.md"), "w") as f:
         f.write(text)
@@ -165,6 +452,7 @@ def rereport(log, sysmap, outdir):
     ksyms = kernel_syms(sysmap)
     modsyms = []
     results = collections.OrderedDict()
+    lines, split = line_attr(), collections.OrderedDict()
     with open(log, errors="replace") as f:
         for line in f:
             line = line.rstrip("\r\n")
@@ -178,9 +466,12 @@ def rereport(log, sysmap, outdir):
                 sc = line.split()[1]
                 path = os.path.join(outdir, f"{sc}.trace")
                 if os.path.exists(path):
-                    results[sc] = attribute(path, Symbolizer(ksyms + modsyms))
+                    sym = Symbolizer(ksyms + modsyms)
+                    results[sc] = attribute(path, sym)
+                    if lines:
+                        split[sc] = attribute_lines(path, sym, lines)
                 modsyms = []
-    report(results, outdir)
+    report(results, outdir, split)
 
 
 def main():
@@ -193,6 +484,7 @@ def main():
     ksyms = kernel_syms(sysmap)
     modsyms = []
     results = collections.OrderedDict()
+    lines, split = line_attr(), collections.OrderedDict()
     ctl = None
     for line in log_lines(log, proc):
         if line.startswith("SYM "):
@@ -206,6 +498,9 @@ def main():
             sym = Symbolizer(ksyms + modsyms)
             modsyms = []
             results[sc] = trace(sc, sym, gdb_sock, outdir)
+            if lines:
+                split[sc] = attribute_lines(os.path.join(outdir, f"{sc}.trace"),
+                                            sym, lines)
             if ctl is None:
                 ctl = socket.socket(socket.AF_UNIX)
                 ctl.connect(ctl_sock)
@@ -219,7 +514,7 @@ def main():
                 os.kill(pid, 0)
             except OSError:
                 break
-    report(results, outdir)
+    report(results, outdir, split)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,12 @@
 # with QEMU's gdbstub; for each scenario of scripts/bench/profile.sh the
 # host single-steps one iteration of the workload and attributes every
 # instruction to its function (scripts/bench-profile.py). Writes
-# build/profile/profile.md (PROFILE_OUT=DIR: DIR/profile.md).
+# build/profile/profile.md (PROFILE_OUT=DIR: DIR/profile.md). On the
+# benchmark kernel the instructions of the syscall hook (both report passes
+# inlined) and of the test engine's syscall callbacks are also attributed
+# to pieces of a report and source lines (addr2line -i on a debug-info
+# build of the same modules): profile.md's "by piece" tables and
+# lines-SCENARIO.md.
 # PROFILE_SCENARIOS=a,b picks scenarios.
 #
 # `scripts/bench-profile.sh distro` (`make bench-profile-distro`): the same
@@ -31,6 +36,13 @@ sysmap=$KDIR/System.map
 args=(utrace.mode=profile nokaslr norandmaps)
 if [ "$kernel" = distro ]; then
 	sysmap=- args+=(PROFILE_KSYMS=1)
+else
+	# The same modules again with debug info, for the host only: the
+	# syscall hook's instructions by source line and inlined function
+	# (scripts/bench-profile.py checks the code is the same as profiled).
+	export PROFILE_MODULE_SRC=$MODULE_SRC
+	build_variant_modules profile-debug KRUSTFLAGS=-Cdebuginfo=2 KCFLAGS=-g
+	export PROFILE_DEBUG_SRC=$MODULE_SRC
 fi
 rm -f "$out"/*.trace "$out"/gdb.sock "$out"/ctl.sock
 UTRACE_QEMU_EXTRA="$UTRACE_QEMU_EXTRA -chardev socket,id=gdb,path=$out/gdb.sock,server=on,wait=off -gdb chardev:gdb -chardev socket,id=ctl,path=$out/ctl.sock,server=on,wait=off -serial chardev:ctl"

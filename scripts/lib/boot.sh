@@ -18,6 +18,7 @@ HOST_N=0
 # and build them there against $KDIR (so the checkout's own build, for the
 # test kernel, stays as it is) with the compiler the kernel was built with;
 # the distro variant builds in its chroot (scripts/distro.sh). Sets MODULE_SRC.
+# Further arguments go to make (e.g. KRUSTFLAGS=-Cdebuginfo=2).
 build_variant_modules() {
 	MODULE_SRC=$top/build/$1-src
 	local d
@@ -32,7 +33,7 @@ build_variant_modules() {
 		"$top/scripts/distro.sh" modules "$MODULE_SRC" >/dev/null
 	else
 		# shellcheck disable=SC2046 # kernel-cc.sh prints separate words
-		make -s -C "$KDIR" M="$MODULE_SRC" $("$top/scripts/kernel-cc.sh" "$KDIR") modules >/dev/null
+		make -s -C "$KDIR" M="$MODULE_SRC" $("$top/scripts/kernel-cc.sh" "$KDIR") "${@:2}" modules >/dev/null
 	fi
 }
 
