@@ -49,23 +49,32 @@ impl EngineList {
         events: u64,
         _rcu: &RcuGuard,
     ) -> Option<Pinned> {
-        let after = prev.map_or(0, |p| p.seq());
-        let mut next = match prev {
+        // `after`: the sequence up to which engines were reported already
+        // (sequences start at 1), 0 while the walk needs no such check: from
+        // a still-linked `prev` every engine on is attached after it (lists
+        // are sorted by sequence, and a replacement takes its predecessor's),
+        // so only a walk that starts over from the head compares sequences
+        // (with the syscall passes' `upto` of `u64::MAX`, the check costs a
+        // register test until then).
+        let (mut next, mut after) = match prev {
             // A linked engine's successor is linked, or was unlinked during
             // this RCU section and is not freed before it ends.
-            Some(p) if !p.is_detached() => p.next.load(Acquire),
-            _ => self.head.load(Acquire),
+            Some(p) if !p.is_detached() => (p.next.load(Acquire), 0),
+            Some(p) => (self.head.load(Acquire), p.seq()),
+            None => (self.head.load(Acquire), 0),
         };
         while !next.is_null() {
             // SAFETY: Reached from the head or a linked engine under `_rcu`.
             let engine = unsafe { Engine::from_raw(next) };
             next = engine.next.load(Acquire);
-            let seq = engine.seq();
-            if seq <= after {
-                continue;
-            }
-            if seq > upto {
-                return None;
+            if after != 0 || upto != u64::MAX {
+                let seq = engine.seq();
+                if seq <= after {
+                    continue;
+                }
+                if seq > upto {
+                    return None;
+                }
             }
             if engine.events() & events == 0 {
                 continue;
@@ -76,8 +85,10 @@ impl EngineList {
             // Detached meanwhile (detach or handoff): a replacement with the
             // same sequence may sit before `next`, so look again from the
             // head. The writer unlinks a detached engine right after marking
-            // it, under its lock, so this ends.
+            // it, under its lock, so this ends. What was reported before
+            // `prev` is skipped from here on.
             next = self.head.load(Acquire);
+            after = prev.map_or(0, |p| p.seq());
         }
         None
     }

@@ -34,10 +34,10 @@ pub(crate) struct Pass<'a> {
 }
 
 /// Calls `call` for every engine on `target`'s `list` that `pass` reaches,
-/// starting with resume action `act`; returns the action that won. `rcu`
-/// gives the read-side section in which the walk finds each next engine
-/// (and unpins the one it called before): a new one each time, or one the
-/// caller holds for the whole walk.
+/// starting with resume action `act` (RESUME or below); returns the action
+/// that won. `rcu` gives the read-side section in which the walk finds each
+/// next engine (and unpins the one it called before): a new one each time,
+/// or one the caller holds for the whole walk.
 ///
 /// Each engine's turn: `cur` marks it as the engine being reported to for
 /// the callback; a DETACH detaches it; otherwise its stop is kept only if
@@ -87,6 +87,11 @@ fn walk_with<G: Borrow<RcuGuard>>(
         if ret == action::DETACH {
             // Already detached by a control() call is fine too.
             let _ = detach::detach(st, target, &engine);
+        } else if ret >= action::RESUME {
+            // RESUME (or above: taken as RESUME), the usual answer: it does
+            // not lower `act` (every pass starts from RESUME, so `act` is
+            // RESUME or below), only ends a stop the engine held.
+            engine.keep_stop(false);
         } else {
             engine.keep_stop(ret == action::STOP);
             act = act.min(ret);
