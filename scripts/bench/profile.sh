@@ -36,10 +36,16 @@ syscall() {
 	B=$!
 	case $1 in
 	sys_traced*)
-		k=${1#sys_traced}; k=${k:-1}
+		# sys_tracedK: K genuinely no-op engines (utrace_test's ops n, as
+		# make bench's rows); sys_traced_testK: K of the test engine's
+		# slots with noop set (ops a: callbacks that check the STOP loop's,
+		# the step mode's and the noop flags first), the rows before.
+		k=${1#sys_traced} ops=n
+		case $k in _test*) k=${k#_test} ops=a ;; esac
+		k=${k:-1}
 		i=0
 		while [ $i -lt "$k" ]; do
-			ut noop $i 1; ut attach $i $B 0x10; ut events $i 0xc0
+			ut noop $i 1; ut attach $i $B 0x10 $ops; ut events $i 0xc0
 			i=$((i + 1))
 		done ;;
 	esac
@@ -107,7 +113,8 @@ echo "PROFILE-BEGIN"
 # System.map the host does not have (Debian's: `make bench-profile-distro`).
 [ "${PROFILE_KSYMS:-0}" = 1 ] && sed -n 's/^\([0-9a-f]*\) [tT] \([^ []*\)$/KSYM \1 \2/p' /proc/kallsyms
 # PROFILE_SCENARIOS (kernel command line, comma-separated) picks some.
-all="sys_base sys_floor sys_untraced sys_traced sys_traced2 fork_base fork_global
+all="sys_base sys_floor sys_untraced sys_traced sys_traced2 sys_traced_test sys_traced_test2
+fork_base fork_global
 fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop"
 for s in $(echo "${PROFILE_SCENARIOS:-$all}" | tr , ' '); do
 	case $s in

@@ -14,6 +14,7 @@
  * Commands (numbers are decimal or 0x-hex; SLOT is 0..NSLOTS-1):
  *   attach SLOT PID FLAGS [OPS [DATA]]  PID 0 = global (task NULL);
  *                         OPS: a (default), b (other ops), q (only report_quiesce),
+ *                         n (no-op SYSCALL callbacks only: benchmarks),
  *                         none (NULL ops)
  *   events SLOT MASK      utrace_set_events()
  *   control SLOT ACTION   utrace_control()
@@ -623,6 +624,28 @@ static const struct utrace_engine_ops ops_q = {
 	.report_quiesce = cb_quiesce,
 };
 
+/*
+ * Ops "n": a genuinely no-op SYSCALL engine for the benchmarks' syscall rows
+ * (the slots' callbacks above check the STOP loop's and the step mode's
+ * flags and the slot's noop flag before they return).
+ */
+static u32 noop_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs *regs)
+{
+	return UTRACE_RESUME;
+}
+
+static u32 noop_sys_exit(u32 action, struct utrace_engine *engine, struct pt_regs *regs)
+{
+	return UTRACE_RESUME;
+}
+
+static const struct utrace_engine_ops ops_n = {
+	.owner = THIS_MODULE,
+	.release = cb_release,
+	.report_syscall_entry = noop_sys_entry,
+	.report_syscall_exit = noop_sys_exit,
+};
+
 static int cmd_attach(int n, long pid, long flags, const char *opsname, long data)
 {
 	const struct utrace_engine_ops *ops = &ops_a;
@@ -633,6 +656,8 @@ static int cmd_attach(int n, long pid, long flags, const char *opsname, long dat
 		ops = &ops_b;
 	else if (!strcmp(opsname, "q"))
 		ops = &ops_q;
+	else if (!strcmp(opsname, "n"))
+		ops = &ops_n;
 	else if (!strcmp(opsname, "none"))
 		ops = NULL;
 	else if (strcmp(opsname, "a"))
