@@ -86,6 +86,8 @@ LINE_PIECES = [
     ("action::MASK", "action (mask, DETACH, sticky STOP, minimum)"),
     ("action::DETACH", "action (mask, DETACH, sticky STOP, minimum)"),
     ("act.min", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("action::RESUME", "action (mask, DETACH, sticky STOP, minimum)"),
+    ("detach::detach(", "action (mask, DETACH, sticky STOP, minimum)"),
     ("action::STOP", "action (mask, DETACH, sticky STOP, minimum)"),
     ("events::SYSCALL", "event and sleepable checks"),
     ("extern \"C\" fn", "the hook's entry and exit (prologue, epilogue)"),
@@ -98,6 +100,8 @@ LINE_PIECES = [
     ("state::get", "hook: state, probe set-up"),
     ("sleepable_entry", "event and sleepable checks"),
 ]
+# The hook's own stack frame (is_frame_insn), whatever line it is on.
+FRAME_PIECE = "the hook's entry and exit (prologue, epilogue)"
 # The engine's callbacks, each a piece of its own.
 CALLBACK_PIECES = {
     "cb_sys_entry": "test engine's cb_sys_entry",
@@ -198,6 +202,8 @@ class Lines:
         self.prof = self._kos(module_src) if module_src else {}
         self.cache = {}
         self.sources = {}
+        # Per function: the offsets of its stack frame's instructions.
+        self.frame_insns = {}
 
     @staticmethod
     def _kos(top):
@@ -239,6 +245,8 @@ class Lines:
                       "differs, no line attribution", file=sys.stderr)
                 return None
         base = insns[0][0]
+        self.frame_insns[(module, func)] = {
+            a - base for a, t in insns if is_frame_insn(t)}
         out = subprocess.run(["addr2line", "-e", ko, "-i", "-f", "-C", "-a"]
                              + [f"{a:#x}" for a, _ in insns],
                              capture_output=True, text=True, check=True).stdout
@@ -314,6 +322,14 @@ class Lines:
         return f"{name} {os.path.basename(path)}:{ln} `{self.text(path, ln)[:60]}`"
 
 
+def is_frame_insn(text):
+    """An instruction of a function's own entry or exit: endbr, push and pop,
+    the stack pointer moved by a constant, ret."""
+    op = text.split()[0] if text else ""
+    return op in ("endbr64", "push", "pop", "ret") or (
+        op in ("sub", "add") and text.endswith(",%rsp") and "$" in text)
+
+
 def attribute_lines(path, sym, lines):
     """Instructions of LINE_FUNCS per piece and per source line."""
     pieces, per_line = collections.Counter(), collections.Counter()
@@ -331,7 +347,11 @@ def attribute_lines(path, sym, lines):
             if chain is None:
                 pieces[f"{func} (not attributed)"] += 1
                 continue
-            pieces[lines.piece(chain)] += 1
+            if (chain[-1][0] not in CALLBACK_PIECES
+                    and pc - start in lines.frame_insns.get((mod, func), ())):
+                pieces[FRAME_PIECE] += 1
+            else:
+                pieces[lines.piece(chain)] += 1
             per_line[f"{func}: {lines.line(chain)}"] += 1
     return pieces, per_line
 
