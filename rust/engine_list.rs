@@ -47,34 +47,25 @@ impl EngineList {
         prev: Option<&Engine>,
         upto: u64,
         events: u64,
-        _rcu: &RcuGuard,
+        rcu: &RcuGuard,
     ) -> Option<Pinned> {
-        // `after`: the sequence up to which engines were reported already
-        // (sequences start at 1), 0 while the walk needs no such check: from
-        // a still-linked `prev` every engine on is attached after it (lists
-        // are sorted by sequence, and a replacement takes its predecessor's),
-        // so only a walk that starts over from the head compares sequences
-        // (with the syscall passes' `upto` of `u64::MAX`, the check costs a
-        // register test until then).
-        let (mut next, mut after) = match prev {
+        let mut next = match prev {
             // A linked engine's successor is linked, or was unlinked during
-            // this RCU section and is not freed before it ends.
-            Some(p) if !p.is_detached() => (p.next.load(Acquire), 0),
-            Some(p) => (self.head.load(Acquire), p.seq()),
-            None => (self.head.load(Acquire), 0),
+            // this RCU section and is not freed before it ends. Every engine
+            // from there on was attached after `prev` (lists are sorted by
+            // sequence: `push_back` appends the largest, a replacement takes
+            // its predecessor's), so none was reported yet.
+            Some(p) if !p.is_detached() => p.next.load(Acquire),
+            Some(p) => return self.next_from_head(p.seq(), upto, events, rcu),
+            None => self.head.load(Acquire),
         };
         while !next.is_null() {
-            // SAFETY: Reached from the head or a linked engine under `_rcu`.
+            // SAFETY: Reached from the head or a linked engine under `rcu`.
             let engine = unsafe { Engine::from_raw(next) };
             next = engine.next.load(Acquire);
-            if after != 0 || upto != u64::MAX {
-                let seq = engine.seq();
-                if seq <= after {
-                    continue;
-                }
-                if seq > upto {
-                    return None;
-                }
+            // The syscall passes have no bound (`u64::MAX`): no load.
+            if upto != u64::MAX && engine.seq() > upto {
+                return None;
             }
             if engine.events() & events == 0 {
                 continue;
@@ -83,12 +74,46 @@ impl EngineList {
                 return Some(pinned);
             }
             // Detached meanwhile (detach or handoff): a replacement with the
-            // same sequence may sit before `next`, so look again from the
-            // head. The writer unlinks a detached engine right after marking
-            // it, under its lock, so this ends. What was reported before
-            // `prev` is skipped from here on.
+            // same sequence may sit before `next`.
+            return self.next_from_head(prev.map_or(0, |p| p.seq()), upto, events, rcu);
+        }
+        None
+    }
+
+    /// [`EngineList::next_to_report`] where the walk has lost its place
+    /// (`prev`, or the engine after it, was detached meanwhile): looks again
+    /// from the head, skipping the engines attached at or before `after`
+    /// (reported already). The writer unlinks a detached engine right after
+    /// marking it, under its lock, so this ends. Out of line: rare.
+    #[cold]
+    #[inline(never)]
+    fn next_from_head(
+        &self,
+        after: u64,
+        upto: u64,
+        events: u64,
+        _rcu: &RcuGuard,
+    ) -> Option<Pinned> {
+        let mut next = self.head.load(Acquire);
+        while !next.is_null() {
+            // SAFETY: Reached from the head or a linked engine under `_rcu`.
+            let engine = unsafe { Engine::from_raw(next) };
+            next = engine.next.load(Acquire);
+            let seq = engine.seq();
+            if seq <= after {
+                continue;
+            }
+            if seq > upto {
+                return None;
+            }
+            if engine.events() & events == 0 {
+                continue;
+            }
+            if let Some(pinned) = engine.enter() {
+                return Some(pinned);
+            }
+            // Detached meanwhile: a replacement may sit before `next`.
             next = self.head.load(Acquire);
-            after = prev.map_or(0, |p| p.seq());
         }
         None
     }

@@ -18,7 +18,7 @@ use crate::state::State;
 use crate::utask::UTask;
 use core::borrow::Borrow;
 use core::ptr;
-use core::sync::atomic::Ordering::SeqCst;
+use core::sync::atomic::Ordering::Relaxed;
 
 /// One event being reported.
 #[derive(Clone, Copy)]
@@ -77,12 +77,15 @@ fn walk_with<G: Borrow<RcuGuard>>(
         let Some(engine) = next else {
             return act;
         };
+        // The mark is read only by the task that set it (`State::reporting`,
+        // from its callbacks): program order is all it needs, and a
+        // relaxed store is one plain move.
         if let Some(cur) = cur {
-            cur.reporting.store(engine.as_ptr(), SeqCst);
+            cur.reporting.store(engine.as_ptr(), Relaxed);
         }
         let ret = call(&engine, act) & action::MASK;
         if let Some(cur) = cur {
-            cur.reporting.store(ptr::null_mut(), SeqCst);
+            cur.reporting.store(ptr::null_mut(), Relaxed);
         }
         if ret == action::DETACH {
             // Already detached by a control() call is fine too.
