@@ -228,8 +228,8 @@ pub(crate) fn set_events(
         return Err(EINVAL);
     }
     if events & (events::SIGNAL_TERM | events::SIGNAL_IGN) != 0 && !shim::Kprobes::registered() {
-        // Held before the kernel decides, from the send_signal_locked()
-        // kprobe, which this kernel refused.
+        // Held before the kernel decides, from the prepare_signal() (or
+        // send_signal_locked()) kprobe, which this kernel refused.
         return Err(eopnotsupp());
     }
     let ut = resolve(st, task, engine)?;

@@ -235,8 +235,11 @@ fn sig_bit(sig: i32) -> u64 {
     1u64 << (sig - 1)
 }
 
-/// `send_signal_locked()` kprobe: `sig` is about to be sent to `task`, whose
-/// siglock is held; nothing is decided yet. If one of `task`'s engines
+/// `prepare_signal()` kprobe (`send_signal_locked()` where the kernel refuses
+/// that one, see `shim/kprobes.c`): `sig` is about to be sent to `task`,
+/// whose siglock is held; nothing is decided yet. Every sender comes here
+/// (kill(), faults, a child's death signal, a POSIX timer's expiry, in a
+/// hardirq for the last). If one of `task`'s engines
 /// wants to be told of it, shield it (`real_blocked`) for this send, so
 /// that the kernel neither makes a fatal signal a group kill nor drops an
 /// ignored one; the `signal_generate` probe then hides it if it was queued.
@@ -352,8 +355,9 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     }
 }
 
-/// Whether a signal sent without the kprobe (a POSIX timer's, or with no
-/// kprobe in this kernel) is to be held, now that it is queued: not if it is
+/// Whether a signal sent without the kprobe (no kprobe in this kernel, or
+/// only the `send_signal_locked()` one: a POSIX timer's expiry, a death
+/// signal) is to be held, now that it is queued: not if it is
 /// too late (the kernel already made it a group kill, or dropped it).
 ///
 /// # Safety

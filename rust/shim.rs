@@ -470,12 +470,14 @@ pub(crate) mod signal {
     }
 }
 
-/// The kprobes of `shim/kprobes.c` (`send_signal_locked()`, and
+/// The kprobes of `shim/kprobes.c` (`prepare_signal()`, else
+/// `send_signal_locked()`, and
 /// `dequeue_signal()` for the cgroup freezer, see `shim/stop.c`), registered
 /// while this value lives, if the kernel lets us.
 pub(crate) struct Kprobes(());
 
-/// Whether the `send_signal_locked()` kprobe is in place.
+/// Whether the signal kprobe (`prepare_signal()` or `send_signal_locked()`)
+/// is in place.
 static KPROBED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 impl Kprobes {
@@ -501,7 +503,7 @@ impl Drop for Kprobes {
     fn drop(&mut self) {
         KPROBED.store(false, core::sync::atomic::Ordering::SeqCst);
         // SAFETY: After `register` (which may have registered the freezer's
-        // kprobe even if `send_signal_locked()`'s failed); unregisters what
+        // kprobe even if the signal one failed); unregisters what
         // is registered and waits until no handler runs.
         unsafe { ffi::utrace_shim_kprobes_unregister() };
     }

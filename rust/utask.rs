@@ -177,7 +177,7 @@ pub(crate) struct UTask {
     pub(crate) held: AtomicU64,
     pub(crate) hid_private: AtomicU64,
     pub(crate) hid_shared: AtomicU64,
-    /// Signals the `send_signal_locked()` kprobe shielded for a send whose
+    /// Signals the `prepare_signal()` kprobe shielded for a send whose
     /// outcome the `signal_generate` probe has not seen yet.
     pub(crate) fresh: AtomicU64,
     /// Of `held`, those suspended in a group stop until SIGCONT.

@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kprobes utrace-rs uses: dequeue_signal() (registered from here, see
- * stop.c: the cgroup freezer and a utrace stop) and send_signal_locked(), the function every
- * kill(), tkill(), fault and kernel signal goes through, entered with the
- * target's siglock held and before prepare_signal() and complete_signal()
- * have decided anything. Its pre-handler lets utrace-rs hold a signal that
- * the kernel would otherwise turn into a group kill at once (it kills
- * without a core dump by default) or drop (it is ignored): SIGNAL_TERM and
- * SIGNAL_IGN. The pre-handler may run in NMI-like context (an int3 that
- * has not been optimised into a jump): it takes no lock.
+ * stop.c: the cgroup freezer and a utrace stop) and prepare_signal(), which
+ * every signal sent to a task goes through, entered with the target's
+ * siglock held and before it drops an ignored signal (sig_ignored()) and
+ * before complete_signal() makes a fatal one a group kill. Its pre-handler
+ * lets utrace-rs hold such a signal: SIGNAL_TERM and SIGNAL_IGN. The
+ * pre-handler may run in NMI-like context (an int3 that has not been
+ * optimised into a jump) and in a hardirq (a timer's signal): it takes no
+ * lock.
  *
- * 6.12 and 7.3 both have send_signal_locked(int sig, struct kernel_siginfo
- * *info, struct task_struct *t, enum pid_type type), global (T in kallsyms)
- * and not inlined into its callers in the kernels built here. Signals that
- * do not go through it: POSIX timer expiries (send_sigqueue(),
- * posixtimer_send_sigqueue() on 7.x) and a child's death signal to its
- * parent (do_notify_parent()).
+ * prepare_signal(int sig, struct task_struct *p, bool force) is static in
+ * kernel/signal.c on 6.12 and 7.3, and out of line (t in kallsyms, same
+ * name, no .isra/.constprop clone) in both kernels tested: 6.12.117 built
+ * here and Debian's 7.3.4+deb13-amd64 (gcc-14). Its callers are the only
+ * places a signal is queued: __send_signal_locked() (send_signal_locked(),
+ * which kill(), tkill(), faults, PR_SET_PDEATHSIG and the kernel's own
+ * signals go through; do_notify_parent(), a child's death signal to its
+ * parent; kill_pid_usb_asyncio()) and the POSIX timers' send_sigqueue()
+ * (6.12) / posixtimer_send_sigqueue() (7.x). Each of them ends in the
+ * signal_generate tracepoint, whatever prepare_signal() said, which is
+ * where the shield set here is taken off (hooks.rs).
+ *
+ * A kernel that refuses that kprobe (prepare_signal() inlined) gets one on
+ * send_signal_locked() (global, T in kallsyms on both), which misses the
+ * death signal and the timers' expiries: then those two sources are not
+ * held for SIGNAL_TERM and SIGNAL_IGN (api.rst, "Signals").
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -23,6 +33,17 @@
 
 #include "shim.h"
 
+/* prepare_signal(int sig, struct task_struct *p, bool force) */
+static int prepare_signal_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	int sig = (int)regs_get_kernel_argument(regs, 0);
+	struct task_struct *t = (struct task_struct *)regs_get_kernel_argument(regs, 1);
+
+	utrace_rs_hook_signal_send(sig, t);
+	return 0;
+}
+
+/* send_signal_locked(int sig, struct kernel_siginfo *info, struct task_struct *t, ...) */
 static int send_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	int sig = (int)regs_get_kernel_argument(regs, 0);
@@ -32,37 +53,46 @@ static int send_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe send_signal_kp = {
-	.symbol_name = "send_signal_locked",
-	.pre_handler = send_signal_pre,
+static struct kprobe signal_kps[] = {
+	{ .symbol_name = "prepare_signal", .pre_handler = prepare_signal_pre },
+	{ .symbol_name = "send_signal_locked", .pre_handler = send_signal_pre },
 };
 
-static bool send_signal_registered;
+/* The one of signal_kps in place, or NULL. */
+static struct kprobe *signal_kp;
 
 /*
- * Register the kprobes; false (with a log line) if the kernel refuses the
- * one on send_signal_locked().
+ * Register the kprobes: the signal one on prepare_signal(), else on
+ * send_signal_locked() (with a log line saying what is missed); false (with
+ * a log line) if the kernel refuses both.
  */
 bool utrace_shim_kprobes_register(void)
 {
-	int ret;
+	int ret = 0, i;
 
 	utrace_shim_freezer_register();
-	ret = register_kprobe(&send_signal_kp);
-	send_signal_registered = !ret;
-	if (ret) {
-		pr_warn("utrace_rs: no kprobe on send_signal_locked (%d): SIGNAL_TERM and SIGNAL_IGN are not available\n",
-			ret);
+	for (i = 0; i < ARRAY_SIZE(signal_kps); i++) {
+		ret = register_kprobe(&signal_kps[i]);
+		if (!ret) {
+			signal_kp = &signal_kps[i];
+			break;
+		}
+		pr_info("utrace_rs: no kprobe on %s (%d)\n", signal_kps[i].symbol_name, ret);
+	}
+	if (!signal_kp) {
+		pr_warn("utrace_rs: SIGNAL_TERM and SIGNAL_IGN are not available\n");
 		return false;
 	}
+	if (signal_kp != &signal_kps[0])
+		pr_warn("utrace_rs: SIGNAL_TERM and SIGNAL_IGN miss POSIX timer expiries and death signals\n");
 	return true;
 }
 
 /* Unregister them; no handler runs when this returns. */
 void utrace_shim_kprobes_unregister(void)
 {
-	if (send_signal_registered)
-		unregister_kprobe(&send_signal_kp);
-	send_signal_registered = false;
+	if (signal_kp)
+		unregister_kprobe(signal_kp);
+	signal_kp = NULL;
 	utrace_shim_freezer_unregister();
 }

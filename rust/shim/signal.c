@@ -10,7 +10,7 @@
  * frame's mask, sigprocmask()'s old set) can keep it blocked afterwards. To
  * hold a signal that the kernel would make a group kill (it kills without a
  * core dump by default) or drop (ignored) when it is sent, the
- * send_signal_locked() kprobe marks it in every thread's ->real_blocked for
+ * prepare_signal() kprobe marks it in every thread's ->real_blocked for
  * the length of that send (complete_signal() and sig_ignored() honour it;
  * only sigtimedwait() uses the field otherwise, under the same siglock),
  * and the signal_generate probe hides it. The task's own work then reports
@@ -67,8 +67,8 @@ u32 utrace_shim_sig_class(struct task_struct *task, int sig)
  * Whether @sig may be held for @task: not SIGKILL or SIGCONT, the task is not
  * ptraced (a debugger owns its signals), it is not exiting (it would never
  * run the report: e.g. a group signal sent to a dead group leader), its
- * process is not dying, and no thread of its group blocks @sig. Unless @early (the send_signal_locked()
- * probe, before the signal is queued), not a signal that kills without a
+ * process is not dying, and no thread of its group blocks @sig. Unless @early (the prepare_signal()
+ * kprobe, before the signal is queued), not a signal that kills without a
  * core dump or is ignored: complete_signal() has made the first a group kill
  * already, and the second was dropped. Called with @task's siglock held.
  */
@@ -97,7 +97,7 @@ static struct sigpending *pending_of(struct task_struct *task, bool shared)
 }
 
 /*
- * The send_signal_locked() kprobe: mark (@on) or unmark @sig in every
+ * The prepare_signal() kprobe: mark (@on) or unmark @sig in every
  * thread's ->real_blocked for this send. Siglock held.
  */
 void utrace_shim_sig_shield(struct task_struct *task, int sig, bool on)

@@ -62,7 +62,7 @@ static void probe_free(void *data, struct task_struct *p)
 /*
  * Called with @task's siglock held and interrupts off, in any context (an
  * itimer's signal comes from a hardirq). Every result is passed on: a
- * signal held by the send_signal_locked() kprobe but not queued after all
+ * signal held by the prepare_signal() kprobe but not queued after all
  * must be released.
  */
 static void probe_signal(void *data, int sig, struct kernel_siginfo *info,

@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0
+# SIGNAL_TERM and SIGNAL_IGN from the senders that do not go through
+# send_signal_locked(): a POSIX timer's expiry (timer_create(), queued by
+# send_sigqueue() / posixtimer_send_sigqueue()) and a child's death signal to
+# its parent (do_notify_parent() calls __send_signal_locked()); and the
+# PR_SET_PDEATHSIG signal (group_send_sig_info()). Each is reported once, for
+# the class its disposition gives it, and the engine's signal action is what
+# happens: a fatal signal ignored, held through a stop then delivered, an
+# ignored one made a kill. (utrace-rs's kprobe on prepare_signal(), which all
+# of them call with the siglock held, holds them before the kernel decides.)
+# shellcheck source=../lib.sh
+. /utrace/selftests/lib.sh
+setup_engine
+RESUME=$ACT_RESUME
+IGN=$((ACT_RESUME | 0x10))
+TERM=$((ACT_RESUME | 0x20))
+HOLD=$((ACT_STOP | 0x100))
+
+# last SLOT EVENT: the detail of SLOT's last EVENT report (fields 5..).
+last() { utlog | awk -v s="$1" -v e="$2" '$2 == s && $3 == e { $1 = $2 = $3 = $4 = ""; d = $0 } END { print d }' | sed 's/^ *//'; }
+nreports() { utlog | awk -v s="$1" -v e="$2" '$2 == s && $3 == e' | wc -l; }
+# nsignal SLOT: SLOT's reports of any signal event.
+nsignal() { utlog | awk -v s="$1" '$2 == s && $3 ~ /^SIGNAL/' | wc -l; }
+# start NAME MODE ARGS...: `sigmodel MODE ARGS... FIFO`, gated on the fifo
+# /tmp/NAME.go, output in /tmp/NAME.out; sets PID and OUT. The fifo stays
+# open here (fd 3), so that `step` never blocks, also when the task died.
+start() {
+	local name=$1
+	shift
+	OUT=/tmp/$name.out
+	rm -f "/tmp/$name.go" "$OUT"
+	mkfifo "/tmp/$name.go"
+	exec 3<>"/tmp/$name.go"
+	sigmodel "$@" "/tmp/$name.go" >"$OUT" &
+	PID=$!
+}
+# step: let the task past its next wait on the fifo (one byte each).
+step() { printf x >&3; }
+# gone PID: PID has died (a zombie of ours until `wait`) or was reaped.
+gone() { [ ! -e "/proc/$1" ] || [ "$(state_of "$1" 2>/dev/null)" = Z ]; }
+all_signals=$((EV_SIGNAL | EV_SIGNAL_IGN | EV_SIGNAL_STOP | EV_SIGNAL_TERM | EV_SIGNAL_CORE))
+
+# --- a POSIX timer's SIGUSR1 at its default: SIGNAL_TERM, ignored
+start t49sa timer 10 dfl
+expect_ut "attach" 0 attach 0 "$PID" $A_CREATE
+expect_ut "SIGNAL_TERM" 0 events 0 $EV_SIGNAL_TERM
+expect_ut "ignore" 0 sigret 0 $IGN
+step
+wait_until 10 "[ \$(nreports 0 SIGNAL_TERM) = 1 ] || gone $PID"
+expect_eq "timer SIGUSR1 report" "$(last 0 SIGNAL_TERM | cut -d' ' -f1-3)" "sig=10 class=0x20 code=-2"
+step
+wait "$PID"
+expect_eq "ignored: the task lived on" "$?:$(cat "$OUT")" "0:alive"
+expect_eq "reported once" "$(nsignal 0)" 1
+echo "ok: a timer's SIGUSR1 reported as TERM (si_code SI_TIMER) and ignored"
+
+# --- held through a stop, reported again after RESUME, then delivered
+start t49sb timer 10 dfl
+expect_ut "attach" 0 attach 1 "$PID" $A_CREATE
+expect_ut "SIGNAL_TERM" 0 events 1 $EV_SIGNAL_TERM
+expect_ut "hold" 0 sigret 1 $HOLD
+step
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(state_of $PID)" = I ]'
+expect_eq "held: one report" "$(nreports 1 SIGNAL_TERM)" 1
+expect_ut "deliver from now on" 0 sigret 1 $RESUME
+expect_ut "resume" 0 control 1 $RESUME
+wait "$PID"
+expect_eq "then delivered: died of SIGUSR1" "$?" $((128 + 10))
+expect_eq "reported again after RESUME" \
+	"$(utlog | awk '$2 == 1 && $3 ~ /^SIGNAL/ { print $3, $5, $6, $7 }' | tr '\n' ' ')" \
+	"SIGNAL_TERM sig=10 class=0x20 code=-2 SIGNAL_TERM sig=10 class=0x20 code=-2 "
+echo "ok: a timer's SIGUSR1 held, reported again after RESUME, then killed the task"
+
+# --- a timer's SIGUSR1 set to SIG_IGN: SIGNAL_IGN, made a kill
+start t49sc timer 10 ign
+expect_ut "attach" 0 attach 2 "$PID" $A_CREATE
+expect_ut "SIGNAL_IGN" 0 events 2 $EV_SIGNAL_IGN
+expect_ut "terminate" 0 sigret 2 $TERM
+step
+wait_until 10 "[ \$(nreports 2 SIGNAL_IGN) = 1 ] || gone $PID"
+# (Lets it go on if it was not killed.)
+step
+wait "$PID"
+# TERM kills with the signal itself when its default is to kill.
+expect_eq "an ignored timer signal made TERM: died of SIGUSR1" "$?" $((128 + 10))
+expect_eq "timer SIGUSR1 (SIG_IGN) report" "$(last 2 SIGNAL_IGN | cut -d' ' -f1-3)" "sig=10 class=0x10 code=-2"
+expect_eq "reported once" "$(nsignal 2)" 1
+echo "ok: a timer's ignored SIGUSR1 reported as IGN and turned into a kill"
+
+# --- a child's death signal SIGUSR1 to its parent: SIGNAL_TERM, ignored
+start t49sd child 10 dfl
+expect_ut "attach" 0 attach 3 "$PID" $A_CREATE
+expect_ut "SIGNAL_TERM" 0 events 3 $EV_SIGNAL_TERM
+expect_ut "ignore" 0 sigret 3 $IGN
+step
+wait_until 10 "[ \$(nreports 3 SIGNAL_TERM) = 1 ] || gone $PID"
+expect_eq "death signal report" "$(last 3 SIGNAL_TERM | cut -d' ' -f1-3)" "sig=10 class=0x20 code=1"
+step
+wait "$PID"
+expect_eq "ignored: the parent lived on and reaped its child" "$?:$(cat "$OUT")" "0:alive child=7"
+expect_eq "reported once" "$(nsignal 3)" 1
+echo "ok: a child's SIGUSR1 death signal reported to the parent as TERM (CLD_EXITED) and ignored"
+
+# --- a child's SIGCHLD at its default (ignored): SIGNAL_IGN, made a kill
+start t49se child 17 dfl
+expect_ut "attach" 0 attach 4 "$PID" $A_CREATE
+expect_ut "SIGNAL_IGN" 0 events 4 $EV_SIGNAL_IGN
+expect_ut "terminate" 0 sigret 4 $TERM
+step
+wait_until 10 "[ \$(nreports 4 SIGNAL_IGN) = 1 ] || gone $PID"
+step
+wait "$PID"
+expect_eq "SIGCHLD made TERM: the parent died of SIGTERM" "$?" $((128 + 15))
+expect_eq "SIGCHLD report" "$(last 4 SIGNAL_IGN | cut -d' ' -f1-3)" "sig=17 class=0x10 code=1"
+expect_eq "reported once" "$(nsignal 4)" 1
+echo "ok: a child's SIGCHLD reported to the parent as IGN and turned into a kill"
+
+# --- SIGCHLD set to SIG_IGN: do_notify_parent() sends nothing (the kernel
+# reaps the child at once): nothing to report
+start t49sf child 17 ign
+expect_ut "attach" 0 attach 5 "$PID" $A_CREATE
+expect_ut "all signals" 0 events 5 $all_signals
+expect_ut "terminate" 0 sigret 5 $TERM
+step
+step
+wait "$PID"
+expect_eq "the parent lived on, its child reaped by the kernel" "$?:$(cat "$OUT")" "0:alive child=reaped"
+expect_eq "not reported" "$(nsignal 5)" 0
+echo "ok: SIGCHLD at SIG_IGN is not sent, nor reported"
+
+# --- PR_SET_PDEATHSIG SIGUSR1 (the dying parent's group_send_sig_info()):
+# SIGNAL_TERM, ignored
+rm -f /tmp/t49sg.1 /tmp/t49sg.2 /tmp/t49sg.out
+mkfifo /tmp/t49sg.1 /tmp/t49sg.2
+exec 3<>/tmp/t49sg.1 4<>/tmp/t49sg.2
+sigmodel pdeath 10 /tmp/t49sg.1 /tmp/t49sg.2 >/tmp/t49sg.out &
+reaper=$!
+wait_until 5 "grep -q pid= /tmp/t49sg.out"
+PID=$(sed -n 's/^pid=//p' /tmp/t49sg.out)
+expect_ut "attach" 0 attach 6 "$PID" $A_CREATE
+expect_ut "SIGNAL_TERM" 0 events 6 $EV_SIGNAL_TERM
+expect_ut "ignore" 0 sigret 6 $IGN
+printf x >&3
+wait_until 10 "[ \$(nreports 6 SIGNAL_TERM) = 1 ] || [ ! -e /proc/$PID ]"
+expect_eq "PDEATHSIG report" "$(last 6 SIGNAL_TERM | cut -d' ' -f1-3)" "sig=10 class=0x20 code=0"
+printf x >&4
+wait "$reaper"
+expect_eq "ignored: the orphan lived on" "$(grep '^c=' /tmp/t49sg.out)" "c=exit 0"
+expect_eq "reported once" "$(nsignal 6)" 1
+echo "ok: PR_SET_PDEATHSIG's SIGUSR1 reported as TERM and ignored"
+exec 3>&- 4>&-
