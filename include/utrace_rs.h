@@ -276,9 +276,9 @@ struct utrace_engine_ops {
 	 *
 	 * Not called for a ptraced task (its debugger owns its signals), for
 	 * SIGKILL (which always kills, also a stopped or suspended task), for
-	 * SIGCONT, for a signal that a thread of the group blocks, or for
-	 * signals sent as POSIX timer expiries (timer_create()) that kill
-	 * without a core dump or are ignored (see the docs).
+	 * SIGCONT, or for a signal that a thread of the group blocks. Every
+	 * sender is covered, POSIX timer expiries and a child's death signal
+	 * included (see the docs).
 	 */
 	u32 (*report_signal)(u32 action, struct utrace_engine *engine,
 			     struct pt_regs *regs, struct kernel_siginfo *info,
