@@ -9,10 +9,11 @@
  *                   milliseconds, handlers counting (SA_NODEFER, nothing
  *                   blocked), busy until N SIGALRMs were handled; prints
  *                   "alrm=A prof=P"
- *   timer SIG dfl|ign FIFO
+ *   timer SIG dfl|ign|ign-periodic FIFO
  *                   SIG at its default (dfl) or SIG_IGN; after a byte on
  *                   FIFO, a POSIX timer (timer_create(), SIGEV_SIGNAL with
- *                   SIG) expires once, 1 ms later; after a second byte,
+ *                   SIG) expires once, 1 ms later (ign-periodic: every
+ *                   millisecond from then on); after a second byte,
  *                   prints "alive" and exits 0
  *   child SIG dfl|ign FIFO
  *                   SIGCHLD at its default (dfl) or SIG_IGN; after a byte on
@@ -113,7 +114,9 @@ int main(int argc, char **argv)
 		struct itimerspec its = { .it_value = { 0, 1000000 } };
 		timer_t timer;
 
-		sa.sa_handler = strcmp(argv[3], "ign") ? SIG_DFL : SIG_IGN;
+		sa.sa_handler = strcmp(argv[3], "dfl") ? SIG_IGN : SIG_DFL;
+		if (!strcmp(argv[3], "ign-periodic"))
+			its.it_interval = its.it_value;
 		if (sigaction(atoi(argv[2]), &sa, NULL))
 			die("sigaction");
 		memset(&sev, 0, sizeof(sev));
@@ -187,6 +190,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr,
-		"usage: sigmodel handlers FILE | fault FIFO | itimer N FIFO | timer SIG dfl|ign FIFO | child SIG dfl|ign FIFO | pdeath SIG FIFO1 FIFO2\n");
+		"usage: sigmodel handlers FILE | fault FIFO | itimer N FIFO | timer SIG dfl|ign|ign-periodic FIFO | child SIG dfl|ign FIFO | pdeath SIG FIFO1 FIFO2\n");
 	return 2;
 }

@@ -88,6 +88,22 @@ expect_eq "timer SIGUSR1 (SIG_IGN) report" "$(last 2 SIGNAL_IGN | cut -d' ' -f1-
 expect_eq "reported once" "$(nsignal 2)" 1
 echo "ok: a timer's ignored SIGUSR1 reported as IGN and turned into a kill"
 
+# --- a periodic timer's SIGUSR1 at SIG_IGN, left ignored: every expiry is
+# reported (each is queued and dequeued: 6.12 rearms the timer in
+# dequeue_signal(), 7.x in posixtimer_deliver_signal(); without an engine 7.x
+# parks it on its ignored list instead)
+start t49sh timer 10 ign-periodic
+expect_ut "attach" 0 attach 7 "$PID" $A_CREATE
+expect_ut "SIGNAL_IGN" 0 events 7 $EV_SIGNAL_IGN
+step
+wait_until 20 "[ \$(nreports 7 SIGNAL_IGN) -ge 3 ] || gone $PID"
+step
+wait "$PID"
+expect_eq "ignored: the task lived on" "$?:$(cat "$OUT")" "0:alive"
+expect_eq "each report an IGN of SIGUSR1" \
+	"$(utlog | awk '$2 == 7 { print $3, $5, $6, $7 }' | sort -u)" "SIGNAL_IGN sig=10 class=0x10 code=-2"
+echo "ok: a periodic timer's ignored SIGUSR1 reported at each expiry ($(nreports 7 SIGNAL_IGN) reports)"
+
 # --- a child's death signal SIGUSR1 to its parent: SIGNAL_TERM, ignored
 start t49sd child 10 dfl
 expect_ut "attach" 0 attach 3 "$PID" $A_CREATE
