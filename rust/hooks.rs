@@ -349,9 +349,12 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     }
     // SAFETY: The siglock is held by our caller.
     let class = unsafe { shim::signal::class(task, sig) };
-    if class == signal::STOP || class == signal::TSTP {
+    if (class == signal::STOP || class == signal::TSTP)
         // SAFETY: As above.
-        unsafe { report_signal::jctl_group(st, task, JCTL_STOP, true) };
+        && !unsafe { report_signal::hold_for_jctl(st, task, sig, shared) }
+    {
+        // SAFETY: As above.
+        unsafe { report_signal::jctl_group(st, task, JCTL_STOP, true, None) };
     }
 }
 
@@ -399,7 +402,7 @@ fn continued(st: &State, task: *mut bindings::task_struct) {
     // SAFETY: As above.
     if unsafe { shim::signal::group_continued(task) } {
         // SAFETY: As above.
-        unsafe { report_signal::jctl_group(st, task, JCTL_CONT, true) };
+        unsafe { report_signal::jctl_group(st, task, JCTL_CONT, true, None) };
     }
 }
 

@@ -10,13 +10,14 @@ use crate::detach::{self, Target};
 use crate::events::{self, action};
 use crate::freezer;
 use crate::report_pass::{report, report_quiesce, walk_task, Pass};
-use crate::report_signal::{report_handler, report_interrupt, report_jctl, report_signals};
+use crate::report_signal::report_signals;
+use crate::report_signal::{report_handler, report_interrupt, report_jctl, report_jctl_hold};
 use crate::report_syscall::{report_entry, report_exit_in_work};
 use crate::shim::{self, RcuGuard};
 use crate::state::State;
 use crate::task;
 use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN, JCTL_CONT, JCTL_STOP};
-use crate::utask::{JCTL_CONT_NOTIFY, JCTL_STOP_NOTIFY};
+use crate::utask::{JCTL_CONT_NOTIFY, JCTL_HOLD, JCTL_STOP_NOTIFY};
 use crate::wait;
 use core::sync::atomic::Ordering::SeqCst;
 use kernel::alloc::Flags;
@@ -204,6 +205,9 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
     }
     if pending.signals != 0 {
         rehold = report_signals(st, ut, pending.signals, pending.signal_seq);
+    }
+    if pending.jctl & JCTL_HOLD != 0 {
+        report_jctl_hold(st, ut);
     }
     if pending.jctl & JCTL_STOP != 0 {
         let notify = pending.jctl & JCTL_STOP_NOTIFY != 0;

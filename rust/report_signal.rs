@@ -9,7 +9,9 @@ use crate::report_pass::{report, walk_task, Pass};
 use crate::shim;
 use crate::state::State;
 use crate::task;
-use crate::utask::{HandlerReport, UTask, JCTL_CONT_NOTIFY, JCTL_STOP, JCTL_STOP_NOTIFY};
+use crate::utask::{
+    HandlerReport, UTask, JCTL_CONT_NOTIFY, JCTL_HOLD, JCTL_STOP, JCTL_STOP_NOTIFY,
+};
 use core::sync::atomic::Ordering::SeqCst;
 use kernel::bindings;
 
@@ -91,7 +93,9 @@ pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> 
 /// an engine with JCTL events. One of them, `task` if it gets one, else the
 /// first other live one, is the one the parent's notification is charged
 /// to (`notify`): utrace gave it to the last thread to stop, which is not
-/// known yet when utrace-rs reports (before the stop).
+/// known yet when utrace-rs reports (before the stop). With `own`, `task`'s
+/// report is not queued but stored there (0 if it gets none), for the
+/// caller to make.
 ///
 /// # Safety
 ///
@@ -102,25 +106,20 @@ pub(crate) unsafe fn jctl_group(
     task: *mut bindings::task_struct,
     what: u32,
     locked: bool,
+    mut own: Option<&mut u32>,
 ) {
     let rcu = crate::shim::RcuGuard::new();
-    let wants = |t: *mut bindings::task_struct| {
-        // SAFETY: `t` is `task` or one of its threads, valid here.
-        let live = !task::is_exiting(unsafe { task::from_raw(t) });
-        let jctl = st
-            .table
-            .lookup(t, &rcu)
-            .is_some_and(|ut| ut.events() & events::JCTL != 0);
-        jctl && live
-    };
-    let mut notified = wants(task).then_some(task);
+    let mut notified = jctl_thread(st, task, &rcu).map(|_| task);
+    if let Some(own) = own.as_deref_mut() {
+        *own = 0;
+    }
     // SAFETY: By the function's safety requirements; the closure does not
     // sleep.
     unsafe {
         shim::signal::for_each_thread(task, locked, |t| {
             if let Some(ut) = st.table.lookup(t, &rcu) {
                 if ut.events() & events::JCTL != 0 {
-                    if notified.is_none() && wants(t) {
+                    if notified.is_none() && jctl_thread(st, t, &rcu).is_some() {
                         notified = Some(t);
                     }
                     let notify = match what {
@@ -128,11 +127,124 @@ pub(crate) unsafe fn jctl_group(
                         JCTL_STOP => JCTL_STOP_NOTIFY,
                         _ => JCTL_CONT_NOTIFY,
                     };
-                    ut.queue_signals(&st.work, 0, what | notify);
+                    match own.as_deref_mut() {
+                        Some(own) if t == task => *own = what | notify,
+                        _ => ut.queue_signals(&st.work, 0, what | notify),
+                    }
                 }
             }
         })
     };
+}
+
+/// `t`'s state if it is live and has an engine with JCTL events.
+fn jctl_thread<'a>(
+    st: &'a State,
+    t: *mut bindings::task_struct,
+    rcu: &'a crate::shim::RcuGuard,
+) -> Option<&'a UTask> {
+    // SAFETY: `t` is a thread of a task whose siglock is held or `current`,
+    // valid here.
+    let live = !task::is_exiting(unsafe { task::from_raw(t) });
+    st.table
+        .lookup(t, rcu)
+        .filter(|ut| live && ut.events() & events::JCTL != 0)
+}
+
+/// The `signal_generate` probe: stop signal `sig` was queued for `task` (on
+/// the group's set if `shared`) and no engine holds it. The kernel woke a
+/// thread for it (`complete_signal()` sets TIF_SIGPENDING before the probe
+/// runs), which may be in get_signal() already, past the task_work a JCTL
+/// report would be made in: it would dequeue the signal and stop, its
+/// report made only after SIGCONT. So one thread with a JCTL engine (`task`
+/// if it has one, else, for a signal sent to the process, the first other
+/// live one) hides the signal (as a held one) until its work made its own
+/// JCTL report and queued the others' ([`report_jctl_hold`]): every thread
+/// then has its report queued before the group stop is started and makes
+/// it before it stops. Returns false if no thread holds it (none may: a
+/// ptraced or exiting one, a thread in a utrace stop, which counts as
+/// stopped already; nor need: a stop signal utrace-rs sends to `current`
+/// from its work); the caller then queues the reports.
+///
+/// # Safety
+///
+/// `task` is valid and its siglock is held.
+pub(crate) unsafe fn hold_for_jctl(
+    st: &State,
+    task: *mut bindings::task_struct,
+    sig: i32,
+    shared: bool,
+) -> bool {
+    let rcu = crate::shim::RcuGuard::new();
+    if task == task::current()
+        && st
+            .table
+            .lookup(task, &rcu)
+            .is_some_and(|ut| ut.injecting.load(SeqCst))
+    {
+        // utrace-rs's own stop signal, sent by the task's work to itself:
+        // it dequeues it only once its work is done, and the work queues
+        // the JCTL reports itself (`jctl_stop_current`) or has them queued
+        // now.
+        return false;
+    }
+    let mut holder = jctl_thread(st, task, &rcu).map(|ut| (task, ut));
+    if holder.is_none() && shared {
+        // SAFETY: By the function's safety requirements; the closure does
+        // not sleep.
+        unsafe {
+            shim::signal::for_each_thread(task, true, |t| {
+                if holder.is_none() {
+                    holder = jctl_thread(st, t, &rcu).map(|ut| (t, ut));
+                }
+            })
+        };
+    }
+    let Some((t, ut)) = holder else {
+        return false;
+    };
+    // SAFETY: The siglock of `task`'s group is held by our caller.
+    if ut.stopped.load(SeqCst) || !unsafe { shim::signal::holdable(t, sig, false) } {
+        return false;
+    }
+    let bit = 1u64 << (sig - 1);
+    // SAFETY: As above.
+    unsafe { shim::signal::hide(task, sig, shared) };
+    ut.mark_hidden(bit, shared);
+    ut.jctl_held.fetch_or(bit, SeqCst);
+    if ut.held.fetch_or(bit, SeqCst) & bit == 0 {
+        ut.queue_signals(&st.work, 0, JCTL_HOLD);
+    }
+    true
+}
+
+/// The work of a thread that hides stop signals for JCTL
+/// ([`hold_for_jctl`]): queues every other thread's JCTL report of the
+/// stop, makes its own, then shows the signals again (the group stop
+/// follows). Those a SIGCONT cancelled meanwhile are left to
+/// [`report_signals`], which discards them.
+pub(crate) fn report_jctl_hold(st: &State, ut: &UTask) {
+    let bits = ut.jctl_held.swap(0, SeqCst) & ut.held.load(SeqCst);
+    let bits = bits & !ut.cancelled.load(SeqCst);
+    if bits == 0 {
+        return;
+    }
+    let mut own = 0;
+    // SAFETY: `ut`'s task is `current`; no siglock is held.
+    unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false, Some(&mut own)) };
+    if own & JCTL_STOP != 0 {
+        report_jctl(
+            st,
+            ut,
+            bindings::CLD_STOPPED as i32,
+            own & JCTL_STOP_NOTIFY != 0,
+        );
+    }
+    for sig in 1..=64 {
+        if bits & (1u64 << (sig - 1)) != 0 {
+            release(ut, sig, false);
+        }
+    }
 }
 
 /// JCTL reports for a stop of `current`'s process that utrace-rs decided.
@@ -142,7 +254,7 @@ pub(crate) unsafe fn jctl_group(
 /// `ut`'s task is `current`, and its siglock is not held.
 unsafe fn jctl_stop_current(st: &State, ut: &UTask) {
     // SAFETY: By the function's safety requirements.
-    unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false) };
+    unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false, None) };
 }
 
 /// No longer holds `sig` for `ut` (`current`): shows it again, or

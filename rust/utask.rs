@@ -89,6 +89,10 @@ pub(crate) const RESTOP: u32 = 1 << 2;
 /// group's `notify`, one thread per stop (continue).
 pub(crate) const JCTL_STOP_NOTIFY: u32 = 1 << 3;
 pub(crate) const JCTL_CONT_NOTIFY: u32 = 1 << 4;
+/// Not a report by itself: stop signals this thread hides until its JCTL
+/// report is made ([`UTask::jctl_held`]); see
+/// `report_signal::hold_for_jctl`.
+pub(crate) const JCTL_HOLD: u32 = 1 << 5;
 
 /// Events waiting to be reported by the task's work.
 #[derive(Default)]
@@ -185,6 +189,9 @@ pub(crate) struct UTask {
     /// Of `held`, stop signals a SIGCONT cancelled (the kernel drops
     /// pending stop signals on SIGCONT): discarded unreported.
     pub(crate) cancelled: AtomicU64,
+    /// Of `held`, stop signals held only until this thread's JCTL report
+    /// (no engine wants the signal itself): then shown again.
+    pub(crate) jctl_held: AtomicU64,
     /// Signals whose handler runs after a report to SIGNAL engines: the
     /// HANDLER report follows once its frame is set up.
     pub(crate) handler_wanted: AtomicU64,
@@ -361,6 +368,7 @@ impl UTask {
                 fresh: AtomicU64::new(0),
                 suspended: AtomicU64::new(0),
                 cancelled: AtomicU64::new(0),
+                jctl_held: AtomicU64::new(0),
                 handler_wanted: AtomicU64::new(0),
                 incoming_signals: AtomicU64::new(0),
                 incoming_jctl: AtomicU32::new(0),

@@ -80,6 +80,49 @@ kill -CONT "$PID"
 wait_until 10 "[ \$(nreports 2 JCTL) = 2 ]"
 expect_eq "JCTL after SIGCONT" "$(last 2 JCTL | cut -d' ' -f1-2)" "type=6 notify=6"
 echo "ok: SIGTSTP and SIGSTOP reported as TSTP and STOP; ignored, then delivered; JCTL stop and continue"
+# JCTL's notify (CLD_STOPPED 5, CLD_CONTINUED 6) is in exactly one thread's
+# report per stop and per continue: the one the signal was sent to (here the
+# main thread of a 3-thread process, its threads looping on sched_yield());
+# 0 in the others. Each thread reports before it stops, so once the parent
+# saw the stop (waitpid), all three stop reports are in, once each: the
+# thread the kernel woke for SIGSTOP used to dequeue it before its report
+# was queued, stopped, and reported only after SIGCONT (4 rounds of 20).
+# Three rounds (slots 7-9, 10-12, 13-15); after the kill, the whole JCTL
+# sequence of each thread is checked once more (nothing late, nothing twice).
+jattach() {
+	expect_ut "attach $2" 0 attach "$1" "$2" $A_CREATE
+	expect_ut "JCTL $2" 0 events "$1" $EV_JCTL
+}
+# jctl_seq SLOT: SLOT's JCTL reports, "type=T notify=N" each, in order.
+jctl_seq() { utlog | awk -v s="$1" '$2 == s && $3 == "JCTL" { printf "%s%s %s", sep, $5, $6; sep = " " }'; }
+jctl3() {
+	local s=$1 jp jt1 jt2 jobctl
+	rm -f /tmp/t49j.tids /tmp/t49j.wait
+	jobctl /tmp/t49j.tids >/tmp/t49j.wait &
+	jobctl=$!
+	wait_until 10 "[ -s /tmp/t49j.tids ]"
+	read -r jp jt1 jt2 </tmp/t49j.tids
+	jattach "$s" "$jp"
+	jattach $((s + 1)) "$jt1"
+	jattach $((s + 2)) "$jt2"
+	kill -STOP "$jp"
+	wait_until 30 "grep -q '^stopped 19' /tmp/t49j.wait"
+	expect_eq "stopped: main thread" "$(jctl_seq "$s")" "type=5 notify=5"
+	expect_eq "stopped: thread 2" "$(jctl_seq $((s + 1)))" "type=5 notify=0"
+	expect_eq "stopped: thread 3" "$(jctl_seq $((s + 2)))" "type=5 notify=0"
+	kill -CONT "$jp"
+	wait_until 30 "[ \$(nreports $s JCTL) = 2 ] && [ \$(nreports $((s + 1)) JCTL) = 2 ] && [ \$(nreports $((s + 2)) JCTL) = 2 ]"
+	wait_until 10 "grep -q '^continued' /tmp/t49j.wait"
+	kill -KILL "$jp"
+	wait "$jobctl"
+	expect_eq "main thread" "$(jctl_seq "$s")" "type=5 notify=5 type=6 notify=6"
+	expect_eq "thread 2" "$(jctl_seq $((s + 1)))" "type=5 notify=0 type=6 notify=0"
+	expect_eq "thread 3" "$(jctl_seq $((s + 2)))" "type=5 notify=0 type=6 notify=0"
+}
+jctl3 7
+jctl3 10
+jctl3 13
+echo "ok: JCTL in each thread before the stop; notify in exactly one thread's report per stop and per continue (3 rounds)"
 # A held stop signal is cancelled by SIGCONT, as a queued one is.
 expect_ut "hold" 0 sigret 2 $HOLD
 kill -TSTP "$PID"
