@@ -5,8 +5,8 @@
 //! atomic context with a context type that offers nothing that may sleep.
 
 use super::{
-    Action, Context, Events, Signal, SignalReport, SleepingSyscall, SyscallContext, SyscallEntry,
-    SyscallRegs,
+    Action, Context, Events, JctlReport, Signal, SignalReport, SleepingSyscall, SyscallContext,
+    SyscallEntry, SyscallRegs,
 };
 use kernel::str::CStr;
 use kernel::task::Task;
@@ -89,9 +89,11 @@ pub(crate) trait Engine: Send + Sync + Sized + 'static {
         (self.quiesce(cx, Events::NONE), Signal::Keep)
     }
 
-    /// JCTL: the process is about to stop for job control (`stopped`), or
-    /// was continued.
-    fn jctl(&self, _cx: &Context<'_, Self>, _stopped: bool) -> Action {
+    /// JCTL: the process is about to stop for job control, or was
+    /// continued ([`JctlReport::what`](super::JctlReport::what)); one
+    /// thread's report per stop (continue) has
+    /// [`JctlReport::notify`](super::JctlReport::notify).
+    fn jctl(&self, _cx: &Context<'_, Self>, _jctl: JctlReport) -> Action {
         Action::Resume
     }
 }

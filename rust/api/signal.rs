@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Signals: what [`Engine::signal`](super::Engine::signal) is told
-//! ([`SignalReport`], [`SignalClass`]) and what it decides ([`Signal`]).
+//! ([`SignalReport`], [`SignalClass`]) and what it decides ([`Signal`]);
+//! what [`Engine::jctl`](super::Engine::jctl) is told ([`JctlReport`],
+//! [`JobControl`]).
 
 use super::raw;
 use kernel::bindings;
@@ -183,5 +185,56 @@ impl SignalReport<'_> {
         // callback; `sa_handler` is its first field, a pointer-sized value
         // (SIG_DFL is 0, SIG_IGN is 1).
         unsafe { self.return_ka.cast::<usize>().write(usize::from(ignore)) };
+    }
+}
+
+/// What a JCTL report is about.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum JobControl {
+    /// The process is about to stop for job control (`CLD_STOPPED`): the
+    /// task reports before it stops.
+    Stopped,
+    /// The process was continued (SIGCONT, `CLD_CONTINUED`).
+    Continued,
+}
+
+/// A JCTL report ([`Engine::jctl`](super::Engine::jctl)): each thread with
+/// a JCTL engine gets one per stop and per continue of its process.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct JctlReport {
+    what: JobControl,
+    notify: bool,
+}
+
+impl JctlReport {
+    /// From `report_jctl`'s `type` (`CLD_STOPPED` or `CLD_CONTINUED`) and
+    /// `notify` (that type, or 0).
+    pub(super) fn from_raw(type_: i32, notify: i32) -> JctlReport {
+        JctlReport {
+            what: if type_ == bindings::CLD_STOPPED as i32 {
+                JobControl::Stopped
+            } else {
+                JobControl::Continued
+            },
+            notify: notify != 0,
+        }
+    }
+
+    /// A stop or a continue.
+    pub(crate) fn what(&self) -> JobControl {
+        self.what
+    }
+
+    /// Whether it is a stop.
+    pub(crate) fn stopped(&self) -> bool {
+        self.what == JobControl::Stopped
+    }
+
+    /// Whether the parent's notification of this stop (continue) goes with
+    /// this thread's report (utrace's `notify`): true in exactly one
+    /// thread's report per stop and per continue, the thread the signal was
+    /// sent to if it has a JCTL engine, else another live one that has.
+    pub(crate) fn notify(&self) -> bool {
+        self.notify
     }
 }

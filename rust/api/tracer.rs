@@ -14,7 +14,7 @@ use super::compat::{ARef, ForeignPtr};
 use super::raw;
 use super::task::task_ptr;
 use super::{
-    task_by_pid, Context, Control, Engine, Events, Examined, SignalClass, SignalReport,
+    task_by_pid, Context, Control, Engine, Events, Examined, JctlReport, SignalClass, SignalReport,
     SleepingSyscall, SyscallContext, SyscallEngine, SyscallRegs,
 };
 use core::ffi::c_void;
@@ -652,12 +652,14 @@ unsafe extern "C" fn jctl_cb<E: Engine, const GLOBAL: bool>(
     _action: u32,
     engine: *mut raw::utrace_engine,
     type_: i32,
-    _notify: i32,
+    notify: i32,
 ) -> u32 {
     // SAFETY: As for `clone_cb`.
     let cx = unsafe { context::<E, GLOBAL>(engine, current()) };
-    let stopped = type_ == bindings::CLD_STOPPED as i32;
-    cx.shared.engine.jctl(&cx, stopped).raw()
+    cx.shared
+        .engine
+        .jctl(&cx, JctlReport::from_raw(type_, notify))
+        .raw()
 }
 
 /// # Safety

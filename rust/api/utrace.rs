@@ -60,7 +60,7 @@ pub(crate) use examine::{Examined, FpRegs, UserRegs};
 pub(crate) use param::{modinfo_bytes, module_param_entry, module_param_int, IntParam, ParamEntry};
 pub(crate) use param::{module_param_str, KparamString, StrParam};
 pub(crate) use process::{descends_from, signal_process, wall_seconds, Cgroup, TaskIds};
-pub(crate) use signal::{Signal, SignalClass, SignalReport};
+pub(crate) use signal::{JctlReport, JobControl, Signal, SignalClass, SignalReport};
 pub(crate) use stream::Stream;
 pub(crate) use task::{lost_events, task_by_pid, TaskInfo};
 pub(crate) use timer::{Timer, TimerHandler, TimerRef};

@@ -16,6 +16,11 @@
 //!   Stop is sticky), the rest delivered (and each delivery's HANDLER
 //!   report counted);
 //! - with `ctl=M`, a SIGUSR1 to task M (ignored) resumes N;
+//! - with `jctl=P jctl_t1=T1 jctl_t2=T2` (the threads of a `jobctl`
+//!   process, P its main thread), instead of all the above: JCTL engines on
+//!   the three threads, logging each report (`jctl tid=T stop|cont
+//!   notify=0|1`) and counting their stop and continue reports, those with
+//!   `notify`, and those with `notify` in P (`jctl_*=` at unload);
 //! - with `step=1` (N is the stepper program): Action::SingleStep from the
 //!   SYSCALL_EXIT of its start marker, then each SIGTRAP ignored with a
 //!   Control::SingleStep from the signal callback, until the SYSCALL_ENTRY
@@ -34,8 +39,8 @@ use kernel::sync::{new_mutex, new_spinlock, Mutex, SpinLock};
 mod utrace;
 
 use utrace::{
-    Action, Context, Control, EngineRef, Events, Signal, SignalClass, SignalReport, SyscallContext,
-    SyscallEntry, SyscallRegs, Tracer,
+    Action, Context, Control, EngineRef, Events, JctlReport, JobControl, Signal, SignalClass,
+    SignalReport, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
 };
 
 utrace::module_author! {
@@ -56,6 +61,14 @@ utrace::module_param_int!(
     0,
     "Control::Interrupt at load; its report delivers a SIGUSR1"
 );
+utrace::module_param_int!(
+    JCTL,
+    "jctl",
+    0,
+    "JCTL engines on this process's main thread"
+);
+utrace::module_param_int!(JCTL_T1, "jctl_t1", 0, "and on this thread of it");
+utrace::module_param_int!(JCTL_T2, "jctl_t2", 0, "and on this one");
 utrace::module_param_int!(
     CTL,
     "ctl",
@@ -96,6 +109,14 @@ struct Counts {
     /// siginfo was as documented (class Report, no signal, no sender).
     interrupts: AtomicU32,
     interrupts_empty: AtomicU32,
+    /// With `jctl=P`: JCTL reports of stops and continues, how many of
+    /// them had `notify`, and how many of those were P's.
+    jctl_stops: AtomicU32,
+    jctl_stop_notify: AtomicU32,
+    jctl_stop_notify_main: AtomicU32,
+    jctl_conts: AtomicU32,
+    jctl_cont_notify: AtomicU32,
+    jctl_cont_notify_main: AtomicU32,
 }
 
 struct Api {
@@ -142,6 +163,28 @@ impl utrace::Engine for Api {
         // An artificial signal: the task's SIGUSR1 handler runs.
         sig.set_signo(SIGUSR1);
         (Action::Resume, Signal::Deliver)
+    }
+
+    fn jctl(&self, cx: &Context<'_, Self>, jctl: JctlReport) -> Action {
+        let c = &self.counts;
+        let (all, notify, main) = match jctl.what() {
+            JobControl::Stopped => (&c.jctl_stops, &c.jctl_stop_notify, &c.jctl_stop_notify_main),
+            JobControl::Continued => (&c.jctl_conts, &c.jctl_cont_notify, &c.jctl_cont_notify_main),
+        };
+        all.fetch_add(1, Relaxed);
+        pr_info!(
+            "jctl tid={} {} notify={}\n",
+            tid(cx.task()),
+            if jctl.stopped() { "stop" } else { "cont" },
+            u8::from(jctl.notify())
+        );
+        if jctl.notify() {
+            notify.fetch_add(1, Relaxed);
+            if tid(cx.task()) == JCTL.get() {
+                main.fetch_add(1, Relaxed);
+            }
+        }
+        Action::Resume
     }
 
     fn exec(&self, _cx: &Context<'_, Self>, _filename: Option<&CStr>, _old_pid: i32) -> Action {
@@ -316,6 +359,18 @@ impl kernel::Module for ApiModule {
             target,
             detached,
         })?;
+        if JCTL.get() > 0 {
+            for tid in [JCTL.get(), JCTL_T1.get(), JCTL_T2.get()] {
+                tracer.attach_pid(tid, Events::JCTL)?;
+            }
+            pr_info!(
+                "JCTL on {} {} {}\n",
+                JCTL.get(),
+                JCTL_T1.get(),
+                JCTL_T2.get()
+            );
+            return Ok(ApiModule { tracer });
+        }
         let engine = match attach_checked(&tracer, pid) {
             Ok(engine) => engine,
             Err(e) => {
@@ -368,5 +423,16 @@ impl Drop for ApiModule {
             c.interrupts.load(Relaxed),
             c.interrupts_empty.load(Relaxed)
         );
+        if JCTL.get() > 0 {
+            pr_info!(
+                "jctl_stops={} jctl_stop_notify={} jctl_stop_notify_main={} jctl_conts={} jctl_cont_notify={} jctl_cont_notify_main={}\n",
+                c.jctl_stops.load(Relaxed),
+                c.jctl_stop_notify.load(Relaxed),
+                c.jctl_stop_notify_main.load(Relaxed),
+                c.jctl_conts.load(Relaxed),
+                c.jctl_cont_notify.load(Relaxed),
+                c.jctl_cont_notify_main.load(Relaxed)
+            );
+        }
     }
 }

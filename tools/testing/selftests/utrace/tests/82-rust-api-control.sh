@@ -86,4 +86,38 @@ expect_eq "resumes" "$(count resumed)" 1
 [ "$(count quiesce_stopped)" -ge 1 ] || fail "no QUIESCE report at the stop"
 kill $tpid $ctl
 wait $tpid $ctl 2>/dev/null
+
+# --- JCTL through Engine::jctl's JctlReport: a 3-thread process stopped and
+# continued twice; each thread reports each stop (before it stops: all
+# three are in once the parent saw the stop) and each continue, and exactly
+# one report per stop (continue) has notify(), the main thread's (the signal
+# went to the process). The next stop waits for the continue reports (a
+# thread that SIGCONT woke but that has not run yet when the next stop
+# starts stops again before it reports: see api.rst).
+rm -f /tmp/t82j.tids /tmp/t82j.wait
+jobctl /tmp/t82j.tids >/tmp/t82j.wait &
+jobctl=$!
+wait_until 10 "[ -s /tmp/t82j.tids ]"
+read -r jp jt1 jt2 </tmp/t82j.tids
+mark
+load utrace_api_rs jctl="$jp" jctl_t1="$jt1" jctl_t2="$jt2"
+jctl_lines() { dmesg_since_mark | grep -c "utrace_api_rs: jctl tid=[0-9]* $1"; }
+for round in 1 2; do
+	kill -STOP "$jp"
+	wait_until 30 "[ \$(grep -c '^stopped 19' /tmp/t82j.wait) = $round ]"
+	expect_eq "stop reports when the parent saw stop $round" "$(jctl_lines stop)" $((3 * round))
+	kill -CONT "$jp"
+	wait_until 30 "[ \$(jctl_lines cont) = $((3 * round)) ]"
+done
+kill -KILL "$jp"
+wait "$jobctl"
+unload utrace_api_rs
+line=$(dmesg_since_mark | grep 'utrace_api_rs: jctl_stops=' | tail -n 1)
+echo "$line"
+expect_eq "stop reports (3 threads, 2 stops)" "$(count jctl_stops)" 6
+expect_eq "stop reports with notify (one per stop)" "$(count jctl_stop_notify)" 2
+expect_eq "... the main thread's" "$(count jctl_stop_notify_main)" 2
+expect_eq "continue reports" "$(count jctl_conts)" 6
+expect_eq "continue reports with notify (one per continue)" "$(count jctl_cont_notify)" 2
+expect_eq "... the main thread's" "$(count jctl_cont_notify_main)" 2
 unload utrace_rs
