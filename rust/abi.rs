@@ -5,7 +5,7 @@
 //! Rust operations in `control.rs`.
 
 use crate::compat::ARef;
-use crate::compat::{Escaped, ForeignPtr};
+use crate::compat::ForeignPtr;
 use crate::control;
 use crate::engine::{Engine, EngineOps};
 use crate::examine;
@@ -265,7 +265,7 @@ pub(crate) unsafe extern "C" fn utrace_stream_emit(
             core::slice::from_raw_parts(text, len),
         )
     };
-    to_errno(stream.emit(format_args!("{}", Escaped(text))))
+    to_errno(stream.emit(text))
 }
 
 /// # Safety

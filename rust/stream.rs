@@ -18,9 +18,9 @@
 use crate::compat::{self, ForeignPtr};
 use crate::errno::eshutdown;
 use crate::shim;
+use crate::text::Cursor;
 use crate::wait;
 use core::ffi::c_void;
-use core::fmt::Write;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering::SeqCst};
 use kernel::bindings;
@@ -63,17 +63,21 @@ impl Ring {
         self.count + 1 >= self.slots.len()
     }
 
-    fn push(&mut self, seq: u64, args: core::fmt::Arguments<'_>) {
+    /// Writes record `seq`, `<seq> <ns> <payload>\n`, into the next slot
+    /// (cut at [`RECORD`] bytes, newline included).
+    #[inline]
+    fn push(&mut self, seq: u64, payload: impl FnOnce(&mut Cursor<'_>)) {
         let cap = self.slots.len();
         let slot = &mut self.slots[(self.head + self.count) % cap];
-        let mut w = SlotWriter {
-            buf: &mut slot.data,
-            len: 0,
-        };
         let ns = compat::ktime_get_ns();
-        // A record that does not fit is cut; `SlotWriter` never fails.
-        let _ = write!(w, "{} {} {}", seq, ns, args);
-        let len = w.len.min(RECORD - 1);
+        let (text, _) = slot.data.split_at_mut(RECORD - 1);
+        let mut w = Cursor::over(text);
+        w.u64(seq);
+        w.byte(b' ');
+        w.i64(ns);
+        w.byte(b' ');
+        payload(&mut w);
+        let len = w.len();
         slot.data[len] = b'\n';
         slot.len = (len + 1) as u16;
         self.count += 1;
@@ -85,31 +89,21 @@ impl Ring {
     fn flush_notices(&mut self, lost: u64) {
         if self.dropped != 0 && self.count < self.slots.len() {
             let (n, seq) = (self.dropped, self.dropped_seq);
-            self.push(seq, format_args!("DROPPED {}", n));
+            self.push(seq, |w| {
+                w.bytes(b"DROPPED ");
+                w.u64(n);
+            });
             self.dropped = 0;
         }
         if lost != self.lost_seen && self.dropped == 0 && self.count + 2 < self.slots.len() {
             let (n, seq) = (lost.wrapping_sub(self.lost_seen), self.seq);
             self.seq += 1;
-            self.push(seq, format_args!("LOST {}", n));
+            self.push(seq, |w| {
+                w.bytes(b"LOST ");
+                w.u64(n);
+            });
             self.lost_seen = lost;
         }
-    }
-}
-
-/// Formats into a record slot, cutting what does not fit.
-struct SlotWriter<'a> {
-    buf: &'a mut [u8; RECORD],
-    len: usize,
-}
-
-impl Write for SlotWriter<'_> {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let room = RECORD - 1 - self.len;
-        let n = s.len().min(room);
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
     }
 }
 
@@ -198,9 +192,16 @@ impl Stream {
         Ok(stream)
     }
 
-    /// Adds a record; `Err(ENOSPC)` when the ring is full (counted, and
-    /// reported to the reader). Any context but hard interrupts.
-    pub(crate) fn emit(&self, args: core::fmt::Arguments<'_>) -> Result {
+    /// Adds a record of `text`, escaped as [`compat::Escaped`] shows it;
+    /// `Err(ENOSPC)` when the ring is full (counted, and reported to the
+    /// reader). Any context but hard interrupts.
+    pub(crate) fn emit(&self, text: &[u8]) -> Result {
+        self.emit_with(|w| w.escaped(text))
+    }
+
+    /// Adds a record whose payload `payload` writes into its slot, under
+    /// the ring's lock (one reservation, no copy in between).
+    fn emit_with(&self, payload: impl FnOnce(&mut Cursor<'_>)) -> Result {
         let lost = lost_events();
         let mut ring = self.ring.lock();
         if ring.closed {
@@ -218,7 +219,7 @@ impl Stream {
         ring.flush_notices(lost);
         let seq = ring.seq;
         ring.seq += 1;
-        ring.push(seq, args);
+        ring.push(seq, payload);
         // Readers are woken by a watermark, not for every record: at once
         // when the ring is a quarter full, else by the timer, within
         // WAKE_MS (armed under the lock, so never after `destroy`).
@@ -264,13 +265,14 @@ impl Stream {
         ring.flush_notices(lost_events());
         let cap = ring.slots.len();
         while ring.count != 0 && out.len() < out.capacity() {
-            let slot = ring.slots[ring.head];
-            let rec = &slot.data[ring.head_off..slot.len as usize];
+            let slot = &ring.slots[ring.head];
+            let len = usize::from(slot.len);
+            let rec = &slot.data[ring.head_off..len];
             let n = rec.len().min(out.capacity() - out.len());
             // Cannot fail: within the capacity reserved by the caller.
             let _ = out.extend_from_slice(&rec[..n], GFP_ATOMIC);
             ring.head_off += n;
-            if ring.head_off == slot.len as usize {
+            if ring.head_off == len {
                 ring.head = (ring.head + 1) % cap;
                 ring.count -= 1;
                 ring.head_off = 0;

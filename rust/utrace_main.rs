@@ -17,7 +17,8 @@
 //! (`scripts/check-imports.py` checks it as part of `make check`):
 //!
 //! 0. leaves: `compat` (every kernel-version difference), `errno`,
-//!    `events`, `wait`, `work` (the queued-work counter);
+//!    `events`, `text` (stream record text without `core::fmt`, shared
+//!    with the safe API), `wait`, `work` (the queued-work counter);
 //! 1. `shim` (safe wrappers over the C shim);
 //! 2. objects: `engine` (refcount, pin for a callback, callback dispatch),
 //!    `task`, `sysentry` (a syscall entry skipped to be restarted);
@@ -82,6 +83,7 @@ mod stream;
 mod sysentry;
 mod table;
 mod task;
+mod text;
 mod utask;
 mod wait;
 mod work;

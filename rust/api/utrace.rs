@@ -35,6 +35,8 @@
 
 #[path = "../compat.rs"]
 mod compat;
+#[path = "../text.rs"]
+mod text;
 
 pub(crate) mod context;
 pub(crate) mod control_file;
@@ -61,7 +63,7 @@ pub(crate) use param::{modinfo_bytes, module_param_entry, module_param_int, IntP
 pub(crate) use param::{module_param_str, KparamString, StrParam};
 pub(crate) use process::{descends_from, signal_process, wall_seconds, Cgroup, TaskIds};
 pub(crate) use signal::{JctlReport, JobControl, Signal, SignalClass, SignalReport};
-pub(crate) use stream::Stream;
+pub(crate) use stream::{Record, Stream};
 pub(crate) use task::{lost_events, task_by_pid, TaskInfo};
 pub(crate) use timer::{Timer, TimerHandler, TimerRef};
 pub(crate) use tracer::{attach_error, EngineRef, Tracer};

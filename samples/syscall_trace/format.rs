@@ -15,43 +15,9 @@ const PATH_MAX_SHOWN: usize = 128;
 /// Bytes of data shown, as strace's default `-s 32`.
 const DATA_MAX_SHOWN: usize = 32;
 
-/// One record's text, cut at what a stream record holds.
-pub(crate) struct Line {
-    buf: [u8; 240],
-    len: usize,
-}
-
-impl Line {
-    pub(crate) fn new() -> Line {
-        Line {
-            buf: [0; 240],
-            len: 0,
-        }
-    }
-
-    /// Appends printable ASCII bytes (what does not fit is cut).
-    fn push(&mut self, bytes: &[u8]) {
-        let n = bytes.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
-        self.len += n;
-    }
-
-    /// The text (ASCII: every other byte is written escaped).
-    pub(crate) fn as_str(&self) -> &str {
-        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("?")
-    }
-}
-
-impl Write for Line {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let n = s.len().min(self.buf.len() - self.len);
-        // Cut at a character boundary (the text is ASCII in practice).
-        let n = (0..=n).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
-    }
-}
+/// One record's text (`<pid> <call> = <result>`), cut at what a stream
+/// record holds; numbers and plain text are appended without `core::fmt`.
+pub(crate) type Line = super::utrace::Record;
 
 /// `bytes` quoted as strace quotes: `\n`, `\t`, `\"`, `\\`, octal for the
 /// rest of what is not printable; `...` after the quote if `more`.
@@ -65,7 +31,7 @@ fn quoted(w: &mut Line, bytes: &[u8], more: bool) -> fmt::Result {
             .position(|&c| !(0x20..=0x7e).contains(&c) || c == b'"' || c == b'\\')
             .unwrap_or(rest.len());
         if run > 0 {
-            w.push(&rest[..run]);
+            w.bytes(&rest[..run]);
             rest = &rest[run..];
             continue;
         }
@@ -92,7 +58,8 @@ fn pointer(w: &mut Line, v: u64) -> fmt::Result {
     if v == 0 {
         w.write_str("NULL")
     } else {
-        write!(w, "{v:#x}")
+        w.str("0x").hex(v);
+        Ok(())
     }
 }
 
@@ -320,13 +287,28 @@ fn arg(
     ret: Option<i64>,
 ) -> fmt::Result {
     match kind {
-        Arg::Int | Arg::Fd => write!(w, "{}", v as i32),
-        Arg::Off => write!(w, "{}", v as i64),
-        Arg::UInt => write!(w, "{v}"),
-        Arg::Hex => write!(w, "{v:#x}"),
+        Arg::Int | Arg::Fd => {
+            w.int(v as i32);
+            Ok(())
+        }
+        Arg::Off => {
+            w.int(v as i64);
+            Ok(())
+        }
+        Arg::UInt => {
+            w.uint(v);
+            Ok(())
+        }
+        Arg::Hex => {
+            w.str("0x").hex(v);
+            Ok(())
+        }
         Arg::Ptr => pointer(w, v),
         Arg::DirFd if v as i32 == -100 => w.write_str("AT_FDCWD"),
-        Arg::DirFd => write!(w, "{}", v as i32),
+        Arg::DirFd => {
+            w.int(v as i32);
+            Ok(())
+        }
         Arg::Path => path(w, cx, v),
         Arg::OutBuf => data(w, cx, v, next),
         Arg::InBuf => match ret {
@@ -432,13 +414,22 @@ pub(crate) fn result(w: &mut Line, sys: Option<&Syscall>, ret: i64) -> fmt::Resu
     if (-4095..0).contains(&ret) {
         let e = -ret as i32;
         let first = if errno::is_restart(e) { "?" } else { "-1" };
-        return match errno::describe(e) {
-            Some((name, text)) => write!(w, " = {first} {name} ({text})"),
-            None => write!(w, " = -1 errno {e}"),
+        match errno::describe(e) {
+            Some((name, text)) => w
+                .str(" = ")
+                .str(first)
+                .str(" ")
+                .str(name)
+                .str(" (")
+                .str(text)
+                .str(")"),
+            None => w.str(" = -1 errno ").int(e),
         };
+        return Ok(());
     }
     match sys.map(|s| s.ret) {
-        Some(Ret::Addr) => write!(w, " = {ret:#x}"),
-        _ => write!(w, " = {ret}"),
-    }
+        Some(Ret::Addr) => w.str(" = 0x").hex(ret as u64),
+        _ => w.str(" = ").int(ret),
+    };
+    Ok(())
 }

@@ -57,6 +57,37 @@ expect_eq "sequence numbers without gaps" "$(awk '{ print $1 }' /tmp/t95.rec | t
 	"$(seq 1 23 | tr '\n' ' ')"
 unload global_trace
 
+# --- escaping and cutting: a path and a comm with bytes that are not
+# printable ASCII show them as \t and \xNN (a backslash as it is); a record
+# longer than a record holds is cut, its text at 240 bytes and the line at
+# 255 (plus the newline), as a prefix of the whole
+rm -rf /tmp/t95e
+mkdir /tmp/t95e
+long=$(printf '%0200d' 0 | tr 0 y)
+ln -s /bin/true "/tmp/t95e/$(printf 'a\tb\001c\177d\351e\\f')"
+ln -s /bin/true "/tmp/t95e/$long"
+# shellcheck disable=SC2016 # the gated sh runs it
+pid=$(gated_sh t95e 'for f in /tmp/t95e/*; do "$f"; done; exit 0')
+load global_trace pid="$pid"
+go t95e
+wait_until 20 "utrace-top -n $S >>/tmp/t95e.rec; grep -q 'DEATH pid=$pid ' /tmp/t95e.rec"
+cat /tmp/t95e.rec
+odd='a\tb\x01c\x7fd\xe9e\f'
+expect_eq "EXEC of the odd name, escaped" \
+	"$(grep -cF " comm=$odd file=/tmp/t95e/$odd" /tmp/t95e.rec)" 1
+line=$(grep " EXEC .* file=/tmp/t95e/yyy" /tmp/t95e.rec)
+text=${line#* * }
+p=$(echo "$text" | sed -n 's/^EXEC pid=\([0-9]*\) .*/\1/p')
+whole="EXEC pid=$p tgid=$p ppid=$pid comm=yyyyyyyyyyyyyyy file=/tmp/t95e/$long"
+want=$((${#line} - ${#text} + 240))
+[ "$want" -le 255 ] || want=255
+expect_eq "the long record's length" "${#line}" "$want"
+case "$whole" in
+"$text"*) echo "ok: the long record is cut, a prefix of the whole" ;;
+*) fail "the long record is not a prefix of the whole: $text" ;;
+esac
+unload global_trace
+
 # --- a stalled reader: records=16 keeps 15; the rest are counted, exactly
 pid=$(gated_sh t95b 'for i in 1 2 3 4 5 6 7 8 9 10; do (exit 0) & done; wait; exit 0')
 load global_trace pid="$pid" records=16
