@@ -260,17 +260,19 @@ impl Stream {
         ring.count != 0 || ring.dropped != 0 || ring.closed
     }
 
-    /// Copies whole or partial records into `out`, up to its capacity.
-    fn take(ring: &mut Ring, out: &mut KVec<u8>) {
+    /// Copies whole or partial records into `out`, as many bytes as fit;
+    /// returns how many it copied.
+    fn take(ring: &mut Ring, out: &mut [u8]) -> usize {
         ring.flush_notices(lost_events());
         let cap = ring.slots.len();
-        while ring.count != 0 && out.len() < out.capacity() {
+        let mut done = 0;
+        while ring.count != 0 && done < out.len() {
             let slot = &ring.slots[ring.head];
             let len = usize::from(slot.len);
             let rec = &slot.data[ring.head_off..len];
-            let n = rec.len().min(out.capacity() - out.len());
-            // Cannot fail: within the capacity reserved by the caller.
-            let _ = out.extend_from_slice(&rec[..n], GFP_ATOMIC);
+            let n = rec.len().min(out.len() - done);
+            out[done..done + n].copy_from_slice(&rec[..n]);
+            done += n;
             ring.head_off += n;
             if ring.head_off == len {
                 ring.head = (ring.head + 1) % cap;
@@ -278,6 +280,7 @@ impl Stream {
                 ring.head_off = 0;
             }
         }
+        done
     }
 }
 
@@ -358,15 +361,14 @@ unsafe extern "C" fn stream_read(
     if count == 0 {
         return 0;
     }
-    let mut out = match KVec::with_capacity(count.min(64 * 1024), GFP_KERNEL) {
-        Ok(out) => out,
-        Err(_) => return ENOMEM.to_errno() as isize,
-    };
-    loop {
+    let count = count.min(READ_MAX);
+    let mut chunk = [0u8; READ_CHUNK];
+    let mut writer = compat::user_writer(buf.cast(), count);
+    // Wait for the first record (or a notice).
+    let mut n = loop {
         let mut ring = stream.ring.lock();
         if ring.count != 0 || ring.dropped != 0 {
-            Stream::take(&mut ring, &mut out);
-            break;
+            break Stream::take(&mut ring, &mut chunk[..count.min(READ_CHUNK)]);
         }
         if ring.closed {
             return 0;
@@ -380,14 +382,45 @@ unsafe extern "C" fn stream_read(
         if let Err(e) = ret {
             return e.to_errno() as isize;
         }
+    };
+    // Then as many as there are and fit, a chunk at a time (the lock is
+    // not held across a copy to user memory, which can fault).
+    let mut done = 0;
+    loop {
+        if let Err(e) = writer.write_slice(&chunk[..n]) {
+            // The records are gone: a bad buffer loses them, as with
+            // trace_pipe.
+            return if done == 0 {
+                e.to_errno() as isize
+            } else {
+                done as isize
+            };
+        }
+        done += n;
+        if done == count {
+            break;
+        }
+        let mut ring = stream.ring.lock();
+        if ring.count == 0 && ring.dropped == 0 {
+            break;
+        }
+        n = Stream::take(&mut ring, &mut chunk[..(count - done).min(READ_CHUNK)]);
+        drop(ring);
+        if n == 0 {
+            break;
+        }
     }
-    let mut writer = compat::user_writer(buf.cast(), out.len());
-    match writer.write_slice(&out) {
-        Ok(()) => out.len() as isize,
-        // The records are gone: a bad buffer loses them, as with trace_pipe.
-        Err(e) => e.to_errno() as isize,
-    }
+    done as isize
 }
+
+/// Bytes one `read()` returns at most.
+const READ_MAX: usize = 64 * 1024;
+
+/// Bytes taken from the ring at a time, into a buffer on the stack, then
+/// copied to the reader. (A buffer of the read's size allocated for each
+/// `read()`, up to 64 KB, cost more than the records: kernels that clear
+/// allocations, Debian's `init_on_alloc=1`, cleared all of it.)
+const READ_CHUNK: usize = 512;
 
 /// # Safety
 ///
