@@ -444,6 +444,30 @@ int utrace_control(struct task_struct *target, struct utrace_engine *engine,
 int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
 
 /*
+ * Wait until @target sleeps in its utrace stop with @engine's stop in force:
+ * the debugger's STOP, wait, RESUME. utrace_control(@target, @engine,
+ * UTRACE_STOP), then utrace_wait_stopped(): when it returns 0 the task is in
+ * its stop (off its CPU, or about to be: utrace_prepare_examine() waits for
+ * that), no callback to @engine is in flight, and the stop holds until
+ * @engine resumes or detaches (or SIGKILL): a UTRACE_RESUME needs no
+ * utrace_barrier(). The task wakes the waiter itself right before it
+ * sleeps, with preemption off until it does (as ptrace_stop() wakes its
+ * tracer), so a waiter on the same CPU runs once the task is asleep: one
+ * context-switch pair per stop. It keeps waiting while @engine does not
+ * hold the task stopped (a callback of it that returns anything but
+ * UTRACE_STOP drops the stop: the wait then ends at a later stop, or as
+ * below). Returns 0, -ESRCH (@engine is or gets detached, or the task
+ * exits or is gone), -ERESTARTSYS (a signal to the waiter; with
+ * UTRACE_WAIT_KILLABLE in @flags only a fatal one), -EINVAL (a global
+ * engine, an unknown flag, or not @target's engine), -EDEADLK (@target is
+ * current, or called from a callback of @engine), -EWOULDBLOCK where it
+ * would have to wait but the caller may not sleep. Context: may sleep.
+ */
+#define UTRACE_WAIT_KILLABLE 0x1
+int utrace_wait_stopped(struct task_struct *target, struct utrace_engine *engine,
+			unsigned int flags);
+
+/*
  * Detach every engine whose ops->owner is @mod (with UTRACE_ATTACH_MATCH_DATA
  * in @flags: only those whose data is @data), wait until no callback to them
  * can come, and run their ->release here, for those that still have

@@ -196,6 +196,22 @@ pub(crate) unsafe extern "C" fn utrace_barrier(
 
 /// # Safety
 ///
+/// As for `utrace_set_events`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_wait_stopped(
+    target: *mut bindings::task_struct,
+    engine: *mut Engine,
+    flags: u32,
+) -> i32 {
+    to_errno(state().and_then(|st| {
+        // SAFETY: By the caller's promise.
+        let (task, engine) = unsafe { (task_opt(target), Engine::from_raw(engine)) };
+        control::wait_stopped(st, task, engine, flags)
+    }))
+}
+
+/// # Safety
+///
 /// `module` is a loaded module (normally the caller's own `THIS_MODULE`).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn utrace_release_engines(

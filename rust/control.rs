@@ -333,6 +333,9 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
         action::STOP => {
             engine.set_stop(true);
             if ut.stopped.load(core::sync::atomic::Ordering::SeqCst) {
+                // A utrace_wait_stopped() of this engine's may sleep while
+                // the task is held by another engine: it is ours now too.
+                ut.wake_stop_waiters();
                 return Ok(());
             }
             // It stops at its next safe point; the engine hears of it in
@@ -407,4 +410,64 @@ pub(crate) fn barrier(st: &State, task: Option<&Task>, engine: &Engine) -> Resul
         Err(e) if e != ESRCH => Err(e),
         _ => engine.barrier(),
     }
+}
+
+/// `utrace_wait_stopped()` flag: only a fatal signal ends the wait.
+pub(crate) const WAIT_KILLABLE: u32 = 1;
+
+/// `utrace_wait_stopped()`: waits until `task` sleeps in its utrace stop
+/// with `engine`'s stop in force (`Ok`), or `engine` is detached or the task
+/// exits (`ESRCH`), or a signal comes (`ERESTARTSYS`; with
+/// [`WAIT_KILLABLE`] a fatal one only). The task wakes the waiters itself,
+/// right before its first sleep in the stop and with preemption off until it
+/// sleeps (`shim::stop::schedule_waking`), so on one CPU the waiter runs once
+/// the task is asleep: one switch pair, as for a ptrace stop. When it returns
+/// `Ok`, no callback to `engine` is in flight (the task is in its stop) and
+/// the stop holds until this engine resumes it or detaches (or SIGKILL):
+/// a RESUME needs no barrier.
+pub(crate) fn wait_stopped(st: &State, task: Option<&Task>, engine: &Engine, flags: u32) -> Result {
+    if flags & !WAIT_KILLABLE != 0 {
+        return Err(EINVAL);
+    }
+    // A global engine has no task to stop.
+    let task = task.ok_or(EINVAL)?;
+    // A task cannot wait for itself to stop, nor a callback for its task.
+    if task::is_current(task) || current_in_callback(st, engine) {
+        return Err(crate::errno::edeadlk());
+    }
+    let ut = resolve(st, Some(task), engine)?.ok_or(EINVAL)?;
+    let outcome = || {
+        if engine.is_detached()
+            || task::is_dead(task)
+            || task::is_exiting(task)
+            || ut.state() & (EXIT_SEEN | REAP_BEGUN) != 0
+        {
+            Some(Err(ESRCH))
+        } else if ut.parked.load(core::sync::atomic::Ordering::SeqCst) && engine.wants_stop() {
+            // Parked: no callback of the task's can be in flight, so the
+            // stop this engine holds stays until it resumes it.
+            Some(Ok(()))
+        } else {
+            None
+        }
+    };
+    if let Some(done) = outcome() {
+        return done;
+    }
+    shim::sleepable("utrace_wait_stopped")?;
+    let state = if flags & WAIT_KILLABLE != 0 {
+        kernel::bindings::TASK_WAKEKILL | kernel::bindings::TASK_UNINTERRUPTIBLE
+    } else {
+        kernel::bindings::TASK_INTERRUPTIBLE
+    };
+    // Woken by the task's stop (`wait::wait_stopped`), its exit
+    // (`hooks::utrace_rs_hook_exit`) and a detach (`detach::finish_detach`).
+    let found = core::cell::Cell::new(None);
+    crate::wait::wait_var_in(ut.stop_waiters(), state, || {
+        let done = outcome();
+        let ready = done.is_some();
+        found.set(done);
+        ready
+    })?;
+    found.take().unwrap_or(Ok(()))
 }

@@ -138,6 +138,10 @@ fn release_suspended(ut: &UTask) {
 
 /// The counts a detach changes, and the attached reference's retirement.
 pub(crate) fn finish_detach(st: &State, engine: &Engine) {
+    if !engine.owner.is_null() {
+        // Its utrace_wait_stopped() waiters return ESRCH.
+        crate::wait::wake(crate::utask::UTask::stop_waiters_key(engine.owner));
+    }
     st.engine_detached();
     if engine.events() & events::SYSCALL != 0 {
         st.syscall_user_sub();

@@ -212,6 +212,8 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct, g
             inner.pending.exit = Some(seq);
         }
     });
+    // utrace_wait_stopped() waiters return ESRCH.
+    ut.wake_stop_waiters();
 }
 
 /// `sched_process_free`: the task is being freed (softirq context).

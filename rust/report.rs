@@ -46,9 +46,12 @@ pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
     let mut ret = Stop::Stopped;
     loop {
         shim::stop::mark();
-        let woken = wait::wait_stopped((ut as *const UTask).cast(), || {
-            !stop_wanted(ut) || !shim::stop::marked() || ut.asked()
-        });
+        let woken = wait::wait_stopped(
+            (ut as *const UTask).cast(),
+            &ut.parked,
+            ut.stop_waiters(),
+            || !stop_wanted(ut) || !shim::stop::marked() || ut.asked(),
+        );
         match woken {
             wait::StopWake::Cond => {}
             wait::StopWake::Killed => {
@@ -69,6 +72,7 @@ pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
         }
     }
     shim::stop::unmark();
+    ut.parked.store(false, SeqCst);
     ut.stopped.store(false, SeqCst);
     ret
 }

@@ -71,6 +71,7 @@ mod ffi {
         pub(super) fn utrace_shim_stop_sleep_prepare(cleared: *mut u32) -> c_int;
         pub(super) fn utrace_shim_stop_sleep_done(cleared: u32);
         pub(super) fn utrace_shim_stop_queue_current(work: *mut bindings::callback_head) -> c_int;
+        pub(super) fn utrace_shim_stop_schedule_waking(waiters: *mut c_void);
         pub(super) fn utrace_shim_blockstep_supported() -> bool;
         pub(super) fn utrace_shim_step_enable(block: bool) -> bool;
         pub(super) fn utrace_shim_step_disable();
@@ -574,6 +575,18 @@ pub(crate) mod stop {
     pub(crate) fn sleep_done(cleared: u32) {
         // SAFETY: Sets `current`'s own thread flags.
         unsafe { ffi::utrace_shim_stop_sleep_done(cleared) }
+    }
+
+    /// The stop's first sleep: wakes the waiters on the var `waiters`
+    /// (`utrace_wait_stopped()`) and sleeps, with preemption off in between,
+    /// so that a waiter woken on this CPU runs once `current` is off it
+    /// (ptrace_stop()'s order), not before it (which would cost a second
+    /// switch pair). The caller set the task state (it is queued on its
+    /// stop's wait queue).
+    pub(crate) fn schedule_waking(waiters: *const c_void) {
+        // SAFETY: Process context, no locks held (the stop's contract); any
+        // address works as a var key.
+        unsafe { ffi::utrace_shim_stop_schedule_waking(waiters.cast_mut()) }
     }
 
     /// Queues `work` for `current` to run before it returns to user mode

@@ -17,6 +17,7 @@ use crate::shim;
 use crate::sysentry::EntryRestart;
 use crate::task;
 use crate::work::WorkCounter;
+use core::ffi::c_void;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::SeqCst,
@@ -210,6 +211,10 @@ pub(crate) struct UTask {
     pub(crate) injecting: AtomicBool,
     /// The task sleeps in a utrace stop.
     pub(crate) stopped: AtomicBool,
+    /// Of `stopped`: the task went to sleep in it (set right before its
+    /// first sleep, which wakes [`UTask::stop_waiters`]; cleared when the
+    /// stop ends). `utrace_wait_stopped()` waits for it.
+    pub(crate) parked: AtomicBool,
     /// Its stop ended for the cgroup freezer and is to be taken again
     /// (`freezer.rs`); and the signals held (HOLD) before that stop, to
     /// report again once the task resumes.
@@ -377,6 +382,7 @@ impl UTask {
                 handler_pending: AtomicBool::new(false),
                 injecting: AtomicBool::new(false),
                 stopped: AtomicBool::new(false),
+                parked: AtomicBool::new(false),
                 restop: AtomicBool::new(false),
                 restop_rehold: AtomicU64::new(0),
                 sleepable_entry: AtomicBool::new(false),
@@ -666,6 +672,25 @@ impl UTask {
     /// still has to.
     pub(crate) fn wake_stopped(&self) {
         crate::wait::wake((self as *const UTask).cast());
+    }
+
+    /// The var key `utrace_wait_stopped()` waiters of the task whose
+    /// `UTask` is `ut` (an engine's owner) sleep on: one byte past its
+    /// address, a key of its own (the stop itself sleeps on the address).
+    /// Only hashed and compared, never dereferenced.
+    pub(crate) fn stop_waiters_key(ut: *const c_void) -> *const c_void {
+        ut.cast::<u8>().wrapping_add(1).cast()
+    }
+
+    /// The task's stop waiters' key ([`UTask::stop_waiters_key`]).
+    pub(crate) fn stop_waiters(&self) -> *const c_void {
+        Self::stop_waiters_key((self as *const UTask).cast())
+    }
+
+    /// Wakes `utrace_wait_stopped()` waiters to look again (the task is
+    /// exiting, or an engine of it detached).
+    pub(crate) fn wake_stop_waiters(&self) {
+        crate::wait::wake(self.stop_waiters());
     }
 
     /// Records signals to report (bit `sig - 1`) and JCTL reports

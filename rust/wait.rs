@@ -7,7 +7,7 @@
 
 use crate::shim;
 use core::ffi::c_void;
-use core::sync::atomic::{fence, Ordering::SeqCst};
+use core::sync::atomic::{fence, AtomicBool, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
 
@@ -35,7 +35,16 @@ pub(crate) enum StopWake {
 /// and thaws it back into the same sleep), and woken by `signal_wake_up()`
 /// (`TASK_INTERRUPTIBLE` too), which is how the cgroup freezer asks;
 /// another signal only makes it look and sleep again.
-pub(crate) fn wait_stopped(var: *const c_void, cond: impl Fn() -> bool) -> StopWake {
+///
+/// Before its first sleep it sets `parked` and wakes the waiters on the var
+/// `waiters` (`utrace_wait_stopped()`), with preemption off until it
+/// sleeps (`shim::stop::schedule_waking`).
+pub(crate) fn wait_stopped(
+    var: *const c_void,
+    parked: &AtomicBool,
+    waiters: *const c_void,
+    cond: impl Fn() -> bool,
+) -> StopWake {
     let state = bindings::TASK_INTERRUPTIBLE
         | bindings::TASK_UNINTERRUPTIBLE
         | bindings::TASK_NOLOAD
@@ -63,8 +72,15 @@ pub(crate) fn wait_stopped(var: *const c_void, cond: impl Fn() -> bool) -> StopW
             // A signal came since `sleep_prepare`: look again.
             continue;
         }
-        // SAFETY: Process context, no locks held (callers' contract).
-        unsafe { bindings::schedule() };
+        if parked.load(SeqCst) {
+            // SAFETY: Process context, no locks held (callers' contract).
+            unsafe { bindings::schedule() };
+        } else {
+            // The waiters see `parked` once woken (the shim orders the store
+            // before its check of their queue).
+            parked.store(true, SeqCst);
+            shim::stop::schedule_waking(waiters);
+        }
     };
     // SAFETY: Takes the entry off the queue (if on it) and restores the
     // task state.
@@ -80,6 +96,13 @@ pub(crate) fn wait_uninterruptible_idle(var: *const c_void, cond: impl Fn() -> b
     let state = bindings::TASK_UNINTERRUPTIBLE | bindings::TASK_NOLOAD;
     // Without a signal state the wait cannot fail.
     let _ = wait_var(var, state, cond);
+}
+
+/// Sleeps until `cond()` holds, in `state` (`TASK_INTERRUPTIBLE` or
+/// `TASK_KILLABLE`): `ERESTARTSYS` if a signal that `state` lets in comes
+/// first.
+pub(crate) fn wait_var_in(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {
+    wait_var(var, state, cond)
 }
 
 fn wait_var(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {

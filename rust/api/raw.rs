@@ -155,6 +155,11 @@ extern "C" {
     ) -> i32;
     pub(super) fn utrace_control(target: TaskPtr, engine: *mut utrace_engine, action: u32) -> i32;
     pub(super) fn utrace_barrier(target: TaskPtr, engine: *mut utrace_engine) -> i32;
+    pub(super) fn utrace_wait_stopped(
+        target: TaskPtr,
+        engine: *mut utrace_engine,
+        flags: u32,
+    ) -> i32;
     pub(super) fn utrace_release_engines(
         module: *mut bindings::module,
         flags: i32,

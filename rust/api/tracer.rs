@@ -29,6 +29,9 @@ use kernel::sync::{Arc, ArcBorrow};
 use kernel::task::Task;
 use kernel::types::ForeignOwnable;
 
+/// `UTRACE_WAIT_KILLABLE` of `include/utrace_rs.h`.
+const WAIT_KILLABLE: u32 = 0x1;
+
 /// Owner of an engine value and of every engine attached with it.
 pub(crate) struct Tracer<E: Engine> {
     shared: Arc<Shared<E>>,
@@ -316,6 +319,23 @@ impl<E: Engine> EngineRef<E> {
     pub(crate) fn barrier(&self) -> Result {
         // SAFETY: As in `set_events`.
         to_result(unsafe { raw::utrace_barrier(self.target(), self.engine.as_ptr()) })
+    }
+
+    /// Waits until its task sleeps in its utrace stop with this engine's
+    /// stop in force (`utrace_wait_stopped()`): a debugger's
+    /// [`Control::Stop`], `wait_stopped`, [`Control::Resume`]. `Ok`: the task
+    /// is in its stop, no callback to this engine is in flight and the stop
+    /// holds until this engine resumes it (no [`EngineRef::barrier`]
+    /// needed before the resume); [`EngineRef::examine`] works. Waits on
+    /// while the engine does not hold the task stopped (a callback of it
+    /// that returns anything but a stop drops it). `ESRCH` if the engine is
+    /// (or gets) detached or the task exits; `ERESTARTSYS` if a signal comes
+    /// first (with `killable`, a fatal one only); `EINVAL` for a global
+    /// engine; `EDEADLK` from its own task or callbacks. May sleep.
+    pub(crate) fn wait_stopped(&self, killable: bool) -> Result {
+        let flags = if killable { WAIT_KILLABLE } else { 0 };
+        // SAFETY: As in `set_events`.
+        to_result(unsafe { raw::utrace_wait_stopped(self.target(), self.engine.as_ptr(), flags) })
     }
 
     /// Replaces this engine by a new one of `to` with `events` (empty: the

@@ -35,6 +35,7 @@ EXPORT_SYMBOL_GPL(utrace_engine_put);
 EXPORT_SYMBOL_GPL(utrace_set_events);
 EXPORT_SYMBOL_GPL(utrace_control);
 EXPORT_SYMBOL_GPL(utrace_barrier);
+EXPORT_SYMBOL_GPL(utrace_wait_stopped);
 EXPORT_SYMBOL_GPL(utrace_release_engines);
 EXPORT_SYMBOL_GPL(utrace_handoff);
 EXPORT_SYMBOL_GPL(utrace_task_info);

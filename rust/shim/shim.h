@@ -140,6 +140,7 @@ enum { UTRACE_STOP_SLEEP, UTRACE_STOP_KILLED, UTRACE_STOP_FREEZER };
 int utrace_shim_stop_sleep_prepare(unsigned int *cleared);
 void utrace_shim_stop_sleep_done(unsigned int cleared);
 int utrace_shim_stop_queue_current(struct callback_head *work);
+void utrace_shim_stop_schedule_waking(void *waiters);
 void utrace_shim_freezer_register(void);
 void utrace_shim_freezer_unregister(void);
 /* freezer.rs: current may have a stop to take again after the cgroup freezer. */

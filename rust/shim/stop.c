@@ -226,6 +226,34 @@ int utrace_shim_stop_queue_current(struct callback_head *work)
 	return task_work_add(current, work, TWA_NMI_CURRENT);
 }
 
+/*
+ * The stop's first sleep (current's state is set, it is on its stop's wait
+ * queue): wake the utrace_wait_stopped() waiters on @waiters, then sleep,
+ * with preemption off in between, as ptrace_stop() does for its tracer
+ * (preempt_disable(); do_notify_parent_cldstop(); preempt_enable_no_resched();
+ * schedule()). A waiter woken on this CPU would otherwise preempt current
+ * at once, find it not yet asleep only in the scheduler's sense, and cost a
+ * second switch pair when current comes back to call schedule(). Modules
+ * cannot use preempt_enable_no_resched() (preempt.h #undefs it for them):
+ * its body, preempt_count_dec() after a barrier, is what it does. The
+ * pending reschedule is taken by schedule() right after.
+ */
+void utrace_shim_stop_schedule_waking(void *waiters)
+{
+#ifdef CONFIG_PREEMPT_COUNT
+	preempt_count_inc();
+	barrier();
+#endif
+	/* The caller's store of its "parked" flag before the waiters' check. */
+	smp_mb();
+	wake_up_var(waiters);
+#ifdef CONFIG_PREEMPT_COUNT
+	barrier();
+	preempt_count_dec();
+#endif
+	schedule();
+}
+
 #ifdef CONFIG_CGROUPS
 static int dequeue_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 {

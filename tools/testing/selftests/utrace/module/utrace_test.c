@@ -55,6 +55,15 @@
  *                         RESUME, wait for the task's next SYSCALL_ENTRY);
  *                         SLOT's engine needs QUIESCE|SYSCALL_ENTRY and a task
  *                         in a syscall loop; stats "bench.stop_ns"
+ *   stopwait SLOT N       the same round trip the way a debugger does it: N x
+ *                         (STOP, utrace_wait_stopped(), RESUME, wait for the
+ *                         task's next SYSCALL_ENTRY), no barrier: SLOT's
+ *                         QUIESCE callback returns STOP meanwhile and wakes
+ *                         nobody; stats "bench.stopwait_ns"
+ *   waitstop SLOT FLAGS   utrace_wait_stopped(FLAGS: 1 = killable) on SLOT's
+ *                         engine (a reference of its own while it waits);
+ *                         after 0 also utrace_prepare_examine(); logs
+ *                         "<slot> WAITSTOP ret=<ret> examine=<ret>"
  *   lookupexit SLOT 0|1   SLOT's EXIT and DEATH callbacks look their engine up
  *                         (no CREATE) on the exiting task; logs
  *                         "LOOKUP_IN_EXIT self|other|<errno>" (and _DEATH)
@@ -201,6 +210,8 @@ static DECLARE_COMPLETION(stop_reported);
 static DECLARE_COMPLETION(run_again);
 static int stoploop_slot = -1;
 static bool stoploop_wait_run;
+/* stopwait: this slot's QUIESCE(0) callback returns STOP, silently. */
+static int stopwait_slot = -1;
 
 static const char *const event_names[] = {
 	"QUIESCE", "REAP", "CLONE", "EXEC", "EXIT", "DEATH",
@@ -446,6 +457,8 @@ static u32 cb_quiesce(u32 action, struct utrace_engine *engine, unsigned long ev
 		/* Only a returned STOP keeps the stop (utrace). */
 		return UTRACE_STOP;
 	}
+	if (slot_of(engine) == READ_ONCE(stopwait_slot) && event == 0)
+		return UTRACE_STOP;
 
 	snprintf(detail, sizeof(detail), "event=0x%lx", event);
 	return report(engine, _UTRACE_EVENT_QUIESCE, current, detail);
@@ -534,7 +547,8 @@ static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 	long nr = syscall_get_nr(current, regs);
 
-	if (n == READ_ONCE(stoploop_slot) && READ_ONCE(stoploop_wait_run)) {
+	if ((n == READ_ONCE(stoploop_slot) || n == READ_ONCE(stopwait_slot)) &&
+	    READ_ONCE(stoploop_wait_run)) {
 		WRITE_ONCE(stoploop_wait_run, false);
 		complete(&run_again);
 	}
@@ -720,7 +734,7 @@ static void hs_setup(int p, int k)
 	WRITE_ONCE(hs_k, k);
 }
 
-static u64 bench_attach_ns, bench_barrier_ns, bench_stop_ns;
+static u64 bench_attach_ns, bench_barrier_ns, bench_stop_ns, bench_stopwait_ns;
 
 static int cmd_attachloop(long pid, long n)
 {
@@ -791,6 +805,62 @@ static int cmd_stoploop(int slot, long n)
 	if (n)
 		bench_stop_ns = (ktime_get_ns() - start) / n;
 	return 0;
+}
+
+/*
+ * A debugger's round trip: STOP, wait until the task sleeps in its stop
+ * (utrace_wait_stopped(): the task wakes us right before it sleeps), RESUME
+ * (no barrier: the wait's 0 means no callback is in flight and the stop
+ * holds), then wait until it runs again.
+ */
+static int cmd_stopwait(int slot, long n)
+{
+	struct slot *s = &slots[slot];
+	u64 start = ktime_get_ns();
+	long i;
+	int ret = 0;
+
+	WRITE_ONCE(stopwait_slot, slot);
+	for (i = 0; i < n && !ret; i++) {
+		ret = utrace_control(s->task, s->engine, UTRACE_STOP);
+		if (ret != -EINPROGRESS)
+			break;	/* 0 would mean still stopped: a bug here */
+		ret = utrace_wait_stopped(s->task, s->engine, UTRACE_WAIT_KILLABLE);
+		if (ret)
+			break;
+		reinit_completion(&run_again);
+		WRITE_ONCE(stoploop_wait_run, true);
+		ret = utrace_control(s->task, s->engine, UTRACE_RESUME);
+		if (!ret && wait_for_completion_killable_timeout(&run_again, 10 * HZ) <= 0)
+			ret = -ETIMEDOUT;
+	}
+	WRITE_ONCE(stopwait_slot, -1);
+	WRITE_ONCE(stoploop_wait_run, false);
+	if (ret)
+		return ret;
+	if (n)
+		bench_stopwait_ns = (ktime_get_ns() - start) / n;
+	return 0;
+}
+
+/* utrace_wait_stopped() with references of our own (the slot may change meanwhile). */
+static int cmd_waitstop(int slot, unsigned int flags)
+{
+	struct slot *s = &slots[slot];
+	struct utrace_engine *engine = s->engine;
+	struct task_struct *task = s->task;
+	struct utrace_examiner exam;
+	int ret, examine = 1;
+
+	utrace_engine_get(engine);
+	get_task_struct(task);
+	ret = utrace_wait_stopped(task, engine, flags);
+	if (!ret)
+		examine = utrace_prepare_examine(task, engine, &exam);
+	log_line("%d WAITSTOP ret=%d examine=%d", slot, ret, examine);
+	put_task_struct(task);
+	utrace_engine_put(engine);
+	return ret;
 }
 
 static int cmd_barrierloop(struct slot *s, long n)
@@ -1311,6 +1381,10 @@ static int run_cmd(char *buf)
 		return cmd_barrierloop(s, a2);
 	if (!strcmp(argv[0], "stoploop") && s && s->engine && s->task && argc == 3)
 		return cmd_stoploop(n, a2);
+	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task && argc == 3)
+		return cmd_stopwait(n, a2);
+	if (!strcmp(argv[0], "waitstop") && s && s->engine && s->task && argc == 3)
+		return cmd_waitstop(n, a2);
 	if (!strcmp(argv[0], "sigret") && s && argc == 3) {
 		WRITE_ONCE(s->sigret, a2);
 		return 0;
@@ -1412,7 +1486,7 @@ static int run_cmd(char *buf)
 static bool ctl_unlocked(const char *cmd)
 {
 	return !strncmp(cmd, "barrier", 7) || !strncmp(cmd, "release", 7) ||
-	       !strncmp(cmd, "chaos", 5);
+	       !strncmp(cmd, "chaos", 5) || !strncmp(cmd, "waitstop", 8);
 }
 
 #include "test_ctl.h"
@@ -1470,6 +1544,7 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "chaos.last_unexpected %s\n", chaos_last);
 	seq_printf(m, "bench.attach_ns %llu\nbench.barrier_ns %llu\nbench.stop_ns %llu\n",
 		   bench_attach_ns, bench_barrier_ns, bench_stop_ns);
+	seq_printf(m, "bench.stopwait_ns %llu\n", bench_stopwait_ns);
 	if (hs_k) {
 		hs_show(m, "exec", &hs_exec[0][0], HS_K, hs_k);
 		hs_show(m, "clone", &hs_clone[0][0], HS_K, hs_k);

@@ -21,6 +21,9 @@
 //!   the three threads, logging each report (`jctl tid=T stop|cont
 //!   notify=0|1`) and counting their stop and continue reports, those with
 //!   `notify`, and those with `notify` in P (`jctl_*=` at unload);
+//! - with `stopwait=1`, at load: Control::Stop, EngineRef::wait_stopped,
+//!   examine and Control::Resume of N (a debugger's stop, no barrier), and
+//!   wait_stopped on a detached engine (ESRCH);
 //! - with `step=1` (N is the stepper program): Action::SingleStep from the
 //!   SYSCALL_EXIT of its start marker, then each SIGTRAP ignored with a
 //!   Control::SingleStep from the signal callback, until the SYSCALL_ENTRY
@@ -69,6 +72,12 @@ utrace::module_param_int!(
 );
 utrace::module_param_int!(JCTL_T1, "jctl_t1", 0, "and on this thread of it");
 utrace::module_param_int!(JCTL_T2, "jctl_t2", 0, "and on this one");
+utrace::module_param_int!(
+    STOPWAIT,
+    "stopwait",
+    0,
+    "at load: Control::Stop, wait_stopped, examine, Control::Resume"
+);
 utrace::module_param_int!(
     CTL,
     "ctl",
@@ -335,6 +344,28 @@ fn attach_checked(tracer: &Tracer<Api>, pid: i32) -> Result<EngineRef<Api>> {
     Ok(second)
 }
 
+/// A debugger's stop (`stopwait=1`): STOP, wait until stopped, examine,
+/// RESUME, with no barrier (the QUIESCE callback returns Stop while `hold`).
+fn stop_wait(tracer: &Tracer<Api>, engine: &EngineRef<Api>) {
+    const EINPROGRESS: i32 = -115;
+    tracer.engine().hold.store(true, Relaxed);
+    check(
+        "Control::Stop of a running task: EINPROGRESS",
+        engine.control(Control::Stop).err().map(|e| e.to_errno()) == Some(EINPROGRESS),
+    );
+    check("wait_stopped", engine.wait_stopped(false).is_ok());
+    check("examine after wait_stopped", engine.examine(|_| ()).is_ok());
+    check(
+        "wait_stopped again: still stopped",
+        engine.wait_stopped(false).is_ok(),
+    );
+    tracer.engine().hold.store(false, Relaxed);
+    check(
+        "Control::Resume after wait_stopped",
+        engine.control(Control::Resume).is_ok(),
+    );
+}
+
 /// An engine without syscall callbacks.
 struct Plain;
 impl utrace::Engine for Plain {}
@@ -387,11 +418,20 @@ impl kernel::Module for ApiModule {
             let ret = engine.control(Control::Interrupt);
             check("Control::Interrupt", ret.is_ok());
         }
+        if STOPWAIT.get() != 0 {
+            stop_wait(&tracer, &engine);
+        }
         *tracer.engine().target.lock() = Some(engine);
         // A second engine on the task, detached at once: its reference stays.
         if let Some(task) = utrace::task_by_pid(pid) {
             let spare = tracer.attach(&task, Events::NONE)?;
             let _ = spare.control(Control::Detach);
+            if STOPWAIT.get() != 0 {
+                check(
+                    "wait_stopped on a detached engine: ESRCH",
+                    spare.wait_stopped(true).err() == Some(ESRCH),
+                );
+            }
             *tracer.engine().detached.lock() = Some(spare);
         }
         if CTL.get() > 0 {

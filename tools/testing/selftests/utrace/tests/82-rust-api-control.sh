@@ -5,7 +5,9 @@
 # aborts with a chosen errno, exit-code rewriting, SIGNAL ignore/deliver,
 # a stop from callbacks (Control::Report from the signal callback, then
 # Action::Stop from the QUIESCE report: only a returned Stop is sticky), and
-# RESUME from another task's callback through an EngineRef.
+# RESUME from another task's callback through an EngineRef; and a
+# debugger's stop: Control::Stop, EngineRef::wait_stopped, examine,
+# Control::Resume.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 load utrace_rs
@@ -120,4 +122,24 @@ expect_eq "... the main thread's" "$(count jctl_stop_notify_main)" 2
 expect_eq "continue reports" "$(count jctl_conts)" 6
 expect_eq "continue reports with notify (one per continue)" "$(count jctl_cont_notify)" 2
 expect_eq "... the main thread's" "$(count jctl_cont_notify_main)" 2
+# --- a debugger's stop (stopwait=1, at load): Control::Stop (EINPROGRESS),
+# EngineRef::wait_stopped (Ok, and Ok again while stopped), examine,
+# Control::Resume with no barrier; wait_stopped on a detached engine: ESRCH
+sh -c 'while :; do :; done' &
+busy=$!
+mark
+load utrace_api_rs pid=$busy stopwait=1
+! dmesg_has "check .* FAILED" || fail "stopwait checks: $(dmesg_since_mark | grep FAILED)"
+for c in "Control::Stop of a running task: EINPROGRESS" "wait_stopped" \
+	"examine after wait_stopped" "wait_stopped again: still stopped" \
+	"Control::Resume after wait_stopped" "wait_stopped on a detached engine: ESRCH"; do
+	dmesg_has "utrace_api_rs: check $c ok" || fail "no 'check $c ok'"
+	echo "ok: $c"
+done
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(state_of $busy)" = R ]'
+echo "ok: running again after the Resume"
+unload utrace_api_rs
+kill -KILL $busy
+wait $busy 2>/dev/null
 unload utrace_rs
