@@ -57,7 +57,8 @@ CONFIG = {
     "systrace_reader": "samples/syscall_trace with a reader (cat)",
     "ptrace_strace": "ptrace equivalent: PTRACE_SYSCALL, GETREGS, process_vm_readv, a line to /dev/null",
     "kernel": "in-kernel loop",
-    "utrace": "utrace STOP, QUIESCE report, RESUME, task runs (in-kernel loop)",
+    "utrace": "utrace STOP, utrace_wait_stopped(), RESUME, task runs (in-kernel loop)",
+    "utrace_barrier": "utrace STOP, QUIESCE report wakes the controller, utrace_barrier(), RESUME (in-kernel loop)",
     "ptrace_interrupt": "PTRACE_INTERRUPT, waitpid, PTRACE_CONT (tracer process)",
 }
 WORK = {

@@ -208,14 +208,19 @@ if [ "${BENCH_PLAN:-}" = guard ]; then
 fi
 # STOP -> RESUME round trips (the task runs again before the next one) vs
 # PTRACE_INTERRUPT -> waitpid -> PTRACE_CONT, on a task in a getppid() loop.
+# utrace: a debugger's STOP, utrace_wait_stopped(), RESUME (stopwait);
+# utrace_barrier: the QUIESCE callback wakes the controller, which must
+# utrace_barrier() before its RESUME (stoploop).
 stop_rows() {
 	for r in $(seq "$ROUNDS"); do
 		setup sys_traced
 		bench getppid 2000000000 >/dev/null &
 		T=$!
 		ut attach 0 $T 0x10; ut noop 0 1; ut events 0 0x41
+		[ "$(utctl stopwait 0 "$N_STOP")" = 0 ] || fail "stopwait"
+		sed -n 's/^bench.stopwait_ns //p' $UT/stats >>/tmp/res.stop.utrace
 		[ "$(utctl stoploop 0 "$N_STOP")" = 0 ] || fail "stoploop"
-		sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace
+		sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace_barrier
 		ut cleanup
 		kill $T; wait $T
 		teardown
@@ -226,7 +231,7 @@ stop_rows() {
 			>>/tmp/res.stop.ptrace_interrupt
 		kill $T; wait $T
 	done
-	for c in utrace ptrace_interrupt; do
+	for c in utrace utrace_barrier ptrace_interrupt; do
 		[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
 		result stop $c /tmp/res.stop.$c
 	done
