@@ -458,8 +458,9 @@ int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
  * UTRACE_STOP drops the stop: the wait then ends at a later stop, or as
  * below). Returns 0, -ESRCH (@engine is or gets detached, or the task
  * exits or is gone), -ERESTARTSYS (a signal to the waiter; with
- * UTRACE_WAIT_KILLABLE in @flags only a fatal one), -EINVAL (a global
- * engine, an unknown flag, or not @target's engine), -EDEADLK (@target is
+ * UTRACE_WAIT_KILLABLE in @flags only a fatal one; neither wait counts as
+ * load), -EINVAL (a global engine, an unknown flag, or not @target's
+ * engine), -EDEADLK (@target is
  * current, or called from a callback of @engine), -EWOULDBLOCK where it
  * would have to wait but the caller may not sleep. Context: may sleep.
  */

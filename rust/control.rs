@@ -456,7 +456,11 @@ pub(crate) fn wait_stopped(st: &State, task: Option<&Task>, engine: &Engine, fla
     }
     shim::sleepable("utrace_wait_stopped")?;
     let state = if flags & WAIT_KILLABLE != 0 {
-        kernel::bindings::TASK_WAKEKILL | kernel::bindings::TASK_UNINTERRUPTIBLE
+        // Not load (a debugger waiting for a blocked task is idle, as in
+        // waitpid()); exempt from the hung-task check as any killable wait.
+        kernel::bindings::TASK_WAKEKILL
+            | kernel::bindings::TASK_UNINTERRUPTIBLE
+            | kernel::bindings::TASK_NOLOAD
     } else {
         kernel::bindings::TASK_INTERRUPTIBLE
     };

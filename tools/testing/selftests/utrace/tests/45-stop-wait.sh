@@ -58,7 +58,7 @@ stopped_reader() {
 # in_write PID: PID sleeps in write() (its wait, in the ctl write).
 in_write() {
 	[ "$(cut -d' ' -f1 /proc/"$1"/syscall)" = 1 ] &&
-		{ [ "$(state_of "$1")" = S ] || [ "$(state_of "$1")" = D ]; }
+		{ [ "$(state_of "$1")" = S ] || [ "$(state_of "$1")" = I ]; }
 }
 # waiting SLOT FLAGS: start a background waiter; sets w once it sleeps.
 waiting() {
