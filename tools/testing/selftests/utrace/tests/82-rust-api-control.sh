@@ -122,6 +122,7 @@ expect_eq "... the main thread's" "$(count jctl_stop_notify_main)" 2
 expect_eq "continue reports" "$(count jctl_conts)" 6
 expect_eq "continue reports with notify (one per continue)" "$(count jctl_cont_notify)" 2
 expect_eq "... the main thread's" "$(count jctl_cont_notify_main)" 2
+
 # --- a debugger's stop (stopwait=1, at load): Control::Stop (EINPROGRESS),
 # EngineRef::wait_stopped (Ok, and Ok again while stopped), examine,
 # Control::Resume with no barrier; wait_stopped on a detached engine: ESRCH
