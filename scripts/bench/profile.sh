@@ -99,7 +99,7 @@ kernel() {
 	attach) ut attachloop $B 2000000000 & L=$! ;;
 	stop)
 		ut attach 0 $B 0x10; ut noop 0 1; ut events 0 0x41
-		ut stopwait 0 2000000000 & L=$! ;;
+		ut stoploop 0 2000000000 & L=$! ;;
 	esac
 	ready "$1"
 	stop_bg "$B"
