@@ -35,6 +35,13 @@ fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Optio
     if !global {
         return None;
     }
+    create(st, task)
+}
+
+/// A new `UTask` for `task`, which had none, for a global engine
+/// (atomically); `None` if memory is short (the event is lost) or the task
+/// was released.
+fn create(st: &State, task: *mut bindings::task_struct) -> Option<ARef<UTask>> {
     // SAFETY: The hooks are called with a live task.
     let task = unsafe { task::from_raw(task) };
     match report::new_utask(task, GFP_ATOMIC) {
@@ -198,11 +205,14 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct, g
     let seq = st.seq_now();
     // Mark the exit seen under the lock whenever there is state, so that
     // set_events() knows whether a later DEATH request can still be met.
-    let ut = st
-        .table
-        .get(task)
-        .or_else(|| wanted(st, task, events::EXIT_EVENTS));
-    let Some(ut) = ut else { return };
+    let ut = match st.table.get(task) {
+        Some(ut) => ut,
+        None if st.global_events() & events::EXIT_EVENTS != 0 => {
+            let Some(ut) = create(st, task) else { return };
+            ut
+        }
+        None => return,
+    };
     ut.queue(&st.work, |inner| {
         ut.set_state(crate::utask::EXIT_SEEN);
         if group_dead {
@@ -221,7 +231,16 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct, g
 pub(crate) extern "C" fn utrace_rs_hook_free(task: *mut bindings::task_struct) {
     let Some(st) = state::get() else { return };
     let rcu = crate::shim::RcuGuard::new();
-    if let Some(ut) = st.table.lookup(task, &rcu) {
+    let Some(ut) = st.table.lookup(task, &rcu) else {
+        return;
+    };
+    if ut.reap_now(&rcu) {
+        // No engine of its own, and none can come (a record made for the
+        // global engines' EXIT/DEATH, or whose engines all detached): no
+        // REAP to report, so no worker. The lock is hardirq-safe; the
+        // record is freed after a grace period.
+        drop(st.table.remove(ut));
+    } else {
         st.queue_reap(ut);
     }
 }

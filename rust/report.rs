@@ -235,6 +235,12 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
 }
 
 fn report_exit(st: &State, ut: &UTask, seq: u64) {
+    // No engine wants it (a task watched for DEATH only): no pass. An
+    // engine could only gain EXIT or QUIESCE now by a set_events() racing
+    // with this report, which gets it or not as it would with the pass.
+    if (ut.events() | st.global_events()) & (events::EXIT | events::QUIESCE) == 0 {
+        return;
+    }
     let orig = i64::from(task::exit_code(ut.task()));
     let mut code = orig;
     report(st, Some(ut), ut, events::EXIT, seq, |e, act| {

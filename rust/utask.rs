@@ -815,6 +815,22 @@ impl UTask {
         )
     }
 
+    /// For the free hook: whether the record can be taken off the table at
+    /// once, with no REAP to report. True (and reaping begun) if the task's
+    /// exit was seen and it has no engine: attach refuses a task whose
+    /// exit was seen (`EXIT_SEEN`, set under `inner`, which attach checks
+    /// under the same lock before it links an engine), and a handoff needs
+    /// an engine on the list, so none can be linked from then on; global
+    /// engines get no REAP.
+    pub(crate) fn reap_now(&self, rcu: &shim::RcuGuard) -> bool {
+        // Seeing `EXIT_SEEN` (set after any attach that linked an engine,
+        // under the same lock) makes such an engine's link visible.
+        if self.state() & EXIT_SEEN == 0 || self.engines.iter_rcu(rcu).next().is_some() {
+            return false;
+        }
+        !self.set_state(REAP_BEGUN)
+    }
+
     /// Queues the reap of this task's engines on `queue` (from
     /// `sched_process_free`, softirq context): reporting happens in process
     /// context. True if the queue's drainer must be queued.

@@ -11,7 +11,9 @@
 # Every (workload, config) runs $ROUNDS times, configurations interleaved.
 # BENCH_PLAN=guard runs only the hot-path rows of the regression guard
 # (scripts/bench-guard.sh), with its own counts; BENCH_PLAN=hot only the
-# syscall and fork rows. Set-up shared with profile.sh is in lib.sh.
+# syscall and fork rows; BENCH_PLAN=fork only the fork rows of a global
+# no-op engine (forkexit, forkexec: base and global), for work on that
+# path. Set-up shared with profile.sh is in lib.sh.
 ROUNDS=${BENCH_ROUNDS:-5}
 N_SYS=${BENCH_N_SYS:-100000}
 N_SCALE=${BENCH_N_SCALE:-10000}
@@ -256,6 +258,15 @@ if [ "${BENCH_PLAN:-}" = hot ]; then
 	measure forkexit "$N_FORK" base loaded global gtrace_reader ptrace
 	measure forkexec "$N_FORK" base loaded global ptrace
 	kernel_rows
+	echo "BENCH-END"
+	exit 0
+fi
+
+# BENCH_PLAN=fork: the global engine's fork rows alone.
+if [ "${BENCH_PLAN:-}" = fork ]; then
+	echo "BENCH-BEGIN plan=fork rounds=$ROUNDS"
+	measure forkexit "$N_FORK" base global
+	measure forkexec "$N_FORK" base global
 	echo "BENCH-END"
 	exit 0
 fi
