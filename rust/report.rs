@@ -304,7 +304,6 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
         return;
     };
     let mut pending = ut.take_pending();
-    ut.wait_gate();
     // A new child: its return from fork (its `sys_exit` probe left it to
     // us), after the CLONE reports.
     pending.fork_return = ut.entry_restart.take_fork_return();

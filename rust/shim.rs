@@ -132,6 +132,15 @@ mod ffi {
         pub(super) fn utrace_shim_irq_save() -> core::ffi::c_ulong;
         pub(super) fn utrace_shim_irq_restore(flags: core::ffi::c_ulong);
         pub(super) fn utrace_shim_synchronize_tasks();
+        pub(super) fn utrace_shim_cache_create(
+            name: *const kernel::ffi::c_char,
+            size: core::ffi::c_uint,
+            align: core::ffi::c_uint,
+        ) -> *mut bindings::kmem_cache;
+        pub(super) fn utrace_shim_cache_alloc(
+            cache: *mut bindings::kmem_cache,
+            gfp: bindings::gfp_t,
+        ) -> *mut c_void;
         pub(super) fn utrace_shim_task_comm(
             buf: *mut u8,
             len: usize,
@@ -642,6 +651,68 @@ pub(crate) fn set_current_exit_code(code: i32, group_dead: bool) {
 pub(crate) fn synchronize_tasks() {
     // SAFETY: Plain C call from process context (module exit).
     unsafe { ffi::utrace_shim_synchronize_tasks() };
+}
+
+/// A slab cache for objects of type `T` (`kmem_cache`), destroyed when
+/// dropped: every object must have been freed by then.
+pub(crate) struct Cache<T> {
+    cache: *mut bindings::kmem_cache,
+    _type: PhantomData<T>,
+}
+
+// SAFETY: A `kmem_cache` may be used from any CPU and context.
+unsafe impl<T> Send for Cache<T> {}
+// SAFETY: As above.
+unsafe impl<T> Sync for Cache<T> {}
+
+impl<T> Cache<T> {
+    /// A new cache named `name`. May sleep.
+    pub(crate) fn new(name: &'static kernel::str::CStr) -> Result<Self> {
+        let size =
+            u32::try_from(core::mem::size_of::<T>()).map_err(|_| kernel::error::code::EINVAL)?;
+        let align =
+            u32::try_from(core::mem::align_of::<T>()).map_err(|_| kernel::error::code::EINVAL)?;
+        // SAFETY: `name` is a NUL-terminated string that lives forever.
+        let cache = unsafe { ffi::utrace_shim_cache_create(name.as_char_ptr(), size, align) };
+        if cache.is_null() {
+            return Err(kernel::error::code::ENOMEM);
+        }
+        Ok(Cache {
+            cache,
+            _type: PhantomData,
+        })
+    }
+
+    /// Room for one `T` (uninitialised), or `None` if memory is short.
+    /// `gfp` is `GFP_KERNEL` (may sleep) or else taken as `GFP_ATOMIC`
+    /// (the kernel crate does not hand out the raw value of other flags).
+    pub(crate) fn alloc(&self, gfp: kernel::alloc::Flags) -> Option<core::ptr::NonNull<T>> {
+        let raw = if gfp == kernel::alloc::flags::GFP_KERNEL {
+            bindings::GFP_KERNEL
+        } else {
+            bindings::GFP_ATOMIC
+        };
+        // SAFETY: The cache is live (`self`); `raw` fits the caller's context.
+        core::ptr::NonNull::new(unsafe { ffi::utrace_shim_cache_alloc(self.cache, raw) }.cast())
+    }
+
+    /// Gives `obj`'s room back.
+    ///
+    /// # Safety
+    ///
+    /// `obj` came from [`Cache::alloc`] of this cache, holds no live `T`
+    /// (dropped or never initialised), and is not used again.
+    pub(crate) unsafe fn free(&self, obj: *mut T) {
+        // SAFETY: By the function's safety requirements.
+        unsafe { bindings::kmem_cache_free(self.cache, obj.cast()) };
+    }
+}
+
+impl<T> Drop for Cache<T> {
+    fn drop(&mut self) {
+        // SAFETY: Created by `new`; its objects are all freed (type doc).
+        unsafe { bindings::kmem_cache_destroy(self.cache) };
+    }
 }
 
 /// Queues `work` on the system workqueue, on any CPU. Any context.

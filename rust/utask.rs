@@ -278,8 +278,47 @@ unsafe impl AlwaysRefCounted for UTask {
 unsafe extern "C" fn utask_free_rcu(head: *mut bindings::callback_head) {
     // SAFETY: `head` is the `rcu` field of a `UTask` allocated by `UTask::create`.
     let ut = unsafe { container_of_mut!(head, UTask, rcu) };
-    // SAFETY: Nobody can reach it any more; allocated with `KBox`.
-    drop(unsafe { KBox::from_raw(ut) });
+    // SAFETY: Nobody can reach it any more: drop it in place.
+    unsafe { ptr::drop_in_place(ut) };
+    if let Some(cache) = cache() {
+        // SAFETY: From `UTask::create`'s `cache.alloc()`, dropped above.
+        unsafe { cache.free(ut) };
+    }
+}
+
+/// The slab cache of `UTask`s: a record is made per task (at its first
+/// event for a global engine, or attach) and freed at its reap, on every
+/// fork under a global engine. Set for the module's life (`UTaskCache`).
+static CACHE: AtomicPtr<shim::Cache<UTask>> = AtomicPtr::new(ptr::null_mut());
+
+fn cache() -> Option<&'static shim::Cache<UTask>> {
+    // SAFETY: Set by `UTaskCache::new` to a cache that stays until its drop,
+    // after every `UTask` is freed (the module's exit).
+    unsafe { CACHE.load(SeqCst).as_ref() }
+}
+
+/// Owns the `UTask` cache: made at module init, destroyed when dropped,
+/// which the module does last, after its RCU callbacks (the frees) ran.
+pub(crate) struct UTaskCache {
+    _cache: KBox<shim::Cache<UTask>>,
+}
+
+impl UTaskCache {
+    pub(crate) fn new() -> Result<Self> {
+        let cache = KBox::new(
+            shim::Cache::new(kernel::c_str!("utrace_rs_task"))?,
+            GFP_KERNEL,
+        )?;
+        CACHE.store((&*cache as *const shim::Cache<UTask>).cast_mut(), SeqCst);
+        Ok(UTaskCache { _cache: cache })
+    }
+}
+
+impl Drop for UTaskCache {
+    fn drop(&mut self) {
+        // `_cache` is destroyed when this returns.
+        CACHE.store(ptr::null_mut(), SeqCst);
+    }
 }
 
 /// The functions a `UTask`'s work items run: reporting's, which installs
@@ -357,8 +396,9 @@ impl UTask {
     /// A new `UTask` for `task`, with one reference, not yet on the table;
     /// its work items run `fns`.
     pub(crate) fn create(task: &Task, gfp: Flags, fns: &WorkFns) -> Result<ARef<UTask>> {
-        let ut = KBox::pin_init(
-            pin_init!(UTask {
+        let cache = cache().ok_or(ENOMEM)?;
+        let slot = cache.alloc(gfp).ok_or(ENOMEM)?.as_ptr();
+        let init = pin_init!(UTask {
                 task: ARef::from(task),
                 hnext: AtomicPtr::new(ptr::null_mut()),
                 refcount: AtomicUsize::new(1),
@@ -401,18 +441,23 @@ impl UTask {
                     gated: false,
                 }),
                 gate <- new_condvar!(),
-            }),
-            gfp,
-        )?;
-        // SAFETY: Never moved out of its allocation; freed by `utask_free_rcu`.
-        let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(ut) });
+        });
+        // SAFETY: `slot` is fresh room for a `UTask` (the cache's objects
+        // have its size and alignment), never moved: freed in place by
+        // `utask_free_rcu`.
+        if let Err(e) = unsafe { init.__pinned_init(slot) } {
+            // SAFETY: From `cache.alloc()` above; nothing was left in it.
+            unsafe { cache.free(slot) };
+            return Err(e.into());
+        }
+        let raw = slot;
         // SAFETY: `raw` is a fresh, exclusively owned `UTask`.
         unsafe {
             (*(*raw).work.get()).func = Some(fns.work);
             (*(*raw).kick.get()).func = Some(fns.kick);
             (*(*raw).sig_work.get()).func = Some(fns.signal);
         }
-        // SAFETY: Not null (from `KBox::into_raw`), and the count of one it
+        // SAFETY: Not null (from the cache), and the count of one it
         // was made with is this reference.
         Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(raw)) })
     }
@@ -608,11 +653,20 @@ impl UTask {
     /// (`work_queued` is clear) and are reported by that next run. It must
     /// not be cleared again later in the same run: the work could then be
     /// added while it is on the list, corrupting it.
+    ///
+    /// A new task held until its parent's CLONE report is done waits for
+    /// that first (see [`UTask::close_gate`]), under the same lock.
     pub(crate) fn take_pending(&self) -> Pending {
         let mut inner = self.inner.lock();
         inner.work_queued = false;
         self.asked.store(false, SeqCst);
-        core::mem::take(&mut inner.pending)
+        let pending = core::mem::take(&mut inner.pending);
+        while inner.gated {
+            // The parent reports CLONE on its way back to user mode and
+            // callbacks may not wait for other tasks, so this ends soon.
+            self.gate.wait(&mut inner);
+        }
+        pending
     }
 
     /// Whether a report or resume action waits for the task's work.
@@ -655,17 +709,6 @@ impl UTask {
     /// The kick ran: it may be queued again.
     pub(crate) fn kick_done(&self) {
         self.inner.lock().kick_queued = false;
-    }
-
-    /// Waits (the new task, in its first work) until its parent's CLONE
-    /// report is done.
-    pub(crate) fn wait_gate(&self) {
-        let mut inner = self.inner.lock();
-        while inner.gated {
-            // The parent reports CLONE on its way back to user mode and
-            // callbacks may not wait for other tasks, so this ends soon.
-            self.gate.wait(&mut inner);
-        }
     }
 
     /// Wakes the task if it sleeps in a utrace stop, to check whether it

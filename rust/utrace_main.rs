@@ -103,10 +103,13 @@ struct UtraceModule {
     kprobes: Option<shim::Kprobes>,
     notifier: Option<shim::ModuleNotifier>,
     _debugfs: shim::DebugfsDir,
+    /// Last: destroyed after every `UTask` was freed (see `drop`).
+    _utask_cache: utask::UTaskCache,
 }
 
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let utask_cache = utask::UTaskCache::new()?;
         let state = KBox::pin_init(state::State::new(report::reap_queued), GFP_KERNEL)?;
         let releaser = KBox::pin_init(release::Releaser::new(), GFP_KERNEL)?;
         let debugfs = shim::DebugfsDir::create()?;
@@ -145,6 +148,7 @@ impl kernel::Module for UtraceModule {
             kprobes: Some(kprobes),
             notifier: Some(notifier),
             _debugfs: debugfs,
+            _utask_cache: utask_cache,
         })
     }
 }

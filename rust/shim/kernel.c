@@ -10,6 +10,7 @@
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
 #include <linux/timer.h>
@@ -27,6 +28,22 @@ int utrace_shim_task_work_add(struct task_struct *task, struct callback_head *wo
 {
 	/* TWA_SIGNAL also interrupts an interruptible sleep (syscalls restart). */
 	return task_work_add(task, work, notify_signal ? TWA_SIGNAL : TWA_RESUME);
+}
+
+/*
+ * A slab cache for @size-byte objects aligned to @align (kmem_cache_create()
+ * is a macro, _Generic over its third argument since 6.12).
+ */
+struct kmem_cache *utrace_shim_cache_create(const char *name, unsigned int size,
+					    unsigned int align)
+{
+	return kmem_cache_create(name, size, align, 0, NULL);
+}
+
+/* kmem_cache_alloc() is a macro (allocation profiling's hook). */
+void *utrace_shim_cache_alloc(struct kmem_cache *cache, gfp_t gfp)
+{
+	return kmem_cache_alloc(cache, gfp);
 }
 
 /* @task's comm, NUL-padded (compat: __get_task_comm() is gone in 6.13). */

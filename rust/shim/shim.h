@@ -17,6 +17,7 @@
 
 struct callback_head;
 struct dentry;
+struct kmem_cache;
 struct file;
 struct file_operations;
 struct poll_table_struct;
@@ -48,6 +49,9 @@ void utrace_shim_rcu_read_unlock(void);
 unsigned long utrace_shim_irq_save(void);
 void utrace_shim_irq_restore(unsigned long flags);
 void utrace_shim_synchronize_tasks(void);
+struct kmem_cache *utrace_shim_cache_create(const char *name, unsigned int size,
+					    unsigned int align);
+void *utrace_shim_cache_alloc(struct kmem_cache *cache, gfp_t gfp);
 void utrace_shim_task_comm(char *buf, size_t len, struct task_struct *task);
 bool utrace_shim_may_sleep(void);
 struct timer_list;
