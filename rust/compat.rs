@@ -162,3 +162,23 @@ macro_rules! module_author {
     };
 }
 pub(crate) use module_author;
+
+/// Initialises `slot` with `init` (`PinInit::__pinned_init` on 6.12,
+/// `PinInit::__init` since: the pin-init crate renamed it).
+///
+/// # Safety
+///
+/// As `PinInit`'s: `slot` is valid, uninitialised memory for a `T` that
+/// does not move until dropped; on `Err` it may only be deallocated.
+pub(crate) unsafe fn pin_init_in<T, E>(
+    init: impl kernel::prelude::PinInit<T, E>,
+    slot: *mut T,
+) -> core::result::Result<(), E> {
+    // SAFETY: By the function's safety requirements.
+    #[cfg(utrace_kernel_7)]
+    let ret = unsafe { init.__init(slot) };
+    // SAFETY: As above.
+    #[cfg(not(utrace_kernel_7))]
+    let ret = unsafe { init.__pinned_init(slot) };
+    ret
+}

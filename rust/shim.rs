@@ -668,6 +668,9 @@ unsafe impl<T> Sync for Cache<T> {}
 impl<T> Cache<T> {
     /// A new cache named `name`. May sleep.
     pub(crate) fn new(name: &'static kernel::str::CStr) -> Result<Self> {
+        // `as_char_ptr` is a trait method on 7.x (the prelude's `CStrExt`).
+        #[allow(unused_imports)]
+        use kernel::prelude::*;
         let size =
             u32::try_from(core::mem::size_of::<T>()).map_err(|_| kernel::error::code::EINVAL)?;
         let align =

@@ -445,7 +445,7 @@ impl UTask {
         // SAFETY: `slot` is fresh room for a `UTask` (the cache's objects
         // have its size and alignment), never moved: freed in place by
         // `utask_free_rcu`.
-        if let Err(e) = unsafe { init.__pinned_init(slot) } {
+        if let Err(e) = unsafe { crate::compat::pin_init_in(init, slot) } {
             // SAFETY: From `cache.alloc()` above; nothing was left in it.
             unsafe { cache.free(slot) };
             return Err(e.into());
