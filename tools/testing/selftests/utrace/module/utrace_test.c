@@ -1156,15 +1156,17 @@ static int cmd_chaos(long secs)
 /*
  * attachrace: utrace_attach_task(CREATE) on a task that is killed, reaped
  * and freed (its sched_process_free run) after attach checked it was alive
- * and before it inserts the task's new state. The first Rust allocation of
- * the attaching task after arming, the new state's, goes through a kprobe on
- * the allocator's helper to race_detour(), which does that in the attacher
- * and then calls the helper itself. Without a check under the table lock,
- * the state was inserted for a freed task and never reaped (until unload).
+ * and before it inserts the task's new state. The first slab allocation of
+ * the attaching task after arming, the new state's (utrace-rs's own
+ * kmem_cache), goes through a kprobe on kmem_cache_alloc() to race_detour(),
+ * which does that in the attacher and then calls the allocator itself.
+ * Without a check under the table lock, the state was inserted for a freed
+ * task and never reaped (until unload). (It probed the Rust allocator's
+ * helper while the state came from kmalloc: since the state has its own
+ * cache, that caught the engine's allocation, after the insert.)
  */
 static const char *const race_syms[] = {
-	"rust_helper_krealloc",			/* 6.12 */
-	"rust_helper_krealloc_node_align",	/* 7.x */
+	"kmem_cache_alloc_noprof",
 };
 typedef unsigned long (*race_fn_t)(unsigned long, unsigned long, unsigned long,
 				   unsigned long, unsigned long, unsigned long);
