@@ -1165,9 +1165,6 @@ static int cmd_chaos(long secs)
  * helper while the state came from kmalloc: since the state has its own
  * cache, that caught the engine's allocation, after the insert.)
  */
-static const char *const race_syms[] = {
-	"kmem_cache_alloc_noprof",
-};
 typedef unsigned long (*race_fn_t)(unsigned long, unsigned long, unsigned long,
 				   unsigned long, unsigned long, unsigned long);
 static race_fn_t race_fn;
@@ -1213,19 +1210,16 @@ static int cmd_attachrace(int n, long pid)
 {
 	struct task_struct *task;
 	struct utrace_engine *e;
-	int i, ret = -ENOENT;
+	int ret;
 
 	if (slots[n].engine)
 		return -EBUSY;
-	for (i = 0; i < ARRAY_SIZE(race_syms) && ret; i++) {
-		race_fn = __symbol_get(race_syms[i]);
-		if (!race_fn)
-			continue;
-		memset(&race_kp, 0, sizeof(race_kp));
-		race_kp.symbol_name = race_syms[i];
-		race_kp.pre_handler = race_pre;
-		ret = register_kprobe(&race_kp);
-	}
+	/* Exported, but not GPL-only: linked to, not __symbol_get(). */
+	race_fn = (race_fn_t)(void *)kmem_cache_alloc_noprof;
+	memset(&race_kp, 0, sizeof(race_kp));
+	race_kp.symbol_name = "kmem_cache_alloc_noprof";
+	race_kp.pre_handler = race_pre;
+	ret = register_kprobe(&race_kp);
 	if (ret)
 		return ret;
 	race_pid = find_get_pid(pid);
