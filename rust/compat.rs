@@ -89,30 +89,16 @@ pub(crate) struct Escaped<'a>(pub(crate) &'a [u8]);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rest = self.0;
-        while let Some(&b) = rest.first() {
-            // A run of printable bytes goes out in one write (a stream
-            // record's writer copies per write: per byte, that was most of
-            // an emit's cost).
-            let run = rest
-                .iter()
-                .position(|c| !(0x20..=0x7e).contains(c))
-                .unwrap_or(rest.len());
-            if run > 0 {
-                // Printable ASCII: always UTF-8.
-                f.write_str(core::str::from_utf8(&rest[..run]).map_err(|_| fmt::Error)?)?;
-                rest = &rest[run..];
-                continue;
+        let mut res = Ok(());
+        super::text::escape(self.0, |piece| {
+            if res.is_ok() {
+                // Every piece is ASCII: always UTF-8.
+                res = core::str::from_utf8(piece)
+                    .map_err(|_| fmt::Error)
+                    .and_then(|s| f.write_str(s));
             }
-            match b {
-                b'\t' => f.write_str("\\t")?,
-                b'\n' => f.write_str("\\n")?,
-                b'\r' => f.write_str("\\r")?,
-                _ => write!(f, "\\x{b:02x}")?,
-            }
-            rest = &rest[1..];
-        }
-        Ok(())
+        });
+        res
     }
 }
 

@@ -171,30 +171,38 @@ impl<'a> Cursor<'a> {
         if printable(s) {
             return self.bytes(s);
         }
-        let mut rest = s;
-        while let Some(&b) = rest.first() {
-            let run = rest
-                .iter()
-                .position(|c| !(0x20..=0x7e).contains(c))
-                .unwrap_or(rest.len());
-            if run > 0 {
-                self.bytes(&rest[..run]);
-                rest = &rest[run..];
-                continue;
-            }
-            match b {
-                b'\t' => self.bytes(b"\\t"),
-                b'\n' => self.bytes(b"\\n"),
-                b'\r' => self.bytes(b"\\r"),
-                _ => self.bytes(&[
-                    b'\\',
-                    b'x',
-                    HEX[usize::from(b >> 4)],
-                    HEX[usize::from(b & 0xf)],
-                ]),
-            }
-            rest = &rest[1..];
+        escape(s, |piece| self.bytes(piece));
+    }
+}
+
+/// Calls `out` with the pieces of `s` escaped: runs of printable ASCII as
+/// they are, `\t` `\n` `\r`, every other byte as `\xNN` (every piece is
+/// ASCII). One run is one piece: a writer that copies per call pays per
+/// run, not per byte.
+pub(crate) fn escape(s: &[u8], mut out: impl FnMut(&[u8])) {
+    let mut rest = s;
+    while let Some(&b) = rest.first() {
+        let run = rest
+            .iter()
+            .position(|c| !(0x20..=0x7e).contains(c))
+            .unwrap_or(rest.len());
+        if run > 0 {
+            out(&rest[..run]);
+            rest = &rest[run..];
+            continue;
         }
+        match b {
+            b'\t' => out(b"\\t"),
+            b'\n' => out(b"\\n"),
+            b'\r' => out(b"\\r"),
+            _ => out(&[
+                b'\\',
+                b'x',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]),
+        }
+        rest = &rest[1..];
     }
 }
 

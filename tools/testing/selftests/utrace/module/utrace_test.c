@@ -766,6 +766,19 @@ static int cmd_attachloop(long pid, long n)
 	return ret;
 }
 
+/* RESUME the stopped task of @s and wait until it runs again (its next syscall). */
+static int resume_until_run(struct slot *s)
+{
+	int ret;
+
+	reinit_completion(&run_again);
+	WRITE_ONCE(stoploop_wait_run, true);
+	ret = utrace_control(s->task, s->engine, UTRACE_RESUME);
+	if (!ret && wait_for_completion_killable_timeout(&run_again, 10 * HZ) <= 0)
+		ret = -ETIMEDOUT;
+	return ret;
+}
+
 static int cmd_stoploop(int slot, long n)
 {
 	struct slot *s = &slots[slot];
@@ -792,11 +805,7 @@ static int cmd_stoploop(int slot, long n)
 		ret = utrace_barrier(s->task, s->engine);
 		if (ret)
 			break;
-		reinit_completion(&run_again);
-		WRITE_ONCE(stoploop_wait_run, true);
-		ret = utrace_control(s->task, s->engine, UTRACE_RESUME);
-		if (!ret && wait_for_completion_killable_timeout(&run_again, 10 * HZ) <= 0)
-			ret = -ETIMEDOUT;
+		ret = resume_until_run(s);
 	}
 	WRITE_ONCE(stoploop_slot, -1);
 	WRITE_ONCE(stoploop_wait_run, false);
@@ -828,11 +837,7 @@ static int cmd_stopwait(int slot, long n)
 		ret = utrace_wait_stopped(s->task, s->engine, UTRACE_WAIT_KILLABLE);
 		if (ret)
 			break;
-		reinit_completion(&run_again);
-		WRITE_ONCE(stoploop_wait_run, true);
-		ret = utrace_control(s->task, s->engine, UTRACE_RESUME);
-		if (!ret && wait_for_completion_killable_timeout(&run_again, 10 * HZ) <= 0)
-			ret = -ETIMEDOUT;
+		ret = resume_until_run(s);
 	}
 	WRITE_ONCE(stopwait_slot, -1);
 	WRITE_ONCE(stoploop_wait_run, false);
