@@ -104,12 +104,10 @@ wait_until 10 '[ "$(grep -c caught /tmp/t46i.sig)" = 1 ]'
 sleep 0.3
 expect_eq "one SIGUSR1 handler ran" "$(grep -c caught /tmp/t46i.sig)" 1
 unload utrace_api_rs
-line=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1)
-echo "$line"
-count() { echo "$line" | sed -n "s/.* $1=\([-0-9]*\).*/\1/p"; }
-expect_eq "Engine::interrupt calls" "$(count interrupts)" 1
-expect_eq "... with class Report, signo 0, no sender" "$(count interrupts_empty)" 1
-expect_eq "no quiesce(NONE) in its place" "$(count quiesce_stopped)" 0
-expect_eq "the artificial SIGUSR1 went to no signal callback" "$(count delivered)/$(count ignored)/$(count handler)" 0/0/0
+counters 'utrace_api_rs: entries='
+expect_eq "Engine::interrupt calls" "$(counter interrupts)" 1
+expect_eq "... with class Report, signo 0, no sender" "$(counter interrupts_empty)" 1
+expect_eq "no quiesce(NONE) in its place" "$(counter quiesce_stopped)" 0
+expect_eq "the artificial SIGUSR1 went to no signal callback" "$(counter delivered)/$(counter ignored)/$(counter handler)" 0/0/0
 kill $tpid
 wait $tpid 2>/dev/null || true

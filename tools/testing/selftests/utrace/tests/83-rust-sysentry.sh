@@ -33,15 +33,13 @@ unload utrace_sysentry_rs
 ! dmesg_has "check .* FAILED" || fail "checks: $(dmesg_since_mark | grep FAILED)"
 # 10 by the controller, one per path read.
 expect_eq "checks passed" "$(dmesg_since_mark | grep -c 'utrace_sysentry_rs: check .* ok')" 12
-line=$(dmesg_since_mark | grep 'utrace_sysentry_rs: entries=' | tail -n 1)
-echo "$line"
-count() { echo "$line" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+counters 'utrace_sysentry_rs: entries='
 # The write, and printf's write of the line above.
-expect_eq "write entries" "$(count entries)" 2
-expect_eq "RESUMED re-reports" "$(count resumed)" 1
-expect_eq "write exits (none for the skipped pass)" "$(count exits)" 2
-expect_eq "first exit's result" "$(count first_exit)" 5
-expect_eq "openat entries, each once" "$(count open_entries)" 2
-expect_eq "openat exits" "$(count open_exits)" 2
-expect_eq "current's registers from the sleepable entry" "$(count regs_ok)" 2
-expect_eq "last path read" "$(count path)" /utrace/selftests/lib.sh
+expect_eq "write entries" "$(counter entries)" 2
+expect_eq "RESUMED re-reports" "$(counter resumed)" 1
+expect_eq "write exits (none for the skipped pass)" "$(counter exits)" 2
+expect_eq "first exit's result" "$(counter first_exit)" 5
+expect_eq "openat entries, each once" "$(counter open_entries)" 2
+expect_eq "openat exits" "$(counter open_exits)" 2
+expect_eq "current's registers from the sleepable entry" "$(counter regs_ok)" 2
+expect_eq "last path read" "$(counter path)" /utrace/selftests/lib.sh
