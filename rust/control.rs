@@ -467,7 +467,7 @@ pub(crate) fn wait_stopped(st: &State, task: Option<&Task>, engine: &Engine, fla
     // Woken by the task's stop (`wait::wait_stopped`), its exit
     // (`hooks::utrace_rs_hook_exit`) and a detach (`detach::finish_detach`).
     let found = core::cell::Cell::new(None);
-    crate::wait::wait_var_in(ut.stop_waiters(), state, || {
+    crate::wait::wait_var(ut.stop_waiters(), state, || {
         let done = outcome();
         let ready = done.is_some();
         found.set(done);

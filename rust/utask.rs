@@ -450,16 +450,15 @@ impl UTask {
             unsafe { cache.free(slot) };
             return Err(e.into());
         }
-        let raw = slot;
-        // SAFETY: `raw` is a fresh, exclusively owned `UTask`.
+        // SAFETY: `slot` is a fresh, exclusively owned `UTask`.
         unsafe {
-            (*(*raw).work.get()).func = Some(fns.work);
-            (*(*raw).kick.get()).func = Some(fns.kick);
-            (*(*raw).sig_work.get()).func = Some(fns.signal);
+            (*(*slot).work.get()).func = Some(fns.work);
+            (*(*slot).kick.get()).func = Some(fns.kick);
+            (*(*slot).sig_work.get()).func = Some(fns.signal);
         }
         // SAFETY: Not null (from the cache), and the count of one it
         // was made with is this reference.
-        Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(raw)) })
+        Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(slot)) })
     }
 
     /// A new reference, unless the count already dropped to zero (the

@@ -101,11 +101,7 @@ pub(crate) fn wait_uninterruptible_idle(var: *const c_void, cond: impl Fn() -> b
 /// Sleeps until `cond()` holds, in `state` (`TASK_INTERRUPTIBLE` or
 /// `TASK_KILLABLE`): `ERESTARTSYS` if a signal that `state` lets in comes
 /// first.
-pub(crate) fn wait_var_in(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {
-    wait_var(var, state, cond)
-}
-
-fn wait_var(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {
+pub(crate) fn wait_var(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {
     let var = var.cast_mut();
     // SAFETY: Any address works as a key; the queue is the kernel's.
     let wq = unsafe { bindings::__var_waitqueue(var) };
