@@ -33,14 +33,14 @@ dmesg_since_mark() {
 # dmesg_has PATTERN: the kernel log (since the mark) has an extended-regex match.
 dmesg_has() { dmesg_since_mark | grep -Eq "$1"; }
 
-# counters PREFIX: the last kernel log line (since the mark) with PREFIX, a
+# read_counters PREFIX: the last kernel log line (since the mark) with PREFIX, a
 # module's "name: a=1 b=2 ..." counters, shown and kept in COUNTERS;
-# counter NAME then reads NAME's value from it.
-counters() {
+# counter_value NAME then reads NAME's value from it.
+read_counters() {
 	COUNTERS=$(dmesg_since_mark | grep "$1" | tail -n 1)
 	echo "$COUNTERS"
 }
-counter() { echo "$COUNTERS" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+counter_value() { echo "$COUNTERS" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
 
 # loaded NAME: NAME is in the module list.
 loaded() { grep -q "^$1 " /proc/modules; }

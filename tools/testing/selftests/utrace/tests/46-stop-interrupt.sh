@@ -104,10 +104,10 @@ wait_until 10 '[ "$(grep -c caught /tmp/t46i.sig)" = 1 ]'
 sleep 0.3
 expect_eq "one SIGUSR1 handler ran" "$(grep -c caught /tmp/t46i.sig)" 1
 unload utrace_api_rs
-counters 'utrace_api_rs: entries='
-expect_eq "Engine::interrupt calls" "$(counter interrupts)" 1
-expect_eq "... with class Report, signo 0, no sender" "$(counter interrupts_empty)" 1
-expect_eq "no quiesce(NONE) in its place" "$(counter quiesce_stopped)" 0
-expect_eq "the artificial SIGUSR1 went to no signal callback" "$(counter delivered)/$(counter ignored)/$(counter handler)" 0/0/0
+read_counters 'utrace_api_rs: entries='
+expect_eq "Engine::interrupt calls" "$(counter_value interrupts)" 1
+expect_eq "... with class Report, signo 0, no sender" "$(counter_value interrupts_empty)" 1
+expect_eq "no quiesce(NONE) in its place" "$(counter_value quiesce_stopped)" 0
+expect_eq "the artificial SIGUSR1 went to no signal callback" "$(counter_value delivered)/$(counter_value ignored)/$(counter_value handler)" 0/0/0
 kill $tpid
 wait $tpid 2>/dev/null || true

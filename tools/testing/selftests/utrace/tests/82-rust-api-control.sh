@@ -27,15 +27,15 @@ expect_eq "exit status (the exit callback rewrote 0 to 42)" "$?" 42
 expect_eq "what sysloop saw (every 4th getppid aborted with EPERM)" \
 	"$(cat /tmp/t82.out)" "ok=75 failed=25 errno=1"
 unload utrace_api_rs
-counters 'utrace_api_rs: entries='
-expect_eq "getppid entries" "$(counter entries)" 100
-expect_eq "getppid exits (aborted ones never ran)" "$(counter exits)" 75
-expect_eq "aborted" "$(counter aborted)" 25
-expect_eq "original exit code" "$(counter orig_exit)" 0
+read_counters 'utrace_api_rs: entries='
+expect_eq "getppid entries" "$(counter_value entries)" 100
+expect_eq "getppid exits (aborted ones never ran)" "$(counter_value exits)" 75
+expect_eq "aborted" "$(counter_value aborted)" 25
+expect_eq "original exit code" "$(counter_value orig_exit)" 0
 # A barrier that would have to wait, from a syscall callback with a
 # spinlock held (atomic on every kernel): refused with EWOULDBLOCK (-11) and
 # a log line, not slept.
-expect_eq "barrier from atomic context" "$(counter barrier_in_atomic)" -11
+expect_eq "barrier from atomic context" "$(counter_value barrier_in_atomic)" -11
 dmesg_has "utrace_barrier called where it may not sleep" || fail "no log line for the refused barrier"
 
 # --- signals, a stop from callbacks, RESUME from another task's callback
@@ -77,12 +77,12 @@ echo "ok: resumed from the controller's callback; the queued SIGUSR1 ran"
 expect_eq "the controller's SIGUSR1 (ignored by the engine) ran no handler" \
 	"$(grep -c caught /tmp/t82.ctl)" 0
 unload utrace_api_rs
-counters 'utrace_api_rs: entries='
-expect_eq "signals ignored" "$(counter ignored)" 2
-expect_eq "signals delivered" "$(counter delivered)" 2
-expect_eq "HANDLER reports (one per delivery to the handler)" "$(counter handler)" 2
-expect_eq "resumes" "$(counter resumed)" 1
-[ "$(counter quiesce_stopped)" -ge 1 ] || fail "no QUIESCE report at the stop"
+read_counters 'utrace_api_rs: entries='
+expect_eq "signals ignored" "$(counter_value ignored)" 2
+expect_eq "signals delivered" "$(counter_value delivered)" 2
+expect_eq "HANDLER reports (one per delivery to the handler)" "$(counter_value handler)" 2
+expect_eq "resumes" "$(counter_value resumed)" 1
+[ "$(counter_value quiesce_stopped)" -ge 1 ] || fail "no QUIESCE report at the stop"
 kill $tpid $ctl
 wait $tpid $ctl 2>/dev/null
 
@@ -111,13 +111,13 @@ done
 kill -KILL "$jp"
 wait "$jobctl"
 unload utrace_api_rs
-counters 'utrace_api_rs: jctl_stops='
-expect_eq "stop reports (3 threads, 2 stops)" "$(counter jctl_stops)" 6
-expect_eq "stop reports with notify (one per stop)" "$(counter jctl_stop_notify)" 2
-expect_eq "... the main thread's" "$(counter jctl_stop_notify_main)" 2
-expect_eq "continue reports" "$(counter jctl_conts)" 6
-expect_eq "continue reports with notify (one per continue)" "$(counter jctl_cont_notify)" 2
-expect_eq "... the main thread's" "$(counter jctl_cont_notify_main)" 2
+read_counters 'utrace_api_rs: jctl_stops='
+expect_eq "stop reports (3 threads, 2 stops)" "$(counter_value jctl_stops)" 6
+expect_eq "stop reports with notify (one per stop)" "$(counter_value jctl_stop_notify)" 2
+expect_eq "... the main thread's" "$(counter_value jctl_stop_notify_main)" 2
+expect_eq "continue reports" "$(counter_value jctl_conts)" 6
+expect_eq "continue reports with notify (one per continue)" "$(counter_value jctl_cont_notify)" 2
+expect_eq "... the main thread's" "$(counter_value jctl_cont_notify_main)" 2
 
 # --- a debugger's stop (stopwait=1, at load): Control::Stop (EINPROGRESS),
 # EngineRef::wait_stopped (Ok, and Ok again while stopped), examine,

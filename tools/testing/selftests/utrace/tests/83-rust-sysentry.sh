@@ -33,13 +33,13 @@ unload utrace_sysentry_rs
 ! dmesg_has "check .* FAILED" || fail "checks: $(dmesg_since_mark | grep FAILED)"
 # 10 by the controller, one per path read.
 expect_eq "checks passed" "$(dmesg_since_mark | grep -c 'utrace_sysentry_rs: check .* ok')" 12
-counters 'utrace_sysentry_rs: entries='
+read_counters 'utrace_sysentry_rs: entries='
 # The write, and printf's write of the line above.
-expect_eq "write entries" "$(counter entries)" 2
-expect_eq "RESUMED re-reports" "$(counter resumed)" 1
-expect_eq "write exits (none for the skipped pass)" "$(counter exits)" 2
-expect_eq "first exit's result" "$(counter first_exit)" 5
-expect_eq "openat entries, each once" "$(counter open_entries)" 2
-expect_eq "openat exits" "$(counter open_exits)" 2
-expect_eq "current's registers from the sleepable entry" "$(counter regs_ok)" 2
-expect_eq "last path read" "$(counter path)" /utrace/selftests/lib.sh
+expect_eq "write entries" "$(counter_value entries)" 2
+expect_eq "RESUMED re-reports" "$(counter_value resumed)" 1
+expect_eq "write exits (none for the skipped pass)" "$(counter_value exits)" 2
+expect_eq "first exit's result" "$(counter_value first_exit)" 5
+expect_eq "openat entries, each once" "$(counter_value open_entries)" 2
+expect_eq "openat exits" "$(counter_value open_exits)" 2
+expect_eq "current's registers from the sleepable entry" "$(counter_value regs_ok)" 2
+expect_eq "last path read" "$(counter_value path)" /utrace/selftests/lib.sh
