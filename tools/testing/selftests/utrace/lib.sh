@@ -64,7 +64,8 @@ modinfo_field() {
 }
 
 # --- utrace_test.ko helpers -------------------------------------------------
-# Event bits, attach flags and actions of include/utrace_rs.h.
+# Event bits, attach flags, actions and signal actions of
+# include/utrace_rs.h (scripts/check-abi.sh checks them against it).
 EV_REAP=0x2 EV_CLONE=0x4 EV_EXEC=0x8 EV_EXIT=0x10 EV_DEATH=0x20
 A_MATCH_OPS=0x1 A_MATCH_DATA=0x2 A_CREATE=0x10 A_EXCLUSIVE=0x20 A_GLOBAL=0x100 A_NOFOLLOW=0x200
 ACT_STOP=0 ACT_INTERRUPT=1 ACT_REPORT=2 ACT_SINGLESTEP=3 ACT_BLOCKSTEP=4 ACT_RESUME=5 ACT_DETACH=6
@@ -72,6 +73,14 @@ EV_QUIESCE=0x1 EV_SIGNAL=0x100 EV_SIGNAL_CORE=0x1000 EV_SYSCALL_ENTRY=0x40 EV_SY
 EV_SIGNAL_IGN=0x200 EV_SIGNAL_STOP=0x400 EV_SIGNAL_TERM=0x800 EV_JCTL=0x2000
 EPERM=-1 ENOENT=-2 ESRCH=-3 ENODEV=-19 EEXIST=-17 EINVAL=-22 EOPNOTSUPP=-95
 EALREADY=-114 EINPROGRESS=-115 EDEADLK=-35
+# Signal actions (enum utrace_signal_action) and the flags or'd into them.
+SIGNAL_DELIVER=0x00 SIGNAL_IGN=0x10 SIGNAL_TERM=0x20 SIGNAL_CORE=0x30 SIGNAL_STOP=0x40
+SIGNAL_TSTP=0x50 SIGNAL_REPORT=0x60 SIGNAL_HANDLER=0x70 SIGNAL_HOLD=0x100 SIGNAL_SUSPEND=0x200
+# report_signal's return values the tests give `utctl sigret`: deliver,
+# ignore, kill, hold (stop; reported again after RESUME), suspend.
+SIGRET_DELIVER=$((ACT_RESUME | SIGNAL_DELIVER)) SIGRET_IGN=$((ACT_RESUME | SIGNAL_IGN))
+SIGRET_TERM=$((ACT_RESUME | SIGNAL_TERM)) SIGRET_HOLD=$((ACT_STOP | SIGNAL_HOLD))
+SIGRET_SUSPEND=$((ACT_STOP | SIGNAL_SUSPEND))
 UT=/sys/kernel/debug/utrace_test
 
 # setup_engine: load utrace_rs and utrace_test; unload both when the test ends.

@@ -6,8 +6,6 @@
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
-SIG_IGN_ACT=$((ACT_RESUME | 0x10))
-SIG_SUSPEND_ACT=$((ACT_STOP | 0x200))
 
 rm -f /tmp/t48.out
 sigcatch /tmp/t48.out &
@@ -24,7 +22,7 @@ expect_eq "reported before delivery" "$(utlog | awk '$2 == 0 && $3 == "SIGNAL" {
 	"sig=10 class=0x0 sig=10 class=0x70 "
 echo "ok: delivered: the handler ran"
 
-expect_ut "ignore from now on" 0 sigret 0 $SIG_IGN_ACT
+expect_ut "ignore from now on" 0 sigret 0 $SIGRET_IGN
 kill -USR1 $pid
 wait_until 10 "[ \$(utlog | grep -c ' 0 SIGNAL .* class=0x0 ') = 2 ]"
 sleep 1
@@ -32,7 +30,7 @@ expect_eq "ignored: the handler did not run again" "$(grep -c caught /tmp/t48.ou
 kill -0 $pid || fail "the task died of an ignored signal"
 echo "ok: ignored USR1"
 
-expect_ut "suspend from now on" 0 sigret 0 $SIG_SUSPEND_ACT
+expect_ut "suspend from now on" 0 sigret 0 $SIGRET_SUSPEND
 kill -USR1 $pid
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $pid)" = T ]'
@@ -55,7 +53,7 @@ pid=$!
 wait_until 5 "grep -q '^SigCgt:.*[2-9a-f]00$' /proc/$pid/status"
 expect_ut "attach" 0 attach 1 $pid $A_CREATE
 expect_ut "SIGNAL" 0 events 1 $EV_SIGNAL
-expect_ut "ignore" 0 sigret 1 $SIG_IGN_ACT
+expect_ut "ignore" 0 sigret 1 $SIGRET_IGN
 kill -TERM $pid
 wait $pid
 expect_eq "exit status" "$?" $((128 + 15))

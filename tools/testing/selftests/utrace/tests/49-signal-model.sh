@@ -10,10 +10,6 @@
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
-RESUME=$ACT_RESUME
-IGN=$((ACT_RESUME | 0x10))
-TERM=$((ACT_RESUME | 0x20))
-HOLD=$((ACT_STOP | 0x100))
 
 # handlers NAME: a `sigmodel handlers` process; sets PID and OUT.
 handlers() {
@@ -31,7 +27,7 @@ nreports() { utlog | awk -v s="$1" -v e="$2" '$2 == s && $3 == e' | wc -l; }
 handlers t49a
 expect_ut "attach" 0 attach 0 "$PID" $A_CREATE
 expect_ut "SIGNAL_TERM" 0 events 0 $EV_SIGNAL_TERM
-expect_ut "ignore" 0 sigret 0 $IGN
+expect_ut "ignore" 0 sigret 0 $SIGRET_IGN
 kill -TERM "$PID"
 wait_until 10 "[ \$(nreports 0 SIGNAL_TERM) = 1 ]"
 expect_eq "SIGTERM report" "$(last 0 SIGNAL_TERM | cut -d' ' -f1-3)" "sig=15 class=0x20 code=0"
@@ -40,7 +36,7 @@ expect_eq "regs and dispositions" "$(last 0 SIGNAL_TERM | cut -d' ' -f6-7)" "reg
 sleep 0.3
 kill -0 "$PID" || fail "SIGTERM killed the task although the engine ignored it"
 echo "ok: SIGTERM reported as TERM and ignored"
-expect_ut "deliver" 0 sigret 0 $RESUME
+expect_ut "deliver" 0 sigret 0 $SIGRET_DELIVER
 kill -TERM "$PID"
 wait "$PID"
 expect_eq "delivered: died of SIGTERM" "$?" $((128 + 15))
@@ -49,7 +45,7 @@ expect_eq "delivered: died of SIGTERM" "$?" $((128 + 15))
 handlers t49b
 expect_ut "attach" 0 attach 1 "$PID" $A_CREATE
 expect_ut "SIGNAL_IGN" 0 events 1 $EV_SIGNAL_IGN
-expect_ut "terminate" 0 sigret 1 $TERM
+expect_ut "terminate" 0 sigret 1 $SIGRET_TERM
 kill -WINCH "$PID"
 wait "$PID"
 expect_eq "an ignored signal made TERM: died of SIGTERM" "$?" $((128 + 15))
@@ -60,7 +56,7 @@ echo "ok: SIGWINCH reported as IGN, turned into a kill"
 handlers t49c
 expect_ut "attach" 0 attach 2 "$PID" $A_CREATE
 expect_ut "SIGNAL_STOP|JCTL" 0 events 2 $((EV_SIGNAL_STOP | EV_JCTL))
-expect_ut "ignore" 0 sigret 2 $IGN
+expect_ut "ignore" 0 sigret 2 $SIGRET_IGN
 kill -TSTP "$PID"
 wait_until 10 "[ \$(nreports 2 SIGNAL_STOP) = 1 ]"
 expect_eq "SIGTSTP report" "$(last 2 SIGNAL_STOP | cut -d' ' -f1-2)" "sig=20 class=0x50"
@@ -70,7 +66,7 @@ expect_eq "SIGSTOP report" "$(last 2 SIGNAL_STOP | cut -d' ' -f1-2)" "sig=19 cla
 sleep 0.3
 expect_eq "both ignored: not stopped" "$(state_of "$PID")" S
 expect_eq "no JCTL report" "$(nreports 2 JCTL)" 0
-expect_ut "deliver" 0 sigret 2 $RESUME
+expect_ut "deliver" 0 sigret 2 $SIGRET_DELIVER
 kill -STOP "$PID"
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $PID)" = T ]'
@@ -124,14 +120,14 @@ jctl3 10
 jctl3 13
 echo "ok: JCTL in each thread before the stop; notify in exactly one thread's report per stop and per continue (3 rounds)"
 # A held stop signal is cancelled by SIGCONT, as a queued one is.
-expect_ut "hold" 0 sigret 2 $HOLD
+expect_ut "hold" 0 sigret 2 $SIGRET_HOLD
 kill -TSTP "$PID"
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $PID)" = I ]'
 n=$(nreports 2 SIGNAL_STOP)
 kill -CONT "$PID"
-expect_ut "deliver from now on" 0 sigret 2 $RESUME
-expect_ut "resume" 0 control 2 $RESUME
+expect_ut "deliver from now on" 0 sigret 2 $SIGRET_DELIVER
+expect_ut "resume" 0 control 2 $ACT_RESUME
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $PID)" = S ]'
 sleep 0.3
@@ -145,15 +141,15 @@ wait "$PID" 2>/dev/null
 handlers t49d
 expect_ut "attach" 0 attach 3 "$PID" $A_CREATE
 expect_ut "SIGNAL" 0 events 3 $EV_SIGNAL
-expect_ut "hold" 0 sigret 3 $HOLD
+expect_ut "hold" 0 sigret 3 $SIGRET_HOLD
 kill -USR1 "$PID"
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $PID)" = I ]'
 sleep 0.3
 expect_eq "held: one report" "$(nreports 3 SIGNAL)" 1
 expect_eq "held: the handler has not run" "$(grep -c usr1 "$OUT")" 0
-expect_ut "deliver from now on" 0 sigret 3 $RESUME
-expect_ut "resume" 0 control 3 $RESUME
+expect_ut "deliver from now on" 0 sigret 3 $SIGRET_DELIVER
+expect_ut "resume" 0 control 3 $ACT_RESUME
 wait_until 10 "grep -q usr1 $OUT"
 expect_eq "reported again after RESUME, then the handler frame" \
 	"$(utlog | awk '$2 == 3 && $3 == "SIGNAL" { print $5, $6 }' | tr '\n' ' ')" \
@@ -177,7 +173,7 @@ echo "ok: info and return_ka rewritten"
 handlers t49e
 expect_ut "attach" 0 attach 4 "$PID" $A_CREATE
 expect_ut "all signals" 0 events 4 $((EV_SIGNAL | EV_SIGNAL_IGN | EV_SIGNAL_STOP | EV_SIGNAL_TERM | EV_SIGNAL_CORE))
-expect_ut "hold" 0 sigret 4 $HOLD
+expect_ut "hold" 0 sigret 4 $SIGRET_HOLD
 kill -USR1 "$PID"
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $PID)" = I ]'
@@ -194,11 +190,11 @@ sigmodel fault /tmp/t49f.go &
 PID=$!
 expect_ut "attach" 0 attach 5 "$PID" $A_CREATE
 expect_ut "SIGNAL_CORE" 0 events 5 $EV_SIGNAL_CORE
-expect_ut "ignore it" 0 sigret 5 $IGN
+expect_ut "ignore it" 0 sigret 5 $SIGRET_IGN
 echo go >/tmp/t49f.go
 wait_until 10 "[ \$(nreports 5 SIGNAL_CORE) -ge 1 ]"
 expect_eq "fault report" "$(last 5 SIGNAL_CORE | cut -d' ' -f1-4)" "sig=11 class=0x30 code=1 addr=0x1234"
-expect_ut "deliver" 0 sigret 5 $RESUME
+expect_ut "deliver" 0 sigret 5 $SIGRET_DELIVER
 wait "$PID"
 expect_eq "then delivered: died of SIGSEGV" "$(($? & 127))" 11
 echo "ok: SIGSEGV reported with its fault address; ignoring it re-faults"
@@ -213,7 +209,7 @@ PID=$(for p in /proc/[0-9]*; do
 done | head -n 1)
 expect_ut "attach" 0 attach 6 "$PID" $A_CREATE
 expect_ut "all signals" 0 events 6 $((EV_SIGNAL | EV_SIGNAL_IGN | EV_SIGNAL_STOP | EV_SIGNAL_TERM | EV_SIGNAL_CORE))
-expect_ut "ignore" 0 sigret 6 $IGN
+expect_ut "ignore" 0 sigret 6 $SIGRET_IGN
 kill -USR1 "$PID"
 wait_until 10 "grep -q usr1 /tmp/t49g.out"
 expect_eq "not reported" "$(utlog | awk '$2 == 6 && $3 ~ /^SIGNAL/' | wc -l)" 0

@@ -11,10 +11,6 @@
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
-RESUME=$ACT_RESUME
-IGN=$((ACT_RESUME | 0x10))
-TERM=$((ACT_RESUME | 0x20))
-HOLD=$((ACT_STOP | 0x100))
 
 # last SLOT EVENT: the detail of SLOT's last EVENT report (fields 5..).
 last() { utlog | awk -v s="$1" -v e="$2" '$2 == s && $3 == e { $1 = $2 = $3 = $4 = ""; d = $0 } END { print d }' | sed 's/^ *//'; }
@@ -44,7 +40,7 @@ all_signals=$((EV_SIGNAL | EV_SIGNAL_IGN | EV_SIGNAL_STOP | EV_SIGNAL_TERM | EV_
 start t49sa timer 10 dfl
 expect_ut "attach" 0 attach 0 "$PID" $A_CREATE
 expect_ut "SIGNAL_TERM" 0 events 0 $EV_SIGNAL_TERM
-expect_ut "ignore" 0 sigret 0 $IGN
+expect_ut "ignore" 0 sigret 0 $SIGRET_IGN
 step
 wait_until 10 "[ \$(nreports 0 SIGNAL_TERM) = 1 ] || gone $PID"
 expect_eq "timer SIGUSR1 report" "$(last 0 SIGNAL_TERM | cut -d' ' -f1-3)" "sig=10 class=0x20 code=-2"
@@ -58,13 +54,13 @@ echo "ok: a timer's SIGUSR1 reported as TERM (si_code SI_TIMER) and ignored"
 start t49sb timer 10 dfl
 expect_ut "attach" 0 attach 1 "$PID" $A_CREATE
 expect_ut "SIGNAL_TERM" 0 events 1 $EV_SIGNAL_TERM
-expect_ut "hold" 0 sigret 1 $HOLD
+expect_ut "hold" 0 sigret 1 $SIGRET_HOLD
 step
 # shellcheck disable=SC2016 # wait_until evaluates it
 wait_until 10 '[ "$(state_of $PID)" = I ]'
 expect_eq "held: one report" "$(nreports 1 SIGNAL_TERM)" 1
-expect_ut "deliver from now on" 0 sigret 1 $RESUME
-expect_ut "resume" 0 control 1 $RESUME
+expect_ut "deliver from now on" 0 sigret 1 $SIGRET_DELIVER
+expect_ut "resume" 0 control 1 $ACT_RESUME
 wait "$PID"
 expect_eq "then delivered: died of SIGUSR1" "$?" $((128 + 10))
 expect_eq "reported again after RESUME" \
@@ -76,7 +72,7 @@ echo "ok: a timer's SIGUSR1 held, reported again after RESUME, then killed the t
 start t49sc timer 10 ign
 expect_ut "attach" 0 attach 2 "$PID" $A_CREATE
 expect_ut "SIGNAL_IGN" 0 events 2 $EV_SIGNAL_IGN
-expect_ut "terminate" 0 sigret 2 $TERM
+expect_ut "terminate" 0 sigret 2 $SIGRET_TERM
 step
 wait_until 10 "[ \$(nreports 2 SIGNAL_IGN) = 1 ] || gone $PID"
 # (Lets it go on if it was not killed.)
@@ -108,7 +104,7 @@ echo "ok: a periodic timer's ignored SIGUSR1 reported at each expiry ($(nreports
 start t49sd child 10 dfl
 expect_ut "attach" 0 attach 3 "$PID" $A_CREATE
 expect_ut "SIGNAL_TERM" 0 events 3 $EV_SIGNAL_TERM
-expect_ut "ignore" 0 sigret 3 $IGN
+expect_ut "ignore" 0 sigret 3 $SIGRET_IGN
 step
 wait_until 10 "[ \$(nreports 3 SIGNAL_TERM) = 1 ] || gone $PID"
 expect_eq "death signal report" "$(last 3 SIGNAL_TERM | cut -d' ' -f1-3)" "sig=10 class=0x20 code=1"
@@ -122,7 +118,7 @@ echo "ok: a child's SIGUSR1 death signal reported to the parent as TERM (CLD_EXI
 start t49se child 17 dfl
 expect_ut "attach" 0 attach 4 "$PID" $A_CREATE
 expect_ut "SIGNAL_IGN" 0 events 4 $EV_SIGNAL_IGN
-expect_ut "terminate" 0 sigret 4 $TERM
+expect_ut "terminate" 0 sigret 4 $SIGRET_TERM
 step
 wait_until 10 "[ \$(nreports 4 SIGNAL_IGN) = 1 ] || gone $PID"
 step
@@ -137,7 +133,7 @@ echo "ok: a child's SIGCHLD reported to the parent as IGN and turned into a kill
 start t49sf child 17 ign
 expect_ut "attach" 0 attach 5 "$PID" $A_CREATE
 expect_ut "all signals" 0 events 5 $all_signals
-expect_ut "terminate" 0 sigret 5 $TERM
+expect_ut "terminate" 0 sigret 5 $SIGRET_TERM
 step
 step
 wait "$PID"
@@ -156,7 +152,7 @@ wait_until 5 "grep -q pid= /tmp/t49sg.out"
 PID=$(sed -n 's/^pid=//p' /tmp/t49sg.out)
 expect_ut "attach" 0 attach 6 "$PID" $A_CREATE
 expect_ut "SIGNAL_TERM" 0 events 6 $EV_SIGNAL_TERM
-expect_ut "ignore" 0 sigret 6 $IGN
+expect_ut "ignore" 0 sigret 6 $SIGRET_IGN
 printf x >&3
 wait_until 10 "[ \$(nreports 6 SIGNAL_TERM) = 1 ] || [ ! -e /proc/$PID ]"
 expect_eq "PDEATHSIG report" "$(last 6 SIGNAL_TERM | cut -d' ' -f1-3)" "sig=10 class=0x20 code=0"
