@@ -73,6 +73,20 @@ shell_scripts() {
 		tools/crash-suspend/crash-suspend-*)
 }
 
+# The lib.sh functions named like a program the guest has on its PATH, one
+# "NAME (what it shadows)" a line.
+shadowed_programs() {
+	local st=$top/tools/testing/selftests/utrace f
+	{
+		for f in "$st"/progs/*.c "$top"/tools/crash-suspend/crash-suspend-*; do
+			f=${f##*/}
+			echo "${f%.c} guest program"
+		done
+		/bin/busybox --list | sed 's/$/ busybox applet/'
+	} | LC_ALL=C sort -k1,1 | LC_ALL=C join - <(sed -n 's/^\([A-Za-z_][A-Za-z_0-9]*\)() *{.*/\1/p' "$st/lib.sh" | LC_ALL=C sort -u) |
+		sed 's/^\([^ ]*\) \(.*\)/\1 (shadows the \2)/'
+}
+
 # Source checks on the host: formatting, lints, shellcheck, the ABI numbers
 # and the module layering are part of the suite.
 # They do not depend on the kernel, so only the test variant runs them.
@@ -97,6 +111,15 @@ source_checks() {
 	fi
 	what="lib.sh and rust/events.rs spell the ABI numbers as include/utrace_rs.h does (check-abi.sh)"
 	if out=$("$top/scripts/check-abi.sh" 2>&1); then
+		host_result OK "$what"
+	else
+		host_result FAIL "$what" "$out"
+	fi
+	# The guest tests run programs by name (progs/, busybox applets, the
+	# crash-suspend tools): a lib.sh function of the same name would shadow
+	# the program in every test (72078da's 'counter' broke 46-stop-freezer).
+	what="no lib.sh function is named like a guest program or busybox applet"
+	if out=$(shadowed_programs); [ -z "$out" ]; then
 		host_result OK "$what"
 	else
 		host_result FAIL "$what" "$out"
