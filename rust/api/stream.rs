@@ -167,16 +167,6 @@ impl Record {
         // `MaybeUninit<u8>` is laid out as `u8`.
         unsafe { core::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), self.len) }
     }
-
-    /// Bytes of text so far.
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether nothing was appended.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 impl Default for Record {
