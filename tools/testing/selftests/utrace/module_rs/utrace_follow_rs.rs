@@ -8,17 +8,20 @@
 //! with `reapdrop=1` the first REAP callback drops the `Tracer` (which must
 //! neither wait for that callback nor detach the engines under it:
 //! utrace-rs refuses with -EDEADLK and says so, and releases them at unload).
+//! The counts so far are in `/sys/kernel/debug/utrace/utrace_follow_rs`.
 
+use core::fmt::Write;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering::Relaxed};
 use kernel::prelude::*;
 use kernel::str::CStr;
+use kernel::sync::Arc;
 use kernel::task::Task;
 
 #[path = "../../../../../rust/api/utrace.rs"]
 mod utrace;
 
-use utrace::{Action, Context, Events, TaskInfo, Tracer};
+use utrace::{Action, Context, ControlFile, ControlHandler, Events, TaskInfo, Text, Tracer};
 
 utrace::module_author! {
     type: FollowModule,
@@ -28,14 +31,40 @@ utrace::module_author! {
     license: "GPL",
 }
 
+/// What the engines saw, shared with the control file that shows it.
 #[derive(Default)]
-struct Follow {
+struct Counts {
     clones: AtomicU32,
     execs: AtomicU32,
     exits: AtomicU32,
     deaths: AtomicU32,
     reaps: AtomicU32,
     follow_errors: AtomicU32,
+}
+
+/// A read shows the counts so far: REAP comes from a workqueue after the
+/// task is freed (an RCU callback after its parent's wait), so a test waits
+/// here for the REAPs it expects before it unloads (the unload detaches the
+/// followers, and a REAP not reported by then never comes).
+impl ControlHandler for Counts {
+    const WRITABLE: bool = false;
+
+    fn show(&self, out: &mut Text<'_>) {
+        let _ = writeln!(
+            out,
+            "clones={} execs={} exits={} deaths={} reaps={} follow_errors={}",
+            self.clones.load(Relaxed),
+            self.execs.load(Relaxed),
+            self.exits.load(Relaxed),
+            self.deaths.load(Relaxed),
+            self.reaps.load(Relaxed),
+            self.follow_errors.load(Relaxed)
+        );
+    }
+}
+
+struct Follow {
+    n: Arc<Counts>,
 }
 
 const FOLLOWED: &[u8] = b"spawn";
@@ -49,38 +78,38 @@ impl utrace::Engine for Follow {
         if !cx.is_global() || !is_followed_parent(cx.task()) {
             return Action::Resume;
         }
-        self.clones.fetch_add(1, Relaxed);
+        self.n.clones.fetch_add(1, Relaxed);
         let events = Events::EXEC | Events::EXIT | Events::DEATH | Events::REAP;
         if cx.attach(child, events).is_err() {
-            self.follow_errors.fetch_add(1, Relaxed);
+            self.n.follow_errors.fetch_add(1, Relaxed);
         }
         Action::Resume
     }
 
     fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>, _old_pid: i32) -> Action {
         if !cx.is_global() && filename.is_some() {
-            self.execs.fetch_add(1, Relaxed);
+            self.n.execs.fetch_add(1, Relaxed);
         }
         Action::Resume
     }
 
     fn exit(&self, cx: &Context<'_, Self>, _orig_code: i64, _code: &mut i64) -> Action {
         if !cx.is_global() {
-            self.exits.fetch_add(1, Relaxed);
+            self.n.exits.fetch_add(1, Relaxed);
         }
         Action::Resume
     }
 
     fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
         if !cx.is_global() {
-            self.deaths.fetch_add(1, Relaxed);
+            self.n.deaths.fetch_add(1, Relaxed);
         }
         Action::Resume
     }
 
     fn reap(&self, _task: &Task) {
         // Only followers ask for REAP.
-        self.reaps.fetch_add(1, Relaxed);
+        self.n.reaps.fetch_add(1, Relaxed);
         let tracer = REAP_DROP.swap(ptr::null_mut(), Relaxed);
         if !tracer.is_null() {
             // SAFETY: Made by `KBox::into_raw` in `init`, and taken once
@@ -109,20 +138,27 @@ utrace::module_param_int!(
 
 struct FollowModule {
     tracer: Option<Tracer<Follow>>,
+    _counts: ControlFile<Counts>,
 }
 
 impl kernel::Module for FollowModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let tracer = Tracer::new(Follow::default())?;
+        let n = Arc::new(Counts::default(), GFP_KERNEL)?;
+        let counts = ControlFile::create(kernel::c_str!("utrace_follow_rs"), n.clone())?;
+        let tracer = Tracer::new(Follow { n })?;
         tracer.attach_global(Events::CLONE)?;
         pr_info!("following the children of `spawn`\n");
         if REAPDROP.get() == 1 {
             let tracer = KBox::into_raw(KBox::new(tracer, GFP_KERNEL)?);
             REAP_DROP.store(tracer, Relaxed);
-            return Ok(FollowModule { tracer: None });
+            return Ok(FollowModule {
+                tracer: None,
+                _counts: counts,
+            });
         }
         Ok(FollowModule {
             tracer: Some(tracer),
+            _counts: counts,
         })
     }
 }
@@ -160,7 +196,7 @@ impl Drop for FollowModule {
         // The global engine plus followers whose task was not reaped yet.
         let attached = tracer.attached();
         tracer.detach_all();
-        let f = tracer.engine();
+        let f = &tracer.engine().n;
         pr_info!(
             "attached={} remaining={} clones={} execs={} exits={} deaths={} reaps={} follow_errors={}\n",
             attached,

@@ -8,10 +8,21 @@
 load utrace_rs
 mark
 load utrace_follow_rs
+COUNTS=/sys/kernel/debug/utrace/utrace_follow_rs
 
 spawn_now fork 30 /bin/true
 pid=$SPAWN_PID
 wait $pid || fail "spawn failed"
+# REAP comes from a workqueue once a child is freed, an RCU callback after
+# spawn's wait: it may come after that wait returns. The unload detaches the
+# followers and a REAP not reported by then never comes, so wait (10 s at
+# most) for the 30 before it; the counts at the unload are the assertions.
+n=0
+while ! grep -q ' reaps=30 ' $COUNTS && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+echo "after spawn's wait and $((n / 10)).$((n % 10)) s: $(cat $COUNTS)"
 
 # One more child that stays alive across the unload.
 spawn_now fork 1 /bin/sleep 3
