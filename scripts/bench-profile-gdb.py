@@ -21,7 +21,7 @@ gdb.execute(f"target remote {sock}")
 # Interrupts and timers are masked while stepping (QEMU's default: the
 # stub's stops would otherwise let timers fire at every step), except to step
 # over a hlt, which only an interrupt ends.
-MASKED, OPEN = "0x7", "0x1"
+MASKED, OPEN = os.environ.get("PROF_SSTEP", "0x7"), "0x1"
 gdb.execute(f"maintenance packet Qqemu.sstep={MASKED}", to_string=True)
 inferior = gdb.selected_inferior()
 gdb.execute(f"hbreak *{start:#x}", to_string=True)
@@ -50,4 +50,6 @@ with open(out, "w") as f:
                 break
         f.write(f"{pc:x}\n")
         steps += 1
+        if steps % 20000 == 0:
+            f.flush()
 gdb.execute("detach", to_string=True)

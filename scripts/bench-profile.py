@@ -51,6 +51,136 @@ DIFFS = [
     ("files_systrace", "files_base", "syscall_trace decoding openat + write, no reader"),
 ]
 TOP = 30
+# Scenarios whose iteration runs in two tasks (the in-kernel controller and
+# the traced task, one vCPU): also shown by stretch between context switches
+# (each stretch one task's, the two alternating) and by kind of work.
+SWITCH_SCENARIOS = ("stop", "stop_barrier")
+# The instruction that starts another task's stretch: the stack switch.
+SWITCH_FUNC = "__switch_to_asm"
+# Kinds of work, by function name (first match; module functions by module).
+KINDS = [
+    ("ours: utrace_rs", lambda f, m: m == "utrace_rs"),
+    ("test engine and loop: utrace_test", lambda f, m: m == "utrace_test"),
+    ("scheduler (pick, enqueue/dequeue, switch)", lambda f, m: f in (
+        "__schedule", "schedule", "__switch_to_asm", "__switch_to", "finish_task_switch.isra.0",
+        "finish_task_switch", "switch_mm_irqs_off", "switch_fpu_return", "restore_fpregs_from_fpstate",
+        "preempt_schedule", "preempt_schedule_common", "preempt_schedule_irq",
+        "preempt_schedule_thunk", "__pfx_preempt_schedule_thunk", "schedule_debug",
+        "raw_spin_rq_lock_nested", "raw_spin_rq_unlock", "prepare_task_switch",
+        "put_prev_task_fair", "put_prev_entity", "set_next_entity", "set_next_task_fair",
+        "pick_next_task_fair", "pick_task_fair", "pick_next_entity", "pick_eevdf",
+        "pick_next_task", "__pick_next_task", "sched_clock_cpu", "sched_clock",
+        "native_sched_clock", "update_rq_clock", "update_rq_clock.part.0",
+        "psi_task_switch", "psi_group_change", "psi_flags_change", "record_times",
+        "update_curr", "update_curr_se", "update_min_vruntime", "update_load_avg",
+        "__update_load_avg_se", "__update_load_avg_cfs_rq", "__calc_delta",
+        "__calc_delta.constprop.0", "update_cfs_group", "reweight_entity",
+        "avg_vruntime", "__enqueue_entity", "__dequeue_entity", "rb_erase",
+        "rb_insert_color", "__rb_insert_augmented", "__rb_erase_color",
+        "min_vruntime_cb_rotate", "min_vruntime_cb_propagate", "update_entity_lag",
+        "place_entity", "vruntime_eligible", "entity_eligible", "dequeue_task_fair",
+        "dequeue_entities", "dequeue_entity", "dequeue_task", "block_task",
+        "enqueue_task_fair", "enqueue_entity", "enqueue_task", "activate_task",
+        "wakeup_preempt", "check_preempt_wakeup_fair", "resched_curr",
+        "__resched_curr", "update_curr_dl_se", "dl_server_update", "dl_server_start",
+        "dl_server_stop", "sched_update_worker", "hrtick_update", "cpuacct_charge",
+        "__cgroup_account_cputime", "cgroup_rstat_updated", "__update_idle_core",
+        "requeue_delayed_entity", "clear_buddies", "set_next_buddy")),
+    ("wakeups", lambda f, m: f in (
+        "try_to_wake_up", "ttwu_do_activate", "ttwu_queue_wakelist",
+        "select_task_rq_fair", "select_idle_sibling", "ttwu_runnable",
+        "__wake_up", "__wake_up_common", "__wake_up_common_lock", "__wake_up_sync_key",
+        "autoremove_wake_function", "default_wake_function", "var_wake_function",
+        "wake_up_var", "__wake_up_bit", "wake_up_bit", "__var_waitqueue",
+        "complete", "swake_up_locked", "wake_up_process", "wake_up_state",
+        "prepare_to_wait_event", "finish_wait", "init_wait_var_entry",
+        "wait_for_completion_killable_timeout", "__wait_for_common",
+        "wait_for_common", "do_wait_for_common", "schedule_timeout",
+        "__schedule_timeout", "timer_delete_sync", "__timer_delete_sync",
+        "__mod_timer", "lock_timer_base", "internal_add_timer", "enqueue_timer",
+        "calc_wheel_index", "detach_if_pending", "__try_to_del_timer_sync",
+        "add_timer", "__init_timer", "init_timer_key", "mod_timer",
+        "destroy_timer_on_stack", "process_timeout", "try_to_del_timer_sync",
+        "timer_delete", "get_nohz_timer_target", "__timer_delete",
+        "try_to_del_timer_sync")),
+    ("task_work", lambda f, m: f.startswith("task_work")),
+    ("user mode and syscall entry/exit", lambda f, m: f in (
+        "(user)", "entry_SYSCALL_64", "entry_SYSCALL_64_after_hwframe",
+        "entry_SYSCALL_64_safe_stack", "do_syscall_64", "syscall_exit_to_user_mode",
+        "syscall_exit_work", "syscall_trace_enter", "syscall_exit_to_user_mode_prepare",
+        "exit_to_user_mode_loop", "exit_to_user_mode_prepare", "__x64_sys_getppid",
+        "__task_pid_nr_ns", "x64_sys_call", "fpregs_assert_state_consistent",
+        "resume_user_mode_work", "entry_SYSRETQ_unsafe_stack", "entry_SYSRETQ_end",
+        "arch_exit_to_user_mode_prepare", "mem_cgroup_handle_over_high",
+        "rseq_handle_notify_resume", "__rseq_handle_notify_resume",
+        "blkcg_maybe_throttle_current", "__traceiter_sys_enter",
+        "__traceiter_sys_exit", "trace_sys_enter", "trace_sys_exit",
+        "__x86_return_thunk", "__x86_indirect_thunk_rax", "__x86_indirect_thunk_r11",
+        "srso_return_thunk", "srso_alias_return_thunk", "srso_safe_ret",
+        "srso_alias_safe_ret", "retbleed_return_thunk", "entry_untrain_ret")),
+    ("locks, RCU, preemption", lambda f, m: f.startswith(("_raw_spin", "__raw_spin",
+        "queued_spin", "native_queued", "__rcu_read", "rcu_", "preempt_count",
+        "__local_bh", "native_save_fl", "native_irq", "_raw_read", "_raw_write"))),
+]
+
+
+# Scheduler functions not named in KINDS (the RT and deadline classes, load
+# tracking, balancing): by part of their name.
+SCHED_PARTS = ("_rt", "rt_", "_dl", "dl_", "sched", "pick_", "balance", "cpupri",
+               "load_avg", "plist_", "enqueue", "dequeue", "clock", "update_curr",
+               "_entity", "_fair", "vruntime", "task_tick", "psi_")
+
+
+def kind_of(name):
+    func, _, mod = name.partition("\t")
+    mod = mod.strip("[] ")
+    for label, match in KINDS:
+        if match(func, mod):
+            return label
+    if not mod and any(p in func for p in SCHED_PARTS):
+        return "scheduler (pick, enqueue/dequeue, switch)"
+    return "other kernel"
+
+
+def stretches(path, sym):
+    """The trace cut where another task's stretch starts (the first
+    instruction of each SWITCH_FUNC): a list of per-function counters."""
+    out = [collections.Counter()]
+    prev = None
+    with open(path) as f:
+        for x in f:
+            name = sym.name(int(x, 16))
+            if name == SWITCH_FUNC and prev != SWITCH_FUNC:
+                out.append(collections.Counter())
+            out[-1][name] += 1
+            prev = name
+    return out
+
+
+def switch_tables(sc, parts):
+    """The tables of a two-task scenario: each stretch (the tasks alternate:
+    the first is the controller's) with its top functions, and every stretch
+    by kind of work."""
+    lines = [f"### {sc}: by stretch between context switches "
+             f"({len(parts) - 1} switches)\n",
+             "| stretch | task | instructions | top functions |",
+             "|---:|---|---:|---|"]
+    for i, c in enumerate(parts):
+        who = "controller" if i % 2 == 0 else "traced task"
+        top = ", ".join(f"{n.split(chr(9))[0]} {v:,}" for n, v in c.most_common(6))
+        lines.append(f"| {i} | {who} | {sum(c.values()):,} | {top} |")
+    lines.append("")
+    kinds = sorted({kind_of(n) for c in parts for n in c})
+    lines.append(f"### {sc}: by kind of work and stretch\n")
+    lines.append("| kind | " + " | ".join(str(i) for i in range(len(parts))) + " | all |")
+    lines.append("|---|" + "---:|" * (len(parts) + 1))
+    for k in kinds:
+        row = [sum(v for n, v in c.items() if kind_of(n) == k) for c in parts]
+        lines.append(f"| {k} | " + " | ".join(f"{v:,}" for v in row) + f" | {sum(row):,} |")
+    tot = [sum(c.values()) for c in parts]
+    lines.append("| all | " + " | ".join(f"{v:,}" for v in tot) + f" | {sum(tot):,} |")
+    lines.append("")
+    return lines
 # Functions whose instructions are attributed to source lines and the
 # functions inlined into them (`make bench-profile` builds the modules a
 # second time with debug info for it, PROFILE_DEBUG_SRC; addr2line -i):
@@ -435,7 +565,7 @@ def line_tables(split, outdir):
     return lines
 
 
-def report(results, outdir, split=None):
+def report(results, outdir, split=None, switched=None):
     lines = []
     for sc, counts in results.items():
         total = sum(counts.values())
@@ -461,6 +591,8 @@ def report(results, outdir, split=None):
         lines.append("")
     if split:
         lines += line_tables(split, outdir)
+    for sc, parts in (switched or {}).items():
+        lines += switch_tables(sc, parts)
     text = "\n".join(lines)
     with open(os.path.join(outdir, "profile.md"), "w") as f:
         f.write(text)
@@ -473,6 +605,7 @@ def rereport(log, sysmap, outdir):
     modsyms = []
     results = collections.OrderedDict()
     lines, split = line_attr(), collections.OrderedDict()
+    switched = collections.OrderedDict()
     with open(log, errors="replace") as f:
         for line in f:
             line = line.rstrip("\r\n")
@@ -490,8 +623,10 @@ def rereport(log, sysmap, outdir):
                     results[sc] = attribute(path, sym)
                     if lines:
                         split[sc] = attribute_lines(path, sym, lines)
+                    if sc in SWITCH_SCENARIOS:
+                        switched[sc] = stretches(path, sym)
                 modsyms = []
-    report(results, outdir, split)
+    report(results, outdir, split, switched)
 
 
 def main():
@@ -505,6 +640,7 @@ def main():
     modsyms = []
     results = collections.OrderedDict()
     lines, split = line_attr(), collections.OrderedDict()
+    switched = collections.OrderedDict()
     ctl = None
     for line in log_lines(log, proc):
         if line.startswith("SYM "):
@@ -521,6 +657,8 @@ def main():
             if lines:
                 split[sc] = attribute_lines(os.path.join(outdir, f"{sc}.trace"),
                                             sym, lines)
+            if sc in SWITCH_SCENARIOS:
+                switched[sc] = stretches(os.path.join(outdir, f"{sc}.trace"), sym)
             if ctl is None:
                 ctl = socket.socket(socket.AF_UNIX)
                 ctl.connect(ctl_sock)
@@ -534,7 +672,7 @@ def main():
                 os.kill(pid, 0)
             except OSError:
                 break
-    report(results, outdir, split)
+    report(results, outdir, split, switched)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ CONFIG = {
     "ptrace_strace": "ptrace equivalent: PTRACE_SYSCALL, GETREGS, process_vm_readv, a line to /dev/null",
     "kernel": "in-kernel loop",
     "utrace": "utrace STOP, utrace_wait_stopped(), RESUME, task runs (in-kernel loop)",
+    "utrace_rt": "utrace STOP, utrace_wait_stopped(), RESUME, task runs; controller SCHED_FIFO (in-kernel loop)",
     "utrace_barrier": "utrace STOP, QUIESCE report wakes the controller, utrace_barrier(), RESUME (in-kernel loop)",
     "ptrace_interrupt": "PTRACE_INTERRUPT, waitpid, PTRACE_CONT (tracer process)",
 }

@@ -13,7 +13,8 @@
 # (scripts/bench-guard.sh), with its own counts; BENCH_PLAN=hot only the
 # syscall and fork rows; BENCH_PLAN=fork only the fork rows of a global
 # no-op engine (forkexit, forkexec: base and global), for work on that
-# path. Set-up shared with profile.sh is in lib.sh.
+# path; BENCH_PLAN=stop only the STOP round-trip rows. Set-up shared with
+# profile.sh is in lib.sh.
 ROUNDS=${BENCH_ROUNDS:-5}
 N_SYS=${BENCH_N_SYS:-100000}
 N_SCALE=${BENCH_N_SCALE:-10000}
@@ -211,6 +212,7 @@ fi
 # STOP -> RESUME round trips (the task runs again before the next one) vs
 # PTRACE_INTERRUPT -> waitpid -> PTRACE_CONT, on a task in a getppid() loop.
 # utrace: a debugger's STOP, utrace_wait_stopped(), RESUME (stopwait);
+# utrace_rt: the same with the controller SCHED_FIFO (stopwait ... rt);
 # utrace_barrier: the QUIESCE callback wakes the controller, which must
 # utrace_barrier() before its RESUME (stoploop).
 stop_rows() {
@@ -221,6 +223,15 @@ stop_rows() {
 		ut attach 0 $T 0x10; ut noop 0 1; ut events 0 0x41
 		[ "$(utctl stopwait 0 "$N_STOP")" = 0 ] || fail "stopwait"
 		sed -n 's/^bench.stopwait_ns //p' $UT/stats >>/tmp/res.stop.utrace
+		# Where it went: CPU per round trip of the controller and the
+		# task, their sleeps and preemptions per 1000 round trips.
+		sed -n 's/^bench.stopwait_split /BENCH-STOPSPLIT /p' $UT/stats
+		# The same with the controller SCHED_FIFO: run as soon as the
+		# task's syscall wakes it, never after a stretch of the task's
+		# own loop that the fair scheduler grants it (utrace_test.c).
+		[ "$(utctl stopwait 0 "$N_STOP" rt)" = 0 ] || fail "stopwait rt"
+		sed -n 's/^bench.stopwait_ns //p' $UT/stats >>/tmp/res.stop.utrace_rt
+		sed -n 's/^bench.stopwait_split /BENCH-STOPSPLIT-RT /p' $UT/stats
 		[ "$(utctl stoploop 0 "$N_STOP")" = 0 ] || fail "stoploop"
 		sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace_barrier
 		ut cleanup
@@ -233,7 +244,7 @@ stop_rows() {
 			>>/tmp/res.stop.ptrace_interrupt
 		kill $T; wait $T
 	done
-	for c in utrace utrace_barrier ptrace_interrupt; do
+	for c in utrace utrace_rt utrace_barrier ptrace_interrupt; do
 		[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
 		result stop $c /tmp/res.stop.$c
 	done
@@ -258,6 +269,14 @@ if [ "${BENCH_PLAN:-}" = hot ]; then
 	measure forkexit "$N_FORK" base loaded global gtrace_reader ptrace
 	measure forkexec "$N_FORK" base loaded global ptrace
 	kernel_rows
+	echo "BENCH-END"
+	exit 0
+fi
+
+# BENCH_PLAN=stop: the STOP round-trip rows alone, for work on that path.
+if [ "${BENCH_PLAN:-}" = stop ]; then
+	echo "BENCH-BEGIN plan=stop rounds=$ROUNDS"
+	stop_rows
 	echo "BENCH-END"
 	exit 0
 fi

@@ -97,9 +97,21 @@ kernel() {
 	B=$!
 	case $1 in
 	attach) ut attachloop $B 2000000000 & L=$! ;;
-	stop)
+	stop | stop_barrier)
+		# stop: make bench's STOP row (stopwait: STOP,
+		# utrace_wait_stopped(), RESUME, wait for the next syscall),
+		# with the controller SCHED_FIFO (its row utrace_rt): a fair
+		# controller woken by the task's syscall is not run while the
+		# clock stands still under the single-stepping (the task loops
+		# in getppid() without end); stop_barrier: the old row
+		# (stoploop: the QUIESCE callback wakes the controller, which
+		# barriers before RESUME).
 		ut attach 0 $B 0x10; ut noop 0 1; ut events 0 0x41
-		ut stoploop 0 2000000000 & L=$! ;;
+		if [ "$1" = stop ]; then
+			ut stopwait 0 2000000000 rt & L=$!
+		else
+			ut stoploop 0 2000000000 & L=$!
+		fi ;;
 	esac
 	ready "$1"
 	stop_bg "$B"
@@ -115,7 +127,7 @@ echo "PROFILE-BEGIN"
 # PROFILE_SCENARIOS (kernel command line, comma-separated) picks some.
 all="sys_base sys_floor sys_untraced sys_traced sys_traced2 sys_traced_test sys_traced_test2
 fork_base fork_global
-fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop"
+fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop stop_barrier"
 for s in $(echo "${PROFILE_SCENARIOS:-$all}" | tr , ' '); do
 	case $s in
 	sys_*) syscall "$s" ;;

@@ -59,7 +59,13 @@
  *                         (STOP, utrace_wait_stopped(), RESUME, wait for the
  *                         task's next SYSCALL_ENTRY), no barrier: SLOT's
  *                         QUIESCE callback returns STOP meanwhile and wakes
- *                         nobody; stats "bench.stopwait_ns"
+ *   stopwait SLOT N rt    the same with the controller SCHED_FIFO (run as
+ *                         soon as it is woken)
+ *                         stats of both: "bench.stopwait_ns" and
+ *                         "bench.stopwait_split" (CPU per round trip of the
+ *                         controller and the task, their sleeps,
+ *                         preemptions and the task's syscalls per 1000
+ *                         round trips)
  *   waitstop SLOT FLAGS   utrace_wait_stopped(FLAGS: 1 = killable) on SLOT's
  *                         engine (a reference of its own while it waits);
  *                         after 0 also utrace_prepare_examine(); logs
@@ -212,6 +218,8 @@ static int stoploop_slot = -1;
 static bool stoploop_wait_run;
 /* stopwait: this slot's QUIESCE(0) callback returns STOP, silently. */
 static int stopwait_slot = -1;
+/* Syscalls the stopwait slot's task entered (only that task writes it). */
+static unsigned long stopwait_syscalls;
 
 static const char *const event_names[] = {
 	"QUIESCE", "REAP", "CLONE", "EXEC", "EXIT", "DEATH",
@@ -547,6 +555,8 @@ static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 	long nr = syscall_get_nr(current, regs);
 
+	if (n == READ_ONCE(stopwait_slot))
+		WRITE_ONCE(stopwait_syscalls, stopwait_syscalls + 1);
 	if ((n == READ_ONCE(stoploop_slot) || n == READ_ONCE(stopwait_slot)) &&
 	    READ_ONCE(stoploop_wait_run)) {
 		WRITE_ONCE(stoploop_wait_run, false);
@@ -736,6 +746,41 @@ static void hs_setup(int p, int k)
 
 static u64 bench_attach_ns, bench_barrier_ns, bench_stop_ns, bench_stopwait_ns;
 
+/*
+ * Where a stopwait round trip goes, per 1000 round trips: the CPU time
+ * (sum_exec_runtime: instructions under -icount) of the controller (the
+ * loop, in the kernel) and of the traced task, and their voluntary
+ * (sleeps) and involuntary (preemptions) context switches. One vCPU: the
+ * task does not run while the controller reads its counters.
+ */
+struct run_counts {
+	u64 cpu;
+	unsigned long nvcsw, nivcsw;
+};
+
+static struct run_counts stopwait_ctl, stopwait_task;
+static unsigned long stopwait_task_syscalls;
+/* Round trips in which the task entered more than 2 syscalls, and the most. */
+static unsigned long stopwait_late, stopwait_most;
+
+static void run_counts_read(struct task_struct *t, struct run_counts *c)
+{
+	c->cpu = READ_ONCE(t->se.sum_exec_runtime);
+	c->nvcsw = READ_ONCE(t->nvcsw);
+	c->nivcsw = READ_ONCE(t->nivcsw);
+}
+
+/* @c becomes what @t ran since @c was read, per 1000 of @n round trips. */
+static void run_counts_since(struct task_struct *t, struct run_counts *c, long n)
+{
+	struct run_counts now;
+
+	run_counts_read(t, &now);
+	c->cpu = (now.cpu - c->cpu) / n;
+	c->nvcsw = (now.nvcsw - c->nvcsw) * 1000 / n;
+	c->nivcsw = (now.nivcsw - c->nivcsw) * 1000 / n;
+}
+
 static int cmd_attachloop(long pid, long n)
 {
 	struct task_struct *task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
@@ -822,15 +867,33 @@ static int cmd_stoploop(int slot, long n)
  * (no barrier: the wait's 0 means no callback is in flight and the stop
  * holds), then wait until it runs again.
  */
-static int cmd_stopwait(int slot, long n)
+static int cmd_stopwait(int slot, long n, bool rt)
 {
 	struct slot *s = &slots[slot];
-	u64 start = ktime_get_ns();
+	u64 start;
 	long i;
 	int ret = 0;
 
+	/*
+	 * rt: the controller runs as soon as it is woken (SCHED_FIFO), as
+	 * on a machine where it has a CPU of its own. A fair-class
+	 * controller on the one vCPU is woken by the task's next syscall but
+	 * not always run: in a few round trips per thousand the scheduler
+	 * lets the task, which used less CPU than the controller, go on with
+	 * its getppid() loop until the next tick (thousands of syscalls of
+	 * its own, which the round trip then counts).
+	 */
+	if (rt)
+		sched_set_fifo_low(current);
+	start = ktime_get_ns();
 	WRITE_ONCE(stopwait_slot, slot);
+	run_counts_read(current, &stopwait_ctl);
+	run_counts_read(s->task, &stopwait_task);
+	stopwait_task_syscalls = READ_ONCE(stopwait_syscalls);
+	stopwait_late = stopwait_most = 0;
 	for (i = 0; i < n && !ret; i++) {
+		unsigned long calls = READ_ONCE(stopwait_syscalls);
+
 		ret = utrace_control(s->task, s->engine, UTRACE_STOP);
 		if (ret != -EINPROGRESS)
 			break;	/* 0 would mean still stopped: a bug here */
@@ -838,13 +901,23 @@ static int cmd_stopwait(int slot, long n)
 		if (ret)
 			break;
 		ret = resume_until_run(s);
+		calls = READ_ONCE(stopwait_syscalls) - calls;
+		stopwait_late += calls > 2;
+		stopwait_most = max(stopwait_most, calls);
 	}
 	WRITE_ONCE(stopwait_slot, -1);
 	WRITE_ONCE(stoploop_wait_run, false);
+	if (rt)
+		sched_set_normal(current, 0);
 	if (ret)
 		return ret;
-	if (n)
+	if (n) {
 		bench_stopwait_ns = (ktime_get_ns() - start) / n;
+		run_counts_since(current, &stopwait_ctl, n);
+		run_counts_since(s->task, &stopwait_task, n);
+		stopwait_task_syscalls = (READ_ONCE(stopwait_syscalls) - stopwait_task_syscalls) *
+					 1000 / n;
+	}
 	return 0;
 }
 
@@ -1382,8 +1455,9 @@ static int run_cmd(char *buf)
 		return cmd_barrierloop(s, a2);
 	if (!strcmp(argv[0], "stoploop") && s && s->engine && s->task && argc == 3)
 		return cmd_stoploop(n, a2);
-	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task && argc == 3)
-		return cmd_stopwait(n, a2);
+	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task &&
+	    (argc == 3 || (argc == 4 && !strcmp(argv[3], "rt"))))
+		return cmd_stopwait(n, a2, argc == 4);
 	if (!strcmp(argv[0], "waitstop") && s && s->engine && s->task && argc == 3)
 		return cmd_waitstop(n, a2);
 	if (!strcmp(argv[0], "sigret") && s && argc == 3) {
@@ -1546,6 +1620,10 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "bench.attach_ns %llu\nbench.barrier_ns %llu\nbench.stop_ns %llu\n",
 		   bench_attach_ns, bench_barrier_ns, bench_stop_ns);
 	seq_printf(m, "bench.stopwait_ns %llu\n", bench_stopwait_ns);
+	seq_printf(m, "bench.stopwait_split ctl_cpu=%llu task_cpu=%llu ctl_sleeps=%lu ctl_preempted=%lu task_sleeps=%lu task_preempted=%lu task_syscalls=%lu late=%lu most=%lu\n",
+		   stopwait_ctl.cpu, stopwait_task.cpu, stopwait_ctl.nvcsw, stopwait_ctl.nivcsw,
+		   stopwait_task.nvcsw, stopwait_task.nivcsw, stopwait_task_syscalls,
+		   stopwait_late, stopwait_most);
 	if (hs_k) {
 		hs_show(m, "exec", &hs_exec[0][0], HS_K, hs_k);
 		hs_show(m, "clone", &hs_clone[0][0], HS_K, hs_k);
