@@ -45,7 +45,7 @@ pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
     ut.stopped.store(true, SeqCst);
     let mut ret = Stop::Stopped;
     loop {
-        shim::stop::mark();
+        // Marks the task stopped for job control before it sleeps.
         let woken = wait::wait_stopped(
             (ut as *const UTask).cast(),
             &ut.parked,
@@ -103,7 +103,11 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
     let mut acted = false;
     // Signals pushed back (HOLD): reported again once the task resumed.
     let mut rehold = freezer::take_rehold(ut);
+    // `pending` was just taken from `ut` with nothing reported since.
+    let mut fresh = false;
     loop {
+        // A STOP, REPORT or step asked for while the reports ran queued the
+        // work again, behind this run: report it now, before stopping.
         if !pending.is_empty() {
             acted = true;
             if let Some(act) = pending.resume {
@@ -114,13 +118,17 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
             if act != action::STOP {
                 resume = resume.min(act);
             }
+            pending = ut.steal_pending();
+            if !pending.is_empty() {
+                continue;
+            }
+        } else if !fresh {
+            pending = ut.steal_pending();
+            if !pending.is_empty() {
+                continue;
+            }
         }
-        // A STOP, REPORT or step asked for while the reports ran queued the
-        // work again, behind this run: report it now, before stopping.
-        pending = ut.steal_pending();
-        if !pending.is_empty() {
-            continue;
-        }
+        fresh = false;
         if ut.asked() {
             // Asked between the two looks: report it before stopping.
             pending = ut.steal_pending();
@@ -140,6 +148,7 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
         // have asked for a report or a step.
         resume = action::RESUME;
         pending = ut.steal_pending();
+        fresh = true;
     }
     if acted {
         apply_resume(ut, resume);

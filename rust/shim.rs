@@ -64,12 +64,12 @@ mod ffi {
             shared: u64,
         );
         pub(super) fn utrace_shim_stop_self();
-        pub(super) fn utrace_shim_stop_mark();
         pub(super) fn utrace_shim_stop_unmark();
         pub(super) fn utrace_shim_stop_marked() -> bool;
         pub(super) fn utrace_shim_wake_stopped_threads(task: *mut bindings::task_struct);
-        pub(super) fn utrace_shim_stop_sleep_prepare(cleared: *mut u32) -> c_int;
+        pub(super) fn utrace_shim_stop_sleep_prepare(cleared: *mut u32, mark: bool) -> c_int;
         pub(super) fn utrace_shim_stop_sleep_done(cleared: u32);
+        pub(super) fn utrace_shim_stop_killed() -> bool;
         pub(super) fn utrace_shim_stop_queue_current(work: *mut bindings::callback_head) -> c_int;
         pub(super) fn utrace_shim_stop_schedule_waking(waiters: *mut c_void);
         pub(super) fn utrace_shim_blockstep_supported() -> bool;
@@ -523,13 +523,6 @@ impl Drop for Kprobes {
 pub(crate) mod stop {
     use super::*;
 
-    /// `current` is (still) in a utrace stop: it counts as stopped for a
-    /// group stop, taking part in one already pending. Before each sleep.
-    pub(crate) fn mark() {
-        // SAFETY: Task context, no locks held; the shim takes the siglock.
-        unsafe { ffi::utrace_shim_stop_mark() }
-    }
-
     /// Whether `current` still counts as stopped (SIGCONT clears the mark
     /// and wakes the stop, which marks it again).
     pub(crate) fn marked() -> bool {
@@ -567,17 +560,27 @@ pub(crate) mod stop {
         Freezer,
     }
 
-    /// Before each sleep of the stop (`current`, no locks held). What it
-    /// clears is set again by [`sleep_done`] with `cleared`.
-    pub(crate) fn sleep_prepare(cleared: &mut u32) -> Prepared {
+    /// Before each sleep of the stop (`current`, no locks held). With
+    /// `mark` (a wait's first sleep), `current` first counts as stopped for
+    /// a group stop, taking part in one already pending (SIGCONT clears the
+    /// mark, see [`marked`]), under the same siglock. What it clears is set
+    /// again by [`sleep_done`] with `cleared`.
+    pub(crate) fn sleep_prepare(cleared: &mut u32, mark: bool) -> Prepared {
         // SAFETY: Task context, no locks held; `cleared` is valid for the
         // call.
-        match unsafe { ffi::utrace_shim_stop_sleep_prepare(cleared) } {
+        match unsafe { ffi::utrace_shim_stop_sleep_prepare(cleared, mark) } {
             // UTRACE_STOP_KILLED, UTRACE_STOP_FREEZER (shim.h).
             1 => Prepared::Killed,
             2 => Prepared::Freezer,
             _ => Prepared::Sleep,
         }
+    }
+
+    /// Whether SIGKILL is pending for `current` (a look without the
+    /// siglock; [`sleep_prepare`] looks again under it).
+    pub(crate) fn killed() -> bool {
+        // SAFETY: Reads `current`'s own pending set.
+        unsafe { ffi::utrace_shim_stop_killed() }
     }
 
     /// The stop's sleeps are over: sets again the flags they cleared.

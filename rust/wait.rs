@@ -36,9 +36,12 @@ pub(crate) enum StopWake {
 /// (`TASK_INTERRUPTIBLE` too), which is how the cgroup freezer asks;
 /// another signal only makes it look and sleep again.
 ///
-/// Before its first sleep it sets `parked` and wakes the waiters on the var
-/// `waiters` (`utrace_wait_stopped()`), with preemption off until it
-/// sleeps (`shim::stop::schedule_waking`).
+/// Before its first sleep it counts `current` as stopped for job control
+/// (`shim::stop::sleep_prepare`'s mark: a SIGCONT clears it and wakes the
+/// sleep, the caller waits again), sets `parked` and wakes the waiters on
+/// the var `waiters` (`utrace_wait_stopped()`), with preemption off until
+/// it sleeps (`shim::stop::schedule_waking`). Once woken, a `cond()` that
+/// holds ends the wait before the siglock is taken again.
 pub(crate) fn wait_stopped(
     var: *const c_void,
     parked: &AtomicBool,
@@ -56,8 +59,15 @@ pub(crate) fn wait_stopped(
     // SAFETY: As in `wait_var`.
     unsafe { bindings::init_wait_var_entry(&mut entry, var, 0) };
     let mut cleared = 0;
+    let mut first = true;
     let ret = loop {
-        match shim::stop::sleep_prepare(&mut cleared) {
+        // Woken (or a signal came): resumed, nothing more to prepare (the
+        // entry stays off the queue if a wake took it off). SIGKILL still
+        // wins over a resume found at the same time, as below.
+        if !first && !shim::stop::killed() && cond() {
+            break StopWake::Cond;
+        }
+        match shim::stop::sleep_prepare(&mut cleared, first) {
             shim::stop::Prepared::Sleep => {}
             shim::stop::Prepared::Killed => break StopWake::Killed,
             shim::stop::Prepared::Freezer => break StopWake::Freezer,
@@ -68,6 +78,7 @@ pub(crate) fn wait_stopped(
         if cond() {
             break StopWake::Cond;
         }
+        first = false;
         if pending != 0 {
             // A signal came since `sleep_prepare`: look again.
             continue;
@@ -137,7 +148,14 @@ fn wait_entry(
     cond: impl Fn() -> bool,
 ) -> Result {
     let mut ret = Ok(());
+    let mut slept = false;
     loop {
+        // Woken: a condition that holds now ends the wait without queueing
+        // the entry again (a wake took it off the queue: `finish_wait`
+        // then needs no lock either).
+        if slept && cond() {
+            break;
+        }
         // SAFETY: As above; queues the entry and sets the task state before
         // the condition is checked, so a wake in between is not lost.
         let pending = unsafe { bindings::prepare_to_wait_event(wq, entry, state as i32) };
@@ -150,6 +168,7 @@ fn wait_entry(
         }
         // SAFETY: Process context, no locks held (callers' contract).
         unsafe { bindings::schedule() };
+        slept = true;
     }
     // SAFETY: Takes `entry` off the queue and restores the task state.
     unsafe { bindings::finish_wait(wq, entry) };

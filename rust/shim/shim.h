@@ -134,15 +134,15 @@ bool utrace_shim_kprobes_register(void);
 void utrace_shim_kprobes_unregister(void);
 
 /* stop.c: a utrace stop counts as stopped for job control (see there). */
-void utrace_shim_stop_mark(void);
 void utrace_shim_stop_unmark(void);
 bool utrace_shim_stop_marked(void);
 void utrace_shim_wake_stopped_threads(struct task_struct *task);
 enum { UTRACE_STOP_SLEEP, UTRACE_STOP_KILLED, UTRACE_STOP_FREEZER };
 #define UTRACE_STOP_CLEARED_SIGPENDING 1u
 #define UTRACE_STOP_CLEARED_NOTIFY 2u
-int utrace_shim_stop_sleep_prepare(unsigned int *cleared);
+int utrace_shim_stop_sleep_prepare(unsigned int *cleared, bool mark);
 void utrace_shim_stop_sleep_done(unsigned int cleared);
+bool utrace_shim_stop_killed(void);
 int utrace_shim_stop_queue_current(struct callback_head *work);
 void utrace_shim_stop_schedule_waking(void *waiters);
 void utrace_shim_freezer_register(void);

@@ -106,16 +106,17 @@ static void clear_trapping(struct task_struct *t)
 }
 
 /*
- * current is (still) in a utrace stop: count it as stopped for job control.
- * Called before each sleep of the stop (SIGCONT clears the mark and wakes it).
+ * current is (still) in a utrace stop: count it as stopped for job control
+ * (siglock held). Whether its parent is to be notified of a group stop it
+ * completed (after the siglock is dropped). Done before each sleep of the
+ * stop (SIGCONT clears the mark and wakes it), by the first
+ * utrace_shim_stop_sleep_prepare() of each wait.
  */
-void utrace_shim_stop_mark(void)
+static bool stop_mark_locked(struct task_struct *t)
 {
-	struct task_struct *t = current;
 	struct signal_struct *sig = t->signal;
 	bool notify = false;
 
-	spin_lock_irq(&t->sighand->siglock);
 	if (t->jobctl & JOBCTL_STOP_PENDING) {
 		/* task_participate_group_stop() */
 		bool consume = t->jobctl & JOBCTL_STOP_CONSUME;
@@ -129,9 +130,7 @@ void utrace_shim_stop_mark(void)
 	}
 	t->jobctl |= JOBCTL_STOPPED;
 	clear_trapping(t);
-	spin_unlock_irq(&t->sighand->siglock);
-	if (notify && !t->ptrace)
-		notify_parent_stopped(t);
+	return notify;
 }
 
 /*
@@ -180,7 +179,9 @@ void utrace_shim_stop_unmark(void)
 static bool freezer_restop;
 
 /*
- * Before each sleep of the stop (siglock taken here): UTRACE_STOP_KILLED if
+ * Before each sleep of the stop (siglock taken here): with @mark (the first
+ * sleep of a wait), count current as stopped for job control first
+ * (stop_mark_locked(), under the same siglock); then UTRACE_STOP_KILLED if
  * SIGKILL is pending (the stop ends), UTRACE_STOP_FREEZER if the cgroup
  * freezer wants the task and the stop can be taken again afterwards, else
  * UTRACE_STOP_SLEEP, with TIF_SIGPENDING and TIF_NOTIFY_SIGNAL cleared
@@ -188,12 +189,15 @@ static bool freezer_restop;
  * a TIF_NOTIFY_SIGNAL announced stays queued: task_work_run(), which runs
  * the stop, runs it next.
  */
-int utrace_shim_stop_sleep_prepare(unsigned int *cleared)
+int utrace_shim_stop_sleep_prepare(unsigned int *cleared, bool mark)
 {
 	struct task_struct *t = current;
 	int ret = UTRACE_STOP_SLEEP;
+	bool notify = false;
 
 	spin_lock_irq(&t->sighand->siglock);
+	if (mark)
+		notify = stop_mark_locked(t);
 	if (__fatal_signal_pending(t)) {
 		ret = UTRACE_STOP_KILLED;
 	} else if ((t->jobctl & JOBCTL_TRAP_FREEZE) && READ_ONCE(freezer_restop)) {
@@ -205,7 +209,15 @@ int utrace_shim_stop_sleep_prepare(unsigned int *cleared)
 			*cleared |= UTRACE_STOP_CLEARED_NOTIFY;
 	}
 	spin_unlock_irq(&t->sighand->siglock);
+	if (notify && !t->ptrace)
+		notify_parent_stopped(t);
 	return ret;
+}
+
+/* Whether SIGKILL is pending for current (no lock: a look before the siglock's). */
+bool utrace_shim_stop_killed(void)
+{
+	return __fatal_signal_pending(current);
 }
 
 /* The stop's sleep is over: set again what utrace_shim_stop_sleep_prepare() cleared. */
