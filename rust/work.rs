@@ -4,7 +4,7 @@
 //! before the module's text may go away, and waiting for it to drop to
 //! zero. Containers that queue work take this, not the whole state.
 
-use core::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::{new_condvar, new_spinlock, CondVar, CondVarTimeoutResult, SpinLock};
@@ -12,6 +12,9 @@ use kernel::sync::{new_condvar, new_spinlock, CondVar, CondVarTimeoutResult, Spi
 #[pin_data]
 pub(crate) struct WorkCounter {
     pending: AtomicUsize,
+    /// [`WorkCounter::wait_idle`] waits (module unload): only then does the
+    /// count's drop to zero take `idle_lock` to wake it.
+    waiting: AtomicBool,
     #[pin]
     idle_lock: SpinLock<()>,
     #[pin]
@@ -22,6 +25,7 @@ impl WorkCounter {
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(WorkCounter {
             pending: AtomicUsize::new(0),
+            waiting: AtomicBool::new(false),
             idle_lock <- new_spinlock!(()),
             idle <- new_condvar!(),
         })
@@ -34,7 +38,9 @@ impl WorkCounter {
 
     /// A work item ran (or was never queued after all). Any context.
     pub(crate) fn end(&self) {
-        if self.pending.fetch_sub(1, SeqCst) == 1 {
+        // Both SeqCst: either this sees `waiting`, or `wait_idle`, which
+        // sets it before it looks, sees the count at zero.
+        if self.pending.fetch_sub(1, SeqCst) == 1 && self.waiting.load(SeqCst) {
             let _guard = self.idle_lock.lock();
             self.idle.notify_all();
         }
@@ -44,6 +50,7 @@ impl WorkCounter {
     /// are left (tasks that sit in the kernel run theirs only when they
     /// return towards user mode). Process context.
     pub(crate) fn wait_idle(&self) {
+        self.waiting.store(true, SeqCst);
         let mut guard = self.idle_lock.lock();
         let mut waited = 0;
         while self.pending.load(SeqCst) != 0 {
