@@ -57,6 +57,30 @@ unload() {
 	! loaded "$1" || fail "$1 still listed after rmmod"
 }
 
+# unload_settled NAME: rmmod NAME once nothing holds a reference on it, for
+# teardowns (never fails the test; rmmod's status). An engine of a C module
+# pins it until its release has run, and that comes after the engine's last
+# put: the framework's own reference goes an RCU grace period after the
+# detach (or at the task's reap, from the reap worker), and the release runs
+# in the release worker. So a teardown right after `utctl cleanup` (or a
+# killed target) waits, at most 10 s, for the module's reference count to
+# drop to 0, and says so when it had to wait. A module that other modules
+# still use is not waited for (their references go with their rmmod).
+unload_settled() {
+	local name=$1 n=0 refs first
+	loaded "$name" || return 0
+	refs=$(cat /sys/module/"$name"/refcnt 2>/dev/null || echo 0)
+	first=$refs
+	while [ "$refs" != 0 ] && [ $n -lt 100 ] &&
+		[ -z "$(ls /sys/module/"$name"/holders 2>/dev/null)" ]; do
+		sleep 0.1
+		n=$((n + 1))
+		refs=$(cat /sys/module/"$name"/refcnt 2>/dev/null || echo 0)
+	done
+	[ $n = 0 ] || echo "teardown: waited $((n / 10)).$((n % 10)) s for the references on $name (engines not yet released) to go: $first -> $refs"
+	rmmod "$name"
+}
+
 # modinfo_field FILE KEY: the value of KEY in a .ko's .modinfo section
 # (NUL-separated KEY=value strings; the first may follow other bytes).
 modinfo_field() {
@@ -90,10 +114,11 @@ setup_engine() {
 	trap teardown_engine EXIT
 }
 teardown_engine() {
-	[ -d $UT ] && utctl cleanup >/dev/null
+	# Held callbacks go on first: cleanup's barrier would wait for them.
 	[ -d $UT ] && utctl release >/dev/null
-	grep -q '^utrace_test ' /proc/modules && rmmod utrace_test
-	grep -q '^utrace_rs ' /proc/modules && rmmod utrace_rs
+	[ -d $UT ] && utctl cleanup >/dev/null
+	unload_settled utrace_test
+	unload_settled utrace_rs
 }
 
 # expect_ut WHAT WANT WORD...: run the utrace_test command, compare its result.

@@ -4,8 +4,8 @@
 # Guest-side selftest runner: runs every tests/*.sh in name order (plus any
 # extra directory named in $UTRACE_EXTRA_TESTS) and prints KTAP between
 # markers (UTRACE_ONLY=WORD[,WORD...] on the kernel command line runs only
-# the tests whose name contains one of the words). A test passes with exit 0, skips with exit 4 (its last line is the
-# reason) and fails otherwise. A kernel splat (WARNING, BUG, lockdep, KASAN,
+# the tests whose name contains one of the words). A test passes with exit 0, skips with exit 4 (its last line but
+# "teardown: " ones is the reason) and fails otherwise. A kernel splat (WARNING, BUG, lockdep, KASAN,
 # sleeping in atomic context, ...) that appears while a test runs fails that
 # test, whatever its exit status. On a kernel with kmemleak (make
 # check-debug) a last test scans for memory leaked while the tests ran.
@@ -34,6 +34,12 @@ if [ -w $KMEMLEAK ]; then
 	n=$((n + 1))
 fi
 
+# Every module of ours but utrace_rs, which the others use.
+modules=
+for f in "$MODDIR"/*.ko; do
+	[ "$f" = "$MODDIR/utrace_rs.ko" ] || modules="$modules $(basename "$f" .ko)"
+done
+
 echo "### KTAP-BEGIN"
 echo "TAP version 13"
 echo "1..$n"
@@ -46,16 +52,20 @@ for t in $tests; do
 	(cd /tmp && timeout "${UTRACE_TEST_TIMEOUT:-300}" sh "$t") >"$out" 2>&1
 	rc=$?
 	# A test that failed or timed out may leave modules behind: unload them
-	# so that the next test starts clean (their failure is reported anyway).
-	leftover=
-	for m in syscall_trace global_trace crash_suspend utrace_follow_rs utrace_test utrace_rs; do
-		loaded $m || continue
+	# so that the next test starts clean (their failure is reported anyway),
+	# every module of ours, utrace_rs last (the others use it), each once
+	# its engines are released (unload_settled waits, and says so).
+	leftover='' stuck=''
+	: >/tmp/teardown.log
+	for m in $modules utrace_rs; do
+		loaded "$m" || continue
 		leftover="$leftover $m"
-		[ $m = utrace_test ] && [ -w $UT/ctl ] && { utctl release; utctl cleanup; } >/dev/null 2>&1
-		rmmod $m 2>/dev/null
+		[ "$m" = utrace_test ] && [ -w $UT/ctl ] && { utctl release; utctl cleanup; } >/dev/null 2>&1
+		unload_settled "$m" >>/tmp/teardown.log 2>&1 || stuck="$stuck $m"
 	done
 	splat=$(dmesg | tail -n +"$((before + 1))" | grep -E "$SPLAT_RE" | head -n 5)
-	sed 's/^/# /' "$out"
+	sed 's/^/# /' "$out" /tmp/teardown.log
+	[ -n "$stuck" ] && echo "# could not unload after $name:$stuck"
 	if [ -n "$splat" ]; then
 		echo "# kernel log during $name:"
 		echo "$splat" | sed 's/^/#   /'
@@ -64,7 +74,9 @@ for t in $tests; do
 	if [ "$rc" = 0 ]; then
 		echo "ok $i $name"; pass=$((pass + 1))
 	elif [ "$rc" = 4 ]; then
-		echo "ok $i $name # SKIP $(tail -n 1 "$out")"; skip=$((skip + 1))
+		# (The reason is the line `skip` printed: a teardown after it
+		# only adds "teardown: " lines.)
+		echo "ok $i $name # SKIP $(grep -v '^teardown: ' "$out" | tail -n 1)"; skip=$((skip + 1))
 	else
 		[ "$rc" = 124 ] || [ "$rc" = 143 ] && echo "# $name timed out"
 		[ -n "$leftover" ] && echo "# $name left loaded:$leftover"

@@ -24,8 +24,8 @@ load utrace_rs
 load utrace_sysentry_test
 teardown() {
 	[ -d $SE ] && UTRACE_CTL=$SE/ctl utctl detach >/dev/null
-	rmmod utrace_sysentry_test
-	rmmod utrace_rs
+	unload_settled utrace_sysentry_test
+	unload_settled utrace_rs
 }
 trap teardown EXIT
 sectl() { UTRACE_CTL=$SE/ctl utctl "$@"; }
