@@ -148,16 +148,13 @@ pub(crate) fn handoff(
     let ut = resolve(st, task, from)?;
     let target = ut.as_deref().map_or(Target::Global, Target::Task);
     let new_events = if events == 0 { from.events() } else { events };
-    if new_events & events::SYSCALL != 0 {
-        st.syscall_user_add()?;
-    }
+    // The hooks the new engine's events need are in before it is linked.
+    st.hooks_add(new_events)?;
     // SAFETY: `ops` is not null and the caller promises it is valid.
     let new = match unsafe { Engine::create(ops, data, target.identity()) } {
         Ok(new) => new,
         Err(e) => {
-            if new_events & events::SYSCALL != 0 {
-                st.syscall_user_sub();
-            }
+            st.hooks_sub(new_events);
             return Err(e);
         }
     };
@@ -177,9 +174,7 @@ pub(crate) fn handoff(
     });
     if let Err(e) = swapped {
         drop(new);
-        if new_events & events::SYSCALL != 0 {
-            st.syscall_user_sub();
-        }
+        st.hooks_sub(new_events);
         return Err(e);
     }
     detach::finish_detach(st, from);
@@ -234,12 +229,12 @@ pub(crate) fn set_events(
     }
     let ut = resolve(st, task, engine)?;
     let target = ut.as_deref().map_or(Target::Global, Target::Task);
-    // Engines with SYSCALL events are counted (the syscall probes are only
-    // registered while there is one): count the new mask now, which may
-    // sleep to register them, and uncount the old one once replaced.
-    if events & events::SYSCALL != 0 {
-        st.syscall_user_add()?;
-    }
+    // Engines with SYSCALL or signal events are counted (the syscall probes
+    // are only registered, the signal kprobe only armed, while there is
+    // one): count the new mask now, which may sleep to put the hooks in
+    // (before the events take effect, so a signal sent once this returns
+    // is seen), and uncount the old one once replaced.
+    st.hooks_add(events)?;
     let old = target.locked(st, |_| {
         if engine.is_detached() {
             return Err(ESRCH);
@@ -262,10 +257,7 @@ pub(crate) fn set_events(
         engine.set_events(events);
         Ok(old)
     });
-    let counted = if let Ok(old) = old { old } else { events };
-    if counted & events::SYSCALL != 0 {
-        st.syscall_user_sub();
-    }
+    st.hooks_sub(if let Ok(old) = old { old } else { events });
     let old = old?;
     if old & !events != 0 && engine.callback_in_flight() && !current_in_callback(st, engine) {
         return Err(einprogress());

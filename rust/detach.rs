@@ -143,9 +143,7 @@ pub(crate) fn finish_detach(st: &State, engine: &Engine) {
         crate::wait::wake(crate::utask::UTask::stop_waiters_key(engine.owner));
     }
     st.engine_detached();
-    if engine.events() & events::SYSCALL != 0 {
-        st.syscall_user_sub();
-    }
+    st.hooks_sub(engine.events());
     engine.retire();
 }
 

@@ -25,6 +25,12 @@ impl EngineList {
         }
     }
 
+    /// Whether no engine is linked (a snapshot; nothing is dereferenced, so
+    /// no RCU read-side section is needed).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.head.load(Acquire).is_null()
+    }
+
     /// Iterates over the linked engines inside the RCU read-side section
     /// `_rcu` (engines unlinked meanwhile stay valid until it ends).
     pub(crate) fn iter_rcu<'a>(&'a self, _rcu: &'a RcuGuard) -> Iter<'a> {

@@ -222,8 +222,14 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct, g
             inner.pending.exit = Some(seq);
         }
     });
-    // utrace_wait_stopped() waiters return ESRCH.
-    ut.wake_stop_waiters();
+    // utrace_wait_stopped() waiters return ESRCH. They wait on an engine of
+    // the task's own: none if it has none (a record only global engines
+    // use). Seen under the lock `queue` took, after any attach that linked
+    // one; later attaches see `EXIT_SEEN` and refuse; an engine detached
+    // meanwhile woke its waiters itself.
+    if !ut.engines.is_empty() {
+        ut.wake_stop_waiters();
+    }
 }
 
 /// `sched_process_free`: the task is being freed (softirq context).
@@ -257,7 +263,8 @@ fn sig_bit(sig: i32) -> u64 {
 }
 
 /// `prepare_signal()` kprobe (`send_signal_locked()` where the kernel refuses
-/// that one, see `shim/kprobes.c`): `sig` is about to be sent to `task`,
+/// that one, see `shim/kprobes.c`), armed while an engine has signal events
+/// (`State::hooks_add`): `sig` is about to be sent to `task`,
 /// whose siglock is held; nothing is decided yet. Every sender comes here
 /// (kill(), faults, a child's death signal, a POSIX timer's expiry, in a
 /// hardirq for the last). If one of `task`'s engines
@@ -331,7 +338,8 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     // since) gets one here for a global SIGNAL_CORE engine, for a signal it
     // would hold (GFP_ATOMIC; the table's lock is hardirq-safe, so it may
     // be taken under the siglock, also in a hardirq).
-    let created = match st.table.lookup(task, &rcu) {
+    let found = st.table.lookup(task, &rcu);
+    let created = match found {
         None if queued
             && st.global_events() & events::SIGNAL_CORE != 0
             // SAFETY: The probe is called with a live task.
@@ -345,7 +353,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
         }
         _ => None,
     };
-    if let Some(ut) = created.as_deref().or_else(|| st.table.lookup(task, &rcu)) {
+    if let Some(ut) = created.as_deref().or(found) {
         let fresh = ut.fresh.fetch_and(!bit, SeqCst) & bit != 0;
         if fresh {
             // SAFETY: The siglock is held by our caller.

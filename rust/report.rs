@@ -27,6 +27,9 @@ use kernel::task::Task;
 
 /// Whether an engine of `ut` wants it stopped.
 pub(crate) fn stop_wanted(ut: &UTask) -> bool {
+    if ut.engines.is_empty() {
+        return false;
+    }
     let rcu = RcuGuard::new();
     ut.engines
         .iter_rcu(&rcu)
@@ -39,7 +42,7 @@ pub(crate) fn stop_wanted(ut: &UTask) -> bool {
 /// (a SIGSTOP group stop of its process completes without it; see
 /// `shim/stop.c`).
 pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
-    if !stop_wanted(ut) || task::is_exiting(ut.task()) {
+    if task::is_exiting(ut.task()) || !stop_wanted(ut) {
         return Stop::No;
     }
     ut.stopped.store(true, SeqCst);
@@ -94,7 +97,7 @@ pub(crate) enum Stop {
 /// while an engine wants the task stopped (and reports what was asked for
 /// meanwhile when it resumes), and finally sets the task stepping or not,
 /// as utrace's finish_resume_report() did, as it leaves for user mode.
-fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
+fn run_work(st: &State, ut: &UTask, pending: Pending) {
     // The resume action asked for since the task last stopped.
     let mut resume = action::RESUME;
     // Whether this run reported or stopped: a run that found nothing (the
@@ -105,26 +108,27 @@ fn run_work(st: &State, ut: &UTask, mut pending: Pending) {
     let mut rehold = freezer::take_rehold(ut);
     // `pending` was just taken from `ut` with nothing reported since.
     let mut fresh = false;
+    let mut pending = Some(pending);
     loop {
         // A STOP, REPORT or step asked for while the reports ran queued the
         // work again, behind this run: report it now, before stopping.
-        if !pending.is_empty() {
+        if let Some(now) = pending.take().filter(|p| !p.is_empty()) {
             acted = true;
-            if let Some(act) = pending.resume {
+            if let Some(act) = now.resume {
                 resume = resume.min(act);
             }
-            let (act, held) = run_pending(st, ut, pending);
+            let (act, held) = run_pending(st, ut, now);
             rehold |= held;
             if act != action::STOP {
                 resume = resume.min(act);
             }
             pending = ut.steal_pending();
-            if !pending.is_empty() {
+            if pending.is_some() {
                 continue;
             }
         } else if !fresh {
             pending = ut.steal_pending();
-            if !pending.is_empty() {
+            if pending.is_some() {
                 continue;
             }
         }

@@ -62,6 +62,11 @@ fn walk_with<G: Borrow<RcuGuard>>(
         event,
         seq,
     } = pass;
+    // An empty list (a task seen only by global engines): what the first
+    // look would find, without its read-side section.
+    if list.is_empty() {
+        return act;
+    }
     let mut prev: Option<Pinned> = None;
     loop {
         let next = {

@@ -88,6 +88,7 @@ mod ffi {
         pub(super) fn utrace_shim_group_continued(task: *mut bindings::task_struct) -> bool;
         pub(super) fn utrace_shim_kprobes_register() -> bool;
         pub(super) fn utrace_shim_kprobes_unregister();
+        pub(super) fn utrace_shim_signal_kprobe_arm(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_syscall_filter(task: *mut bindings::task_struct, add: bool);
@@ -506,6 +507,17 @@ impl Kprobes {
     /// drops it as ignored).
     pub(crate) fn registered() -> bool {
         KPROBED.load(core::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Arms (`true`) or disarms the signal kprobe, registered disabled: it
+    /// is armed while some engine has signal events (`State::hooks_add`).
+    /// `Ok` with nothing done if the kernel refused it. May sleep.
+    pub(crate) fn arm_signal(on: bool) -> Result {
+        // SAFETY: Plain C call from process context, serialised by the
+        // caller; the kprobe stays registered until `Kprobes` is dropped,
+        // after the last call (the module's exit shuts the switching down
+        // first).
+        to_result(unsafe { ffi::utrace_shim_signal_kprobe_arm(on) })
     }
 }
 

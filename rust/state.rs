@@ -41,16 +41,14 @@ pub(crate) struct State {
     /// Task works and reap works queued and not yet finished.
     #[pin]
     pub(crate) work: WorkCounter,
-    /// Engines with SYSCALL events; the syscall probes are registered while
-    /// there is one (`syscall_lock` guards the registration).
-    syscall_users: AtomicUsize,
-    syscall_registered: AtomicBool,
+    /// The syscall probes, registered while an engine has SYSCALL events.
     #[pin]
-    syscall_lock: Mutex<()>,
-    /// Unregisters the syscall probes when the last user went, from process
-    /// context (the last user may go in atomic context).
+    syscall: OnDemand,
+    /// The signal kprobe (`shim/kprobes.c`), armed while an engine has
+    /// signal events (`SIGNAL_ALL`): every other signal sent (a SIGCHLD per
+    /// fork) passes it unhooked.
     #[pin]
-    syscall_off: Opaque<bindings::work_struct>,
+    signal: OnDemand,
     /// The `UTask`s of freed tasks, and the work item that reaps them.
     pub(crate) reaps: ReapQueue,
     #[pin]
@@ -81,12 +79,118 @@ pub(crate) fn get() -> Option<&'static State> {
     (!st.is_null()).then(|| unsafe { &*st })
 }
 
+/// Kernel hooks put in place only while some engine needs them (the
+/// syscall probes for SYSCALL events, the signal kprobe for signal events):
+/// a count of those engines, the first of which puts the hooks in before
+/// its events take effect, and a work item that takes them out once the
+/// count fell to zero (the last one may go in atomic context).
+#[pin_data]
+pub(crate) struct OnDemand {
+    users: AtomicUsize,
+    /// The hooks are in; changed under `lock`.
+    on: AtomicBool,
+    #[pin]
+    lock: Mutex<()>,
+    #[pin]
+    off: Opaque<bindings::work_struct>,
+    /// Puts the hooks in (`true`) or takes them out. May sleep.
+    switch: fn(bool) -> Result,
+    /// Who asks for them, for the log line of a caller that may not sleep.
+    what: &'static str,
+}
+
 /// # Safety
 ///
-/// Called by the workqueue with the `syscall_off` field of the live state.
-unsafe extern "C" fn syscall_off_work(_work: *mut bindings::work_struct) {
-    if let Some(st) = get() {
-        st.syscall_off();
+/// Called by the workqueue with the `off` field of a live [`OnDemand`].
+unsafe extern "C" fn on_demand_off(work: *mut bindings::work_struct) {
+    // SAFETY: `work` is the `off` field of an `OnDemand` (initialised in
+    // `OnDemand::new`), which outlives it (`OnDemand::shutdown` cancels it).
+    let hooks = unsafe { &*crate::compat::container_of_mut!(work, OnDemand, off) };
+    hooks.off();
+}
+
+impl OnDemand {
+    fn new(switch: fn(bool) -> Result, what: &'static str) -> impl PinInit<Self> {
+        pin_init!(OnDemand {
+            users: AtomicUsize::new(0),
+            on: AtomicBool::new(false),
+            lock <- new_mutex!(()),
+            // SAFETY: `slot` is the field's memory, initialised in place.
+            off <- Opaque::ffi_init(|slot| unsafe {
+                bindings::init_work_with_key(
+                    slot,
+                    Some(on_demand_off),
+                    false,
+                    kernel::c_str!("utrace_rs_hooks_off").as_char_ptr(),
+                    static_lock_class_key!(),
+                )
+            }),
+            switch,
+            what,
+        })
+    }
+
+    /// An engine needs the hooks: they are in when this returns `Ok`.
+    /// Putting them in sleeps: where the caller may not sleep (a syscall
+    /// callback, a spinlock held) and they are not in, `EWOULDBLOCK` (and a
+    /// log line), the count unchanged.
+    fn add(&self) -> Result {
+        self.users.fetch_add(1, SeqCst);
+        if self.on.load(SeqCst) {
+            return Ok(());
+        }
+        if let Err(e) = crate::shim::sleepable(self.what) {
+            self.sub();
+            return Err(e);
+        }
+        let _guard = self.lock.lock();
+        if !self.on.load(SeqCst) {
+            if let Err(e) = (self.switch)(true) {
+                self.users.fetch_sub(1, SeqCst);
+                return Err(e);
+            }
+            self.on.store(true, SeqCst);
+        }
+        Ok(())
+    }
+
+    /// An engine no longer needs them: the last one has them taken out
+    /// (later, from a workqueue). Any context.
+    fn sub(&self) {
+        if self.users.fetch_sub(1, SeqCst) == 1 {
+            // SAFETY: Initialised in `new`, cancelled in `shutdown`;
+            // queueing an already queued work does nothing.
+            unsafe { crate::shim::queue_work(self.off.get()) };
+        }
+    }
+
+    fn off(&self) {
+        let _guard = self.lock.lock();
+        if self.users.load(SeqCst) == 0 && self.on.load(SeqCst) {
+            // Clear `on` before taking the hooks out, then look at the
+            // users again: an `add` either sees it cleared (and waits on
+            // the lock to put them in again) or is seen here. Taking them
+            // out may wait for grace periods (the syscall probes' on 7.x:
+            // SRCU and RCU tasks-trace, long): a new user must not find
+            // `on` still set meanwhile and go without them.
+            self.on.store(false, SeqCst);
+            if self.users.load(SeqCst) != 0 {
+                self.on.store(true, SeqCst);
+                return;
+            }
+            let _ = (self.switch)(false);
+        }
+    }
+
+    /// Module exit: no work left, hooks out.
+    fn shutdown(&self) {
+        // SAFETY: Initialised in `new`.
+        unsafe { bindings::cancel_work_sync(self.off.get()) };
+        let _guard = self.lock.lock();
+        if self.on.load(SeqCst) {
+            let _ = (self.switch)(false);
+            self.on.store(false, SeqCst);
+        }
     }
 }
 
@@ -106,19 +210,14 @@ impl State {
             attached: AtomicUsize::new(0),
             lost: AtomicU64::new(0),
             work <- WorkCounter::new(),
-            syscall_users: AtomicUsize::new(0),
-            syscall_registered: AtomicBool::new(false),
-            syscall_lock <- new_mutex!(()),
-            // SAFETY: `slot` is the field's memory, initialised in place.
-            syscall_off <- Opaque::ffi_init(|slot| unsafe {
-                bindings::init_work_with_key(
-                    slot,
-                    Some(syscall_off_work),
-                    false,
-                    kernel::c_str!("utrace_rs_syscall_off").as_char_ptr(),
-                    static_lock_class_key!(),
-                )
-            }),
+            syscall <- OnDemand::new(
+                crate::shim::syscall_hooks,
+                "utrace_set_events() with SYSCALL events (registering the syscall probes)",
+            ),
+            signal <- OnDemand::new(
+                crate::shim::Kprobes::arm_signal,
+                "utrace_set_events() with signal events (arming the signal kprobe)",
+            ),
             reaps: ReapQueue::new(),
             // SAFETY: `slot` is the field's memory, initialised in place.
             reap_work <- Opaque::ffi_init(|slot| unsafe {
@@ -146,61 +245,43 @@ impl State {
         }
     }
 
-    /// An engine got SYSCALL events: make sure the probes are registered.
-    /// Sleeps when it has to register them (the first such engine).
-    pub(crate) fn syscall_user_add(&self) -> Result {
-        self.syscall_users.fetch_add(1, SeqCst);
-        if self.syscall_registered.load(SeqCst) {
-            return Ok(());
+    /// Counts an engine's events `events` in for the hooks they need (the
+    /// syscall probes, the signal kprobe): those hooks are in place when
+    /// this returns `Ok`. May sleep to put them in; `EWOULDBLOCK` where it
+    /// would have to but may not (see [`OnDemand::add`]). Undone by
+    /// [`State::hooks_sub`] with the same mask.
+    pub(crate) fn hooks_add(&self, events: Events) -> Result {
+        if events & crate::events::SYSCALL != 0 {
+            self.syscall.add()?;
         }
-        let _guard = self.syscall_lock.lock();
-        if !self.syscall_registered.load(SeqCst) {
-            if let Err(e) = crate::shim::syscall_hooks(true) {
-                self.syscall_users.fetch_sub(1, SeqCst);
+        if events & crate::events::SIGNAL_ALL != 0 {
+            if let Err(e) = self.signal.add() {
+                if events & crate::events::SYSCALL != 0 {
+                    self.syscall.sub();
+                }
                 return Err(e);
             }
-            self.syscall_registered.store(true, SeqCst);
         }
         Ok(())
     }
 
-    /// An engine with SYSCALL events lost them or went: the last one has the
-    /// probes unregistered (later, from a workqueue). Any context.
-    pub(crate) fn syscall_user_sub(&self) {
-        if self.syscall_users.fetch_sub(1, SeqCst) == 1 {
-            // SAFETY: Initialised in `new`, cancelled in `syscall_shutdown`;
-            // queueing an already queued work does nothing.
-            unsafe { crate::shim::queue_work(self.syscall_off.get()) };
+    /// Counts an engine's events `events` out (it changed them or went):
+    /// hooks no engine needs any more are taken out later, from a
+    /// workqueue. Any context.
+    pub(crate) fn hooks_sub(&self, events: Events) {
+        if events & crate::events::SYSCALL != 0 {
+            self.syscall.sub();
+        }
+        if events & crate::events::SIGNAL_ALL != 0 {
+            self.signal.sub();
         }
     }
 
-    fn syscall_off(&self) {
-        let _guard = self.syscall_lock.lock();
-        if self.syscall_users.load(SeqCst) == 0 && self.syscall_registered.load(SeqCst) {
-            // Clear `registered` before unregistering, then look at the
-            // users again: a `syscall_user_add` either sees it cleared (and
-            // waits on the lock to register again) or is seen here. The
-            // unregistration waits for the probes' grace periods (on 7.x
-            // SRCU and RCU tasks-trace: long), a new user must not find
-            // `registered` still set meanwhile and go without probes.
-            self.syscall_registered.store(false, SeqCst);
-            if self.syscall_users.load(SeqCst) != 0 {
-                self.syscall_registered.store(true, SeqCst);
-                return;
-            }
-            let _ = crate::shim::syscall_hooks(false);
-        }
-    }
-
-    /// Module exit: no unregister work left, probes gone.
-    pub(crate) fn syscall_shutdown(&self) {
-        // SAFETY: Initialised in `new`.
-        unsafe { bindings::cancel_work_sync(self.syscall_off.get()) };
-        let _guard = self.syscall_lock.lock();
-        if self.syscall_registered.load(SeqCst) {
-            let _ = crate::shim::syscall_hooks(false);
-            self.syscall_registered.store(false, SeqCst);
-        }
+    /// Module exit, before the kprobes are unregistered: no switching work
+    /// left, the hooks out.
+    pub(crate) fn hooks_shutdown(&self) {
+        self.syscall.shutdown();
+        self.signal.shutdown();
     }
 
     /// Makes `self` the live state.

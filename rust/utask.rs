@@ -231,6 +231,11 @@ pub(crate) struct UTask {
     /// A report or a resume action was asked of the task's work and not
     /// yet taken: it ends a stop for the report (which may stop again).
     asked: AtomicBool,
+    /// Something may have been recorded in `pending` since the work last
+    /// took it: set by [`UTask::queue`] under `inner`'s lock, cleared when
+    /// the work takes `pending`. Lets [`UTask::steal_pending`] skip the
+    /// lock when nothing came while the reports ran (the usual case).
+    recorded: AtomicBool,
     work: Opaque<bindings::callback_head>,
     kick: Opaque<bindings::callback_head>,
     sig_work: Opaque<bindings::callback_head>,
@@ -429,6 +434,7 @@ impl UTask {
                 entry_restart: EntryRestart::new(),
                 stepping: AtomicBool::new(false),
                 asked: AtomicBool::new(false),
+                recorded: AtomicBool::new(false),
                 work: Opaque::uninit(),
                 kick: Opaque::uninit(),
                 sig_work: Opaque::uninit(),
@@ -554,6 +560,9 @@ impl UTask {
     pub(crate) fn queue<R>(&self, work: &WorkCounter, fill: impl FnOnce(&mut Inner) -> R) -> R {
         let mut inner = self.inner.lock();
         let ret = fill(&mut inner);
+        // Before `asked` (a stopped task woken for it steals what was
+        // recorded).
+        self.recorded.store(true, SeqCst);
         let asked = inner.pending.quiesce || inner.pending.resume.is_some();
         if asked && !self.asked.swap(true, SeqCst) && self.stopped.load(SeqCst) {
             // The stop wakes for the report (its waker takes no lock of ours).
@@ -659,6 +668,7 @@ impl UTask {
         let mut inner = self.inner.lock();
         inner.work_queued = false;
         self.asked.store(false, SeqCst);
+        self.recorded.store(false, SeqCst);
         let pending = core::mem::take(&mut inner.pending);
         while inner.gated {
             // The parent reports CLONE on its way back to user mode and
@@ -677,11 +687,25 @@ impl UTask {
     /// INTERRUPT queued the work anew, behind the run in progress), taken
     /// now so that its report comes before the task stops. The work stays
     /// queued (`work_queued` is left alone: it is on the task's list) and
-    /// finds nothing, or what comes later, when it runs.
-    pub(crate) fn steal_pending(&self) -> Pending {
+    /// finds nothing, or what comes later, when it runs. `None` if nothing
+    /// is pending (the usual case: no lock taken, and no copy of the whole
+    /// `Pending`, when nothing was recorded since the work last took it).
+    ///
+    /// Without the lock, an event being recorded right now may be missed:
+    /// it queues the work anew (which then reports it), and a request for
+    /// a report (`asked`, set after `recorded`) ends a stop, after which
+    /// this is called again.
+    pub(crate) fn steal_pending(&self) -> Option<Pending> {
+        if !self.recorded.load(SeqCst) {
+            return None;
+        }
         let mut inner = self.inner.lock();
         self.asked.store(false, SeqCst);
-        core::mem::take(&mut inner.pending)
+        self.recorded.store(false, SeqCst);
+        if inner.pending.is_empty() {
+            return None;
+        }
+        Some(core::mem::take(&mut inner.pending))
     }
 
     /// The `UTask` whose `work` is `head`.

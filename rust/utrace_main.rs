@@ -166,9 +166,9 @@ impl Drop for UtraceModule {
         }
         // 1. No probe or notification runs after this.
         drop(self.notifier.take());
+        self.state.hooks_shutdown();
         drop(self.kprobes.take());
         drop(self.hooks.take());
-        self.state.syscall_shutdown();
         // 2. Every queued task_work and reap work has run, and the engines
         //    they detached are released.
         self.state.wait_idle();

@@ -26,6 +26,13 @@
  * send_signal_locked() (global, T in kallsyms on both), which misses the
  * death signal and the timers' expiries: then those two sources are not
  * held for SIGNAL_TERM and SIGNAL_IGN (api.rst, "Signals").
+ *
+ * The signal kprobe is registered disabled, at load (so that whether the
+ * kernel takes it is known then), and armed only while some engine has
+ * signal events (state.rs, OnDemand): an armed kprobe costs every signal
+ * sent on the machine, a SIGCHLD per fork included, about 400 instructions.
+ * Arming and disarming sleep (kprobe_mutex, text_mutex); the first engine
+ * to ask for signal events arms it before its utrace_set_events() returns.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -54,8 +61,10 @@ static int send_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 
 static struct kprobe signal_kps[] = {
-	{ .symbol_name = "prepare_signal", .pre_handler = prepare_signal_pre },
-	{ .symbol_name = "send_signal_locked", .pre_handler = send_signal_pre },
+	{ .symbol_name = "prepare_signal", .pre_handler = prepare_signal_pre,
+	  .flags = KPROBE_FLAG_DISABLED },
+	{ .symbol_name = "send_signal_locked", .pre_handler = send_signal_pre,
+	  .flags = KPROBE_FLAG_DISABLED },
 };
 
 /* The one of signal_kps in place, or NULL. */
@@ -86,6 +95,18 @@ bool utrace_shim_kprobes_register(void)
 	if (signal_kp != &signal_kps[0])
 		pr_warn("utrace_rs: SIGNAL_TERM and SIGNAL_IGN miss POSIX timer expiries and death signals\n");
 	return true;
+}
+
+/*
+ * Arm (@on) or disarm the signal kprobe; 0 if there is none (nothing to
+ * arm: SIGNAL_TERM and SIGNAL_IGN are refused then). May sleep. Serialised
+ * by the caller (state.rs), between register and unregister.
+ */
+int utrace_shim_signal_kprobe_arm(bool on)
+{
+	if (!signal_kp)
+		return 0;
+	return on ? enable_kprobe(signal_kp) : disable_kprobe(signal_kp);
 }
 
 /* Unregister them; no handler runs when this returns. */

@@ -132,6 +132,7 @@ void utrace_shim_set_exit_code(struct task_struct *task, int code, bool group_de
 /* kprobes.c */
 bool utrace_shim_kprobes_register(void);
 void utrace_shim_kprobes_unregister(void);
+int utrace_shim_signal_kprobe_arm(bool on);
 
 /* stop.c: a utrace stop counts as stopped for job control (see there). */
 void utrace_shim_stop_unmark(void);

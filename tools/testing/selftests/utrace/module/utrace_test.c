@@ -17,6 +17,9 @@
  *                         n (no-op SYSCALL callbacks only: benchmarks),
  *                         none (NULL ops)
  *   events SLOT MASK      utrace_set_events()
+ *   events_kill SLOT MASK SIG  utrace_set_events(), then at once send_sig(SIG) to
+ *                         SLOT's task (the signal kprobe must be armed by then)
+ *   events_atomic SLOT MASK  utrace_set_events() with preemption off
  *   control SLOT ACTION   utrace_control()
  *   barrier SLOT          utrace_barrier()
  *   get SLOT / put SLOT   take / drop a reference (put of the slot's own
@@ -1410,6 +1413,31 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "events") && s && s->engine && argc == 3)
 		return utrace_set_events(s->task, s->engine, a2);
+	/*
+	 * events_kill SLOT EVENTS SIG: set the events, then at once (no return
+	 * to user mode in between) send SIG to the slot's task: what the
+	 * engine wants of a signal holds for one sent right after
+	 * utrace_set_events() returned (the signal kprobe is armed by then).
+	 */
+	if (!strcmp(argv[0], "events_kill") && s && s->engine && s->task && argc == 4) {
+		int ret;
+
+		if (kstrtol(argv[3], 0, &a3) || a3 < 1 || a3 > 64)
+			return -EINVAL;
+		ret = utrace_set_events(s->task, s->engine, a2);
+		if (!ret)
+			send_sig(a3, s->task, 0);
+		return ret;
+	}
+	/* events_atomic SLOT EVENTS: utrace_set_events() with preemption off. */
+	if (!strcmp(argv[0], "events_atomic") && s && s->engine && argc == 3) {
+		int ret;
+
+		preempt_disable();
+		ret = utrace_set_events(s->task, s->engine, a2);
+		preempt_enable();
+		return ret;
+	}
 	if (!strcmp(argv[0], "control") && s && s->engine && argc == 3)
 		return utrace_control(s->task, s->engine, a2);
 	if (!strcmp(argv[0], "barrier") && s && s->engine && argc == 2) {

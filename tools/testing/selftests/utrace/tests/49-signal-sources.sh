@@ -36,6 +36,57 @@ step() { printf x >&3; }
 gone() { [ ! -e "/proc/$1" ] || [ "$(state_of "$1" 2>/dev/null)" = Z ]; }
 all_signals=$((EV_SIGNAL | EV_SIGNAL_IGN | EV_SIGNAL_STOP | EV_SIGNAL_TERM | EV_SIGNAL_CORE))
 
+# --- the signal kprobe is armed only while an engine has signal events, and
+# before utrace_set_events() returns: a SIGUSR1 (SIGNAL_TERM, ignored) sent
+# right after it, in the same call (events_kill), is held, not a kill. At the
+# first signal engine, and again after the last one went and the kprobe was
+# disarmed. An atomic caller cannot arm it (EWOULDBLOCK), but may add
+# signal events while it is armed.
+# kprobe_state: the signal kprobe's line in the kprobes list: armed,
+# disabled, or none.
+kprobe_state() {
+	local line
+	line=$(grep -E ' (prepare_signal|send_signal_locked)\+' /sys/kernel/debug/kprobes/list)
+	case "$line" in
+	"") echo none ;;
+	*DISABLED*) echo disabled ;;
+	*) echo armed ;;
+	esac
+}
+# armed_in_time SLOT: the check on a fresh `sleep`, slots SLOT and SLOT+1.
+armed_in_time() {
+	local slot=$1 pid
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 10 '[ "$(kprobe_state)" = disabled ]'
+	expect_eq "no signal engine: the kprobe is disarmed" "$(kprobe_state)" disabled
+	sleep 1000 &
+	pid=$!
+	expect_ut "attach" 0 attach "$slot" "$pid" $A_CREATE
+	expect_ut "ignore" 0 sigret "$slot" $SIGRET_IGN
+	expect_ut "atomic caller, kprobe disarmed: refused" -11 events_atomic "$slot" $EV_SIGNAL_TERM
+	expect_eq "refused: still disarmed" "$(kprobe_state)" disabled
+	expect_ut "SIGNAL_TERM, then SIGUSR1 at once" 0 events_kill "$slot" $EV_SIGNAL_TERM 10
+	expect_eq "armed when utrace_set_events() returned" "$(kprobe_state)" armed
+	wait_until 10 "[ \$(nreports $slot SIGNAL_TERM) = 1 ] || gone $pid"
+	wait_until 10 "[ \"\$(state_of $pid)\" = S ] || gone $pid"
+	expect_eq "held and ignored: the task lives" "$(state_of "$pid")" S
+	expect_eq "SIGUSR1 report" "$(last "$slot" SIGNAL_TERM | cut -d' ' -f1-2)" "sig=10 class=0x20"
+	expect_ut "attach a second engine" 0 attach $((slot + 1)) "$pid" $A_CREATE
+	expect_ut "atomic caller, kprobe armed: done" 0 events_atomic $((slot + 1)) $EV_SIGNAL_TERM
+	r=$(utctl control "$slot" $ACT_DETACH)
+	# (-EINPROGRESS: its callback may not have returned yet; detached.)
+	[ "$r" = -115 ] || expect_eq "detach the first" "$r" 0
+	expect_ut "the second's events dropped: none left" 0 events $((slot + 1)) 0
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 10 '[ "$(kprobe_state)" = disabled ]'
+	expect_eq "the last signal engine gone: disarmed" "$(kprobe_state)" disabled
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+}
+armed_in_time 8
+armed_in_time 10
+echo "ok: the signal kprobe armed by the first signal engine before its utrace_set_events() returned, twice"
+
 # --- a POSIX timer's SIGUSR1 at its default: SIGNAL_TERM, ignored
 start t49sa timer 10 dfl
 expect_ut "attach" 0 attach 0 "$PID" $A_CREATE
