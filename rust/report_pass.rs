@@ -67,44 +67,54 @@ fn walk_with<G: Borrow<RcuGuard>>(
     if list.is_empty() {
         return act;
     }
-    let mut prev: Option<Pinned> = None;
+    let first = {
+        let guard = rcu();
+        list.next_to_report(None, seq, event, guard.borrow())
+    };
+    let Some(mut engine) = first else {
+        return act;
+    };
     loop {
-        let next = {
-            let guard = rcu();
-            let rcu = guard.borrow();
-            let next = list.next_to_report(prev.as_deref(), seq, event, rcu);
-            // The previous engine's callback is over: unpin it.
-            if let Some(prev) = prev.take() {
-                prev.unpin_in(rcu);
-            }
-            next
-        };
-        let Some(engine) = next else {
-            return act;
-        };
         // The mark is read only by the task that set it (`State::reporting`,
         // from its callbacks): program order is all it needs, and a
         // relaxed store is one plain move.
         if let Some(cur) = cur {
             cur.reporting.store(engine.as_ptr(), Relaxed);
         }
-        let ret = call(&engine, act) & action::MASK;
+        let ret = call(&engine, act);
         if let Some(cur) = cur {
             cur.reporting.store(ptr::null_mut(), Relaxed);
         }
-        if ret == action::DETACH {
-            // Already detached by a control() call is fine too.
-            let _ = detach::detach(st, target, &engine);
-        } else if ret >= action::RESUME {
-            // RESUME (or above: taken as RESUME), the usual answer: it does
-            // not lower `act` (every pass starts from RESUME, so `act` is
-            // RESUME or below), only ends a stop the engine held.
+        // RESUME with no flag bits, the usual answer, is told by one
+        // compare; it does not lower `act` (every pass starts from RESUME,
+        // so `act` is RESUME or below), only ends a stop the engine held.
+        if ret == action::RESUME {
             engine.keep_stop(false);
         } else {
-            engine.keep_stop(ret == action::STOP);
-            act = act.min(ret);
+            let ret = ret & action::MASK;
+            if ret == action::DETACH {
+                // Already detached by a control() call is fine too.
+                let _ = detach::detach(st, target, &engine);
+            } else if ret >= action::RESUME {
+                // RESUME with flags (or above: taken as RESUME).
+                engine.keep_stop(false);
+            } else {
+                engine.keep_stop(ret == action::STOP);
+                act = act.min(ret);
+            }
         }
-        prev = Some(engine);
+        let next = {
+            let guard = rcu();
+            let rcu = guard.borrow();
+            let next = list.next_to_report(Some(&*engine), seq, event, rcu);
+            // Its callback is over: unpin it.
+            engine.unpin_in(rcu);
+            next
+        };
+        let Some(next) = next else {
+            return act;
+        };
+        engine = next;
     }
 }
 

@@ -69,18 +69,20 @@ pub(crate) fn report_entry(
     probe: Option<&RcuGuard>,
 ) -> (u32, bool) {
     let flags = if resumed { action::SYSCALL_RESUMED } else { 0 };
-    let mut abort = false;
+    // Every callback's answer or'ed together: one `or` a callback, and
+    // whether any aborted is read off it once at the end.
+    let mut answers = 0;
     let event = events::SYSCALL_ENTRY;
     let call = |e: &Pinned, act| {
         let ret = e.call_syscall(true, act | flags, regs);
-        abort |= ret & action::SYSCALL_ABORT != 0;
+        answers |= ret;
         ret
     };
     let act = match probe {
         Some(rcu) => report_in_probe(st, ut, event, rcu, call),
         None => report(st, Some(ut), ut, event, u64::MAX, call),
     };
-    (act, abort)
+    (act, answers & action::SYSCALL_ABORT != 0)
 }
 
 /// The SYSCALL_EXIT pass, if an engine of `ut` (`current`) wants it: in the
