@@ -50,8 +50,15 @@ impl ControlHandler for Counts {
     const WRITABLE: bool = false;
 
     fn show(&self, out: &mut Text<'_>) {
-        let _ = writeln!(
-            out,
+        let _ = writeln!(out, "{self}");
+    }
+}
+
+/// The counts as the control file and the unload line show them.
+impl core::fmt::Display for Counts {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
             "clones={} execs={} exits={} deaths={} reaps={} follow_errors={}",
             self.clones.load(Relaxed),
             self.execs.load(Relaxed),
@@ -59,7 +66,7 @@ impl ControlHandler for Counts {
             self.deaths.load(Relaxed),
             self.reaps.load(Relaxed),
             self.follow_errors.load(Relaxed)
-        );
+        )
     }
 }
 
@@ -196,17 +203,12 @@ impl Drop for FollowModule {
         // The global engine plus followers whose task was not reaped yet.
         let attached = tracer.attached();
         tracer.detach_all();
-        let f = &tracer.engine().n;
+        // format_args!: pr_info! takes kernel::fmt on 7.x, core::fmt on 6.12.
         pr_info!(
-            "attached={} remaining={} clones={} execs={} exits={} deaths={} reaps={} follow_errors={}\n",
+            "attached={} remaining={} {}\n",
             attached,
             tracer.attached(),
-            f.clones.load(Relaxed),
-            f.execs.load(Relaxed),
-            f.exits.load(Relaxed),
-            f.deaths.load(Relaxed),
-            f.reaps.load(Relaxed),
-            f.follow_errors.load(Relaxed)
+            format_args!("{}", &*tracer.engine().n)
         );
     }
 }
