@@ -113,14 +113,23 @@ impl RegistryLinks {
     }
 }
 
-/// The engine has been detached: it gets no new callbacks.
-const DETACHED: u32 = 1 << 0;
-/// An RCU grace period has passed since it was unlinked: no reporter can
-/// still find it on a list.
-const UNLINKED: u32 = 1 << 1;
-/// The implicit attached reference has not been dropped yet.
+/// `pins`: one per callback in flight (bits 0-31; every task running a
+/// callback of the engine, so far fewer than 2^32).
+const CB_ONE: u64 = 1;
+const CB_MASK: u64 = 0xffff_ffff;
+/// `pins`: one per `utrace_barrier()` caller waiting on the engine (bits
+/// 32-55).
+const WAITER_ONE: u64 = 1 << 32;
+const WAITER_MASK: u64 = 0xff_ffff << 32;
+/// `pins`: an RCU grace period has passed since it was unlinked: no
+/// reporter can still find it on a list.
+const UNLINKED: u64 = 1 << 62;
+/// `pins`: the engine has been detached: it gets no new callbacks.
+const DETACHED: u64 = 1 << 63;
+
+/// `state`: the implicit attached reference has not been dropped yet.
 const ATTACHED_REF: u32 = 1 << 2;
-/// `ops->release` has been called, or is being called (see
+/// `state`: `ops->release` has been called, or is being called (see
 /// `release.rs`): it is never called again.
 pub(crate) const RELEASED: u32 = 1 << 3;
 /// On the registry of engines with an owner module.
@@ -138,8 +147,11 @@ pub(crate) const NOFOLLOW: u32 = 1 << 6;
 ///
 /// `refcount` counts the references handed out by `utrace_attach_*()` and
 /// `utrace_engine_get()`, plus one while `ATTACHED_REF` is set; the engine is
-/// freed when it reaches zero. `in_callback` counts callbacks in flight; it
-/// only grows while the engine is linked on a list and not `DETACHED`.
+/// freed when it reaches zero. `pins` holds what a callback's end must look
+/// at, in one word so that the end reads it with the decrement that ends
+/// it: the count of callbacks in flight, which only grows while the engine
+/// is linked on a list and not `DETACHED`; the count of `barrier` waiters;
+/// `UNLINKED`; `DETACHED`.
 #[repr(C)]
 #[pin_data]
 pub(crate) struct Engine {
@@ -149,8 +161,8 @@ pub(crate) struct Engine {
     refcount: Opaque<bindings::refcount_t>,
     state: AtomicU32,
     events: AtomicU64,
-    in_callback: AtomicU32,
-    barrier_waiters: AtomicU32,
+    /// Callbacks in flight, `barrier` waiters, `UNLINKED`, `DETACHED`.
+    pins: AtomicU64,
     /// This engine wants its task stopped (UTRACE_STOP, until a callback of
     /// it returns another action, or utrace_control() other than STOP).
     stop: AtomicBool,
@@ -223,8 +235,7 @@ impl Engine {
                 refcount: Opaque::new(unsafe { bindings::REFCOUNT_INIT(2) }),
                 state: AtomicU32::new(ATTACHED_REF),
                 events: AtomicU64::new(0),
-                in_callback: AtomicU32::new(0),
-                barrier_waiters: AtomicU32::new(0),
+                pins: AtomicU64::new(0),
                 stop: AtomicBool::new(false),
                 seq: AtomicU64::new(0),
                 owner,
@@ -388,8 +399,7 @@ impl Engine {
     /// Whether no callback can come any more: detached, off every list for
     /// an RCU grace period, and none in flight.
     pub(crate) fn quiet(&self) -> bool {
-        self.state.load(SeqCst) & (DETACHED | UNLINKED) == DETACHED | UNLINKED
-            && !self.callback_in_flight()
+        self.pins.load(SeqCst) & (DETACHED | UNLINKED | CB_MASK) == DETACHED | UNLINKED
     }
 
     /// Frees an engine that never got attached: no `release` call, since
@@ -444,30 +454,34 @@ impl Engine {
     }
 
     pub(crate) fn is_detached(&self) -> bool {
-        self.state.load(SeqCst) & DETACHED != 0
+        self.pins.load(SeqCst) & DETACHED != 0
     }
 
     /// Marks the engine detached; false if it already was. The caller holds
     /// the lock of the list it is on and unlinks it right after.
     pub(crate) fn mark_detached(&self) -> bool {
-        self.state.fetch_or(DETACHED, SeqCst) & DETACHED == 0
+        self.pins.fetch_or(DETACHED, SeqCst) & DETACHED == 0
     }
 
     pub(crate) fn callback_in_flight(&self) -> bool {
-        self.in_callback.load(SeqCst) != 0
+        self.pins.load(SeqCst) & CB_MASK != 0
     }
 
     /// Pins the engine for one callback: `None` (and nothing pinned) if it
     /// is detached. Called with the engine found on a list under RCU; the
     /// pin keeps it valid after that section ends, until dropped.
     pub(crate) fn enter(&self) -> Option<Pinned> {
-        self.in_callback.fetch_add(1, SeqCst);
-        // INVARIANT: `in_callback` counts this pin from here on.
+        // One locked add that also reads `DETACHED`: a detach's `fetch_or`
+        // comes before it (and is seen) or after it (and sees the pin).
+        // `DETACHED` is the sign bit, which the count cannot carry into:
+        // tested on the new value, a `lock inc` and a sign test.
+        let new = self.pins.fetch_add(CB_ONE, SeqCst).wrapping_add(CB_ONE);
+        // INVARIANT: `pins` counts this pin from here on.
         let pinned = Pinned {
             engine: NonNull::from(self),
             _not_send: PhantomData,
         };
-        if self.is_detached() {
+        if (new as i64) < 0 {
             // Undoes the pin just taken; the caller's RCU section keeps the
             // engine alive.
             drop(pinned);
@@ -484,10 +498,11 @@ impl Engine {
     ///
     /// `this` was pinned by `enter`; it may be freed when this returns.
     unsafe fn leave(this: *mut Engine) {
-        // Once `in_callback` drops to zero nothing pins the engine: the RCU
-        // callback of a detach may drop the attached reference and a barrier
-        // waiter may put the last one at once. The read-side section keeps
-        // the memory valid until we are done with it (`put` frees by RCU).
+        // Once the count of callbacks drops to zero nothing pins the
+        // engine: the RCU callback of a detach may drop the attached
+        // reference and a barrier waiter may put the last one at once. The
+        // read-side section keeps the memory valid until we are done with
+        // it (`put` frees by RCU).
         let rcu = RcuGuard::new();
         // SAFETY: Pinned by `enter`; `rcu` is held.
         unsafe { Engine::leave_in(this, &rcu) };
@@ -500,24 +515,53 @@ impl Engine {
     /// `this` was pinned by `enter`; it may be freed once `_rcu` ends.
     unsafe fn leave_in(this: *mut Engine, _rcu: &RcuGuard) {
         // SAFETY: Pinned by `enter` (the attached reference is not dropped
-        // while `in_callback` is not zero), then by `_rcu`.
+        // while callbacks are counted), then by `_rcu`.
         let engine = unsafe { &*this };
-        if engine.in_callback.fetch_sub(1, SeqCst) != 1 {
-            return;
+        // The usual case, the whole word back at zero (this was the one
+        // callback in flight, no `barrier` waiter, not detached), is a
+        // `lock dec` and a branch; anything else is looked at again.
+        if engine.pins.fetch_sub(CB_ONE, SeqCst) != CB_ONE {
+            // SAFETY: As for this function.
+            unsafe { Engine::left_busy(this) };
         }
-        engine.wake_barrier();
-        if engine.state.load(SeqCst) & UNLINKED != 0 {
+    }
+
+    /// The rest of [`Engine::leave_in`] when its decrement did not leave
+    /// `pins` at zero: wakes `barrier` waiters (who look again whether a
+    /// callback is in flight) and, if no callback is in flight and the
+    /// engine is unlinked, drops the attached reference. The word is read
+    /// again after the decrement: of this and the RCU callback that sets
+    /// `UNLINKED` (and drops the reference if no callback is counted then),
+    /// at least one sees the other, and the drop happens once
+    /// ([`Engine::drop_attached_ref`]). No callback can start once
+    /// `UNLINKED` is set: the engine is on no list for a grace period.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Engine::leave_in`], whose decrement has just been done.
+    #[cold]
+    #[inline(never)]
+    unsafe fn left_busy(this: *mut Engine) {
+        // SAFETY: Valid inside the caller's read-side section.
+        let pins = unsafe { (*this).pins.load(SeqCst) };
+        if pins & WAITER_MASK != 0 {
+            wait::wake(this.cast::<c_void>());
+        }
+        if pins & (UNLINKED | CB_MASK) == UNLINKED {
             // SAFETY: May free `this`; not touched afterwards.
             unsafe { Engine::drop_attached_ref(this) };
         }
     }
 
-    /// Drops the implicit attached reference, once.
+    /// Drops the implicit attached reference, once (a second call does
+    /// nothing).
     ///
     /// # Safety
     ///
-    /// `this` is valid (its attached reference, if not yet dropped, keeps it
-    /// so); it may be freed when this returns.
+    /// `this` is valid: its attached reference keeps it so if not yet
+    /// dropped, and otherwise the caller's read-side section (a callback's
+    /// end) or being an RCU callback queued after the unlink (`retire`'s)
+    /// does; it may be freed when this returns.
     unsafe fn drop_attached_ref(this: *mut Engine) {
         // SAFETY: By the function's safety requirements.
         let old = unsafe { (*this).state.fetch_and(!ATTACHED_REF, SeqCst) };
@@ -544,7 +588,7 @@ impl Engine {
 
     /// Wakes `barrier` waiters, if any.
     fn wake_barrier(&self) {
-        if self.barrier_waiters.load(SeqCst) != 0 {
+        if self.pins.load(SeqCst) & WAITER_MASK != 0 {
             wait::wake(self.as_ptr().cast());
         }
     }
@@ -552,8 +596,8 @@ impl Engine {
     /// Fully detached: no callback can come and the attached reference is
     /// gone, so the callers' references are the only ones left.
     fn fully_detached(&self) -> bool {
-        self.state.load(SeqCst) & (DETACHED | ATTACHED_REF) == DETACHED
-            && !self.callback_in_flight()
+        self.state.load(SeqCst) & ATTACHED_REF == 0
+            && self.pins.load(SeqCst) & (DETACHED | CB_MASK) == DETACHED
     }
 
     /// `utrace_barrier()`: waits until no callback to this engine is in
@@ -563,7 +607,7 @@ impl Engine {
     /// in flight when called.
     pub(crate) fn barrier(&self) -> Result {
         let idle = self.is_detached() && !self.callback_in_flight();
-        self.barrier_waiters.fetch_add(1, SeqCst);
+        self.pins.fetch_add(WAITER_ONE, SeqCst);
         let ret = wait::wait_interruptible(self.as_ptr().cast(), || {
             if self.is_detached() {
                 self.fully_detached()
@@ -571,7 +615,7 @@ impl Engine {
                 !self.callback_in_flight()
             }
         });
-        self.barrier_waiters.fetch_sub(1, SeqCst);
+        self.pins.fetch_sub(WAITER_ONE, SeqCst);
         ret?;
         if idle {
             return Err(ESRCH);
@@ -628,7 +672,7 @@ impl Drop for NewEngine {
 ///
 /// # Invariants
 ///
-/// `engine` is valid and its `in_callback` counts this pin.
+/// `engine` is valid and its `pins` count this pin.
 pub(crate) struct Pinned {
     engine: NonNull<Engine>,
     _not_send: PhantomData<*mut ()>,
@@ -809,8 +853,7 @@ unsafe extern "C" fn engine_unlinked_rcu(head: *mut bindings::callback_head) {
     // (`Engine::free`), whose grace period cannot end while this callback
     // runs (RCU callbacks run with bottom halves disabled).
     let engine = unsafe { &*this };
-    engine.state.fetch_or(UNLINKED, SeqCst);
-    if !engine.callback_in_flight() {
+    if engine.pins.fetch_or(UNLINKED, SeqCst) & CB_MASK == 0 {
         // SAFETY: May free `this`; not touched afterwards.
         unsafe { Engine::drop_attached_ref(this) };
     }
