@@ -543,11 +543,9 @@ impl Engine {
     #[inline(never)]
     unsafe fn left_busy(this: *mut Engine) {
         // SAFETY: Valid inside the caller's read-side section.
-        let pins = unsafe { (*this).pins.load(SeqCst) };
-        if pins & WAITER_MASK != 0 {
-            wait::wake(this.cast::<c_void>());
-        }
-        if pins & (UNLINKED | CB_MASK) == UNLINKED {
+        let engine = unsafe { &*this };
+        engine.wake_barrier();
+        if engine.pins.load(SeqCst) & (UNLINKED | CB_MASK) == UNLINKED {
             // SAFETY: May free `this`; not touched afterwards.
             unsafe { Engine::drop_attached_ref(this) };
         }
