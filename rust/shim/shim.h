@@ -133,6 +133,8 @@ void utrace_shim_set_exit_code(struct task_struct *task, int code, bool group_de
 bool utrace_shim_kprobes_register(void);
 void utrace_shim_kprobes_unregister(void);
 int utrace_shim_signal_kprobe_arm(bool on);
+struct kprobe;
+bool utrace_shim_kprobe_from_int3(struct kprobe *kp, struct pt_regs *regs);
 
 /* stop.c: a utrace stop counts as stopped for job control (see there). */
 void utrace_shim_stop_unmark(void);

@@ -270,7 +270,8 @@ void utrace_shim_stop_schedule_waking(void *waiters)
 static int dequeue_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	utrace_rs_hook_restop();
-	return 0;
+	/* Reached from a stale int3: see kprobes.c. */
+	return utrace_shim_kprobe_from_int3(kp, regs);
 }
 
 static struct kprobe dequeue_signal_kp = {
