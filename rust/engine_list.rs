@@ -47,12 +47,17 @@ impl EngineList {
     ///
     /// Moving on from a still-linked `prev` is O(1); if `prev` was detached
     /// meanwhile, its successor may be gone and the walk starts over from the
-    /// head, skipping what was already reported.
+    /// head, skipping what was already reported. With `one_section` (the
+    /// caller found `prev` inside `rcu`, the section it still holds: the
+    /// syscall probe's walk) `prev`'s successor cannot be gone, and the walk
+    /// moves on from it whether or not `prev` was detached meanwhile.
+    #[inline(always)]
     pub(crate) fn next_to_report(
         &self,
         prev: Option<&Engine>,
         upto: u64,
         events: u64,
+        one_section: bool,
         rcu: &RcuGuard,
     ) -> Option<Pinned> {
         let mut next = match prev {
@@ -61,7 +66,16 @@ impl EngineList {
             // from there on was attached after `prev` (lists are sorted by
             // sequence: `push_back` appends the largest, a replacement takes
             // its predecessor's), so none was reported yet.
-            Some(p) if !p.is_detached() => p.next.load(Acquire),
+            //
+            // So is the successor of an engine unlinked during the section
+            // (`one_section`): an unlinked engine's `next` is written no
+            // more (a writer only writes the links it finds from the head),
+            // so it points at what followed it when it was unlinked, during
+            // the section. That one is reported if it is still not
+            // detached; a detached one fails `enter` and the walk looks
+            // from the head for what took its place. A replacement of
+            // `prev` itself has `prev`'s sequence: reported already.
+            Some(p) if one_section || !p.is_detached() => p.next.load(Acquire),
             Some(p) => return self.next_from_head(p.seq(), upto, events, rcu),
             None => self.head.load(Acquire),
         };

@@ -37,7 +37,7 @@ pub(crate) struct Pass<'a> {
 /// starting with resume action `act` (RESUME or below); returns the action
 /// that won. `rcu` gives the read-side section in which the walk finds each
 /// next engine (and unpins the one it called before): a new one each time,
-/// or one the caller holds for the whole walk.
+/// or (`one_section`) one the caller holds for the whole walk.
 ///
 /// Each engine's turn: `cur` marks it as the engine being reported to for
 /// the callback; a DETACH detaches it; otherwise its stop is kept only if
@@ -53,6 +53,7 @@ fn walk_with<G: Borrow<RcuGuard>>(
     target: Target<'_>,
     list: &EngineList,
     mut act: u32,
+    one_section: bool,
     rcu: impl Fn() -> G,
     call: &mut impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
@@ -69,7 +70,7 @@ fn walk_with<G: Borrow<RcuGuard>>(
     }
     let first = {
         let guard = rcu();
-        list.next_to_report(None, seq, event, guard.borrow())
+        list.next_to_report(None, seq, event, one_section, guard.borrow())
     };
     let Some(mut engine) = first else {
         return act;
@@ -106,7 +107,7 @@ fn walk_with<G: Borrow<RcuGuard>>(
         let next = {
             let guard = rcu();
             let rcu = guard.borrow();
-            let next = list.next_to_report(Some(&*engine), seq, event, rcu);
+            let next = list.next_to_report(Some(&*engine), seq, event, one_section, rcu);
             // Its callback is over: unpin it.
             engine.unpin_in(rcu);
             next
@@ -128,7 +129,7 @@ pub(crate) fn walk(
     act: u32,
     call: &mut impl FnMut(&Pinned, u32) -> u32,
 ) -> u32 {
-    walk_with(pass, target, list, act, RcuGuard::new, call)
+    walk_with(pass, target, list, act, false, RcuGuard::new, call)
 }
 
 /// [`walk`] over `ut`'s own engines, starting from RESUME.
@@ -166,6 +167,7 @@ fn walk_in_probe(
         Target::Task(ut),
         &ut.engines,
         action::RESUME,
+        true,
         || rcu,
         call,
     )
