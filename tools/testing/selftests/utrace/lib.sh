@@ -143,6 +143,9 @@ wait_until() {
 	done
 }
 
+# wait_usr1_handler PID: wait until PID (sigcatch) has its SIGUSR1 handler.
+wait_usr1_handler() { wait_until 5 "grep -q '^SigCgt:.*[2-9a-f]00\$' /proc/$1/status"; }
+
 # log_events SLOT EVENT: the pids the slot logged for EVENT, one per line.
 log_events() { utlog | awk -v s="$1" -v e="$2" '$2 == s && $3 == e { print $4 }'; }
 

@@ -56,7 +56,7 @@ echo "ok: disarmed with no signal engine: $(kprobe_state)"
 rm -f /tmp/t48r.out
 sigcatch /tmp/t48r.out &
 pid=$!
-wait_until 5 "grep -q '^SigCgt:.*[2-9a-f]00$' /proc/$pid/status"
+wait_usr1_handler $pid
 expect_ut "attach the catcher" 0 attach 1 $pid $A_CREATE
 expect_ut "SIGNAL" 0 events 1 $EV_SIGNAL
 kill -USR1 $pid

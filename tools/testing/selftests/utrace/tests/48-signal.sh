@@ -10,7 +10,7 @@ setup_engine
 rm -f /tmp/t48.out
 sigcatch /tmp/t48.out &
 pid=$!
-wait_until 5 "grep -q '^SigCgt:.*[2-9a-f]00$' /proc/$pid/status"
+wait_usr1_handler $pid
 expect_ut "attach" 0 attach 0 $pid $A_CREATE
 expect_ut "SIGNAL" 0 events 0 $EV_SIGNAL
 
@@ -50,7 +50,7 @@ expect_eq "SIGKILL is not reported" "$(utlog | grep -c 'SIGNAL.*sig=9')" 0
 # it kills even with "ignore" in force for that engine.
 sigcatch /tmp/t48.out &
 pid=$!
-wait_until 5 "grep -q '^SigCgt:.*[2-9a-f]00$' /proc/$pid/status"
+wait_usr1_handler $pid
 expect_ut "attach" 0 attach 1 $pid $A_CREATE
 expect_ut "SIGNAL" 0 events 1 $EV_SIGNAL
 expect_ut "ignore" 0 sigret 1 $SIGRET_IGN
