@@ -807,7 +807,8 @@ impl UTask {
         // SAFETY: As in `queue_sig_work`; the caller runs in the task.
         if unsafe { shim::stop::queue_current(self.sig_work.get()) }.is_err() {
             // Only past exit_task_work(), which the task in get_signal()
-            // is not: nothing more is reported then.
+            // is not: nothing more is reported then. (So `end`, which may
+            // take a lock, is not reached from the kprobe's NMI path.)
             self.sig_work_queued.store(false, SeqCst);
             work.end();
         }

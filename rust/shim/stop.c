@@ -269,9 +269,12 @@ void utrace_shim_stop_schedule_waking(void *waiters)
 #ifdef CONFIG_CGROUPS
 static int dequeue_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	utrace_rs_hook_restop();
-	/* Reached from a stale int3: see kprobes.c. */
-	return utrace_shim_kprobe_from_int3(kp, regs);
+	bool int3 = utrace_shim_kprobe_from_int3(kp, regs);
+
+	if (!kprobe_disabled(kp))
+		utrace_rs_hook_restop();
+	/* int3: reached from a stale int3 (see kprobes.c), already passed over. */
+	return int3;
 }
 
 static struct kprobe dequeue_signal_kp = {
@@ -297,6 +300,9 @@ void utrace_shim_freezer_unregister(void)
 	if (!READ_ONCE(freezer_restop))
 		return;
 	WRITE_ONCE(freezer_restop, false);
+	/* Disarmed a grace period before it leaves the hash: see kprobes.c. */
+	disable_kprobe(&dequeue_signal_kp);
+	synchronize_rcu();
 	unregister_kprobe(&dequeue_signal_kp);
 }
 #else

@@ -16,6 +16,14 @@ secs=${UTRACE_REARM_SECS:-20}
 kprobe_state() { grep ' prepare_signal+' /sys/kernel/debug/kprobes/list; }
 sleep 1000 &
 target=$!
+pids=$target
+# shellcheck disable=SC2317,SC2329 # run by the trap
+cleanup() {
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL $pids 2>/dev/null
+	teardown_engine
+}
+trap cleanup EXIT
 expect_ut "attach" 0 attach 0 $target $A_CREATE
 case "$(kprobe_state)" in
 *FTRACE*) ;;
@@ -25,6 +33,7 @@ esac
 sleep "$secs" &
 timer=$!
 # Each kill of an ignored signal (SIGWINCH) goes through prepare_signal().
+# (kill -0 is true for a zombie: the wait below reaps the timer when it ends.)
 (
 	n=0
 	while kill -0 $timer 2>/dev/null; do
@@ -34,6 +43,7 @@ timer=$!
 	echo "$n" >/tmp/rearm.kills
 ) &
 sender=$!
+pids="$pids $sender"
 utctl --while-pid $timer events 0 $EV_SIGNAL >/tmp/rearm.on &
 on=$!
 utctl --while-pid $timer events 0 0 >/tmp/rearm.off &
@@ -43,7 +53,7 @@ read -r kills </tmp/rearm.kills
 read -r ons onfail </tmp/rearm.on
 read -r offs offfail </tmp/rearm.off
 echo "signals sent: $kills; events SIGNAL: $ons, events 0: $offs"
-if [ "$kills" -lt 1000 ] || [ "$ons" -lt 100 ] || [ "$offs" -lt 100 ]; then
+if [ "${kills:-0}" -lt 1000 ] || [ "${ons:-0}" -lt 100 ] || [ "${offs:-0}" -lt 100 ]; then
 	fail "too little done to mean anything"
 fi
 expect_eq "failed commands" "$onfail $offfail" "0 0"
@@ -56,10 +66,10 @@ echo "ok: disarmed with no signal engine: $(kprobe_state)"
 rm -f /tmp/t48r.out
 sigcatch /tmp/t48r.out &
 pid=$!
+pids="$pids $pid"
 wait_usr1_handler $pid
 expect_ut "attach the catcher" 0 attach 1 $pid $A_CREATE
 expect_ut "SIGNAL" 0 events 1 $EV_SIGNAL
 kill -USR1 $pid
 wait_until 10 "[ \"\$(cat /tmp/t48r.out 2>/dev/null)\" = caught ]"
 expect_eq "SIGNAL reports of the catcher" "$(log_events 1 SIGNAL | sort -u)" "$pid"
-kill -KILL $pid $target
