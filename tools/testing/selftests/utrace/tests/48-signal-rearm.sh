@@ -2,7 +2,7 @@
 # The signal kprobe (on prepare_signal()'s ftrace site) is armed while an
 # engine has signal events and disarmed when none has: here it is armed and
 # disarmed thousands of times while the other vCPU sends signals through
-# that site, for UTRACE_REARM_SECS (default 20). Under QEMU's TCG a vCPU
+# that site, for UTRACE_REARM_SECS (default 10). Under QEMU's TCG a vCPU
 # can execute an int3 that the text patching already took out; the kprobe
 # core then "single-stepped" from address 0 (an oops in prepare_signal()
 # within seconds, before rust/shim/kprobes.c passed such hits over). Then:
@@ -12,7 +12,7 @@
 . /utrace/selftests/lib.sh
 setup_engine
 
-secs=${UTRACE_REARM_SECS:-20}
+secs=${UTRACE_REARM_SECS:-10}
 kprobe_state() { grep ' prepare_signal+' /sys/kernel/debug/kprobes/list; }
 sleep 1000 &
 target=$!
