@@ -52,8 +52,8 @@
  * kprobe_int3_handler() finds this kprobe at the address, calls the
  * pre-handler and, when it returns 0, "single-steps" from address 0 (an
  * oops in prepare_signal(), reproduced by 48-signal-rearm in seconds; 782
- * such hits in its 90 s run against 152,179 signals and 4,470 arm and
- * disarm rounds). Re-executing the site does not help either: the same vCPU
+ * such hits in a 90 s run against 152,179 signals, 4,470 arm and 7,604
+ * disarm commands). Re-executing the site does not help either: the same vCPU
  * kept hitting the stale int3 (a livelock).
  *
  * So a pre-handler reached from an int3 (NMI context: exc_int3() enters it
@@ -74,6 +74,14 @@
  * not execute a removed int3 after the patch's serialising IPIs.
  */
 static atomic_long_t ftrace_site_int3s = ATOMIC_LONG_INIT(0);
+
+/* Unregister @kp, disarmed a grace period before it leaves the hash. */
+void utrace_shim_kprobe_unregister(struct kprobe *kp)
+{
+	disable_kprobe(kp);
+	synchronize_rcu();
+	unregister_kprobe(kp);
+}
 
 bool utrace_shim_kprobe_from_int3(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -164,12 +172,8 @@ int utrace_shim_signal_kprobe_arm(bool on)
 /* Unregister them; no handler runs when this returns. */
 void utrace_shim_kprobes_unregister(void)
 {
-	if (signal_kp) {
-		/* Disarmed a grace period before it leaves the hash: see above. */
-		disable_kprobe(signal_kp);
-		synchronize_rcu();
-		unregister_kprobe(signal_kp);
-	}
+	if (signal_kp)
+		utrace_shim_kprobe_unregister(signal_kp);
 	signal_kp = NULL;
 	utrace_shim_freezer_unregister();
 	if (atomic_long_read(&ftrace_site_int3s))

@@ -135,6 +135,7 @@ void utrace_shim_kprobes_unregister(void);
 int utrace_shim_signal_kprobe_arm(bool on);
 struct kprobe;
 bool utrace_shim_kprobe_from_int3(struct kprobe *kp, struct pt_regs *regs);
+void utrace_shim_kprobe_unregister(struct kprobe *kp);
 
 /* stop.c: a utrace stop counts as stopped for job control (see there). */
 void utrace_shim_stop_unmark(void);

@@ -300,10 +300,7 @@ void utrace_shim_freezer_unregister(void)
 	if (!READ_ONCE(freezer_restop))
 		return;
 	WRITE_ONCE(freezer_restop, false);
-	/* Disarmed a grace period before it leaves the hash: see kprobes.c. */
-	disable_kprobe(&dequeue_signal_kp);
-	synchronize_rcu();
-	unregister_kprobe(&dequeue_signal_kp);
+	utrace_shim_kprobe_unregister(&dequeue_signal_kp);
 }
 #else
 /* No cgroups: nothing sets JOBCTL_TRAP_FREEZE. */
