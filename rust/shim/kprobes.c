@@ -96,28 +96,30 @@ bool utrace_shim_kprobe_from_int3(struct kprobe *kp, struct pt_regs *regs)
 #endif
 }
 
+/*
+ * The signal kprobes' pre-handler: the signal is argument 0, the target task
+ * argument @task_arg.
+ */
+static int signal_pre(struct kprobe *kp, struct pt_regs *regs, unsigned int task_arg)
+{
+	bool int3 = utrace_shim_kprobe_from_int3(kp, regs);
+
+	if (!kprobe_disabled(kp))
+		utrace_rs_hook_signal_send((int)regs_get_kernel_argument(regs, 0),
+					   (struct task_struct *)regs_get_kernel_argument(regs, task_arg));
+	return int3;
+}
+
 /* prepare_signal(int sig, struct task_struct *p, bool force) */
 static int prepare_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	bool int3 = utrace_shim_kprobe_from_int3(kp, regs);
-	int sig = (int)regs_get_kernel_argument(regs, 0);
-	struct task_struct *t = (struct task_struct *)regs_get_kernel_argument(regs, 1);
-
-	if (!kprobe_disabled(kp))
-		utrace_rs_hook_signal_send(sig, t);
-	return int3;
+	return signal_pre(kp, regs, 1);
 }
 
 /* send_signal_locked(int sig, struct kernel_siginfo *info, struct task_struct *t, ...) */
 static int send_signal_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	bool int3 = utrace_shim_kprobe_from_int3(kp, regs);
-	int sig = (int)regs_get_kernel_argument(regs, 0);
-	struct task_struct *t = (struct task_struct *)regs_get_kernel_argument(regs, 2);
-
-	if (!kprobe_disabled(kp))
-		utrace_rs_hook_signal_send(sig, t);
-	return int3;
+	return signal_pre(kp, regs, 2);
 }
 
 static struct kprobe signal_kps[] = {
