@@ -208,6 +208,12 @@ struct utrace_engine {
  * inside a callback, else from a utrace-rs worker (the last reference
  * dropped by utrace-rs itself, e.g. after a DETACH or a reap, by a callback,
  * or by a caller that may not sleep).
+
+ *
+ * The ops are the module's constant table: @owner, @flags and the two
+ * syscall callbacks are read once, when an engine is created (a missing
+ * syscall callback answers UTRACE_RESUME); the other callbacks are read at
+ * each report.
  */
 struct utrace_engine_ops {
 	/*

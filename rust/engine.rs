@@ -29,7 +29,7 @@ use core::ffi::c_void;
 use core::ffi::CStr;
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
+use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::task::Task;
@@ -66,10 +66,8 @@ pub(crate) struct EngineOps {
         ) -> u32,
     >,
     pub(crate) report_quiesce: Option<unsafe extern "C" fn(u32, *mut Engine, u64) -> u32>,
-    pub(crate) report_syscall_entry:
-        Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
-    pub(crate) report_syscall_exit:
-        Option<unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32>,
+    pub(crate) report_syscall_entry: Option<SyscallCallback>,
+    pub(crate) report_syscall_exit: Option<SyscallCallback>,
     pub(crate) report_jctl: Option<unsafe extern "C" fn(u32, *mut Engine, i32, i32) -> u32>,
     /// `UTRACE_OPS_*` flags.
     pub(crate) flags: u32,
@@ -86,6 +84,16 @@ const _: () = {
     assert!(core::mem::size_of::<EngineOps>() == 104);
     assert!(core::mem::offset_of!(Engine, data) == 8);
 };
+
+/// `report_syscall_entry` / `report_syscall_exit`.
+pub(crate) type SyscallCallback =
+    unsafe extern "C" fn(u32, *mut Engine, *mut bindings::pt_regs) -> u32;
+
+/// The syscall callback of an engine whose ops have none: the RESUME that
+/// a missing callback answers.
+extern "C" fn syscall_resume(_: u32, _: *mut Engine, _: *mut bindings::pt_regs) -> u32 {
+    RESUME
+}
 
 /// `UTRACE_OPS_UNPINNED`: `owner` is not pinned by the engines; utrace-rs
 /// releases them when it unloads instead.
@@ -121,6 +129,11 @@ const CB_MASK: u64 = 0xffff_ffff;
 /// 32-55).
 const WAITER_ONE: u64 = 1 << 32;
 const WAITER_MASK: u64 = 0xff_ffff << 32;
+/// `pins`: the engine wants its task stopped (UTRACE_STOP, until a
+/// callback of it returns another action, utrace_control() other than
+/// STOP, or its detach). In this word so that a callback's end drops it
+/// with the unpin ([`Engine::leave_in`]).
+const STOP: u64 = 1 << 61;
 /// `pins`: an RCU grace period has passed since it was unlinked: no
 /// reporter can still find it on a list.
 const UNLINKED: u64 = 1 << 62;
@@ -148,24 +161,27 @@ pub(crate) const NOFOLLOW: u32 = 1 << 6;
 /// `refcount` counts the references handed out by `utrace_attach_*()` and
 /// `utrace_engine_get()`, plus one while `ATTACHED_REF` is set; the engine is
 /// freed when it reaches zero. `pins` holds what a callback's end must look
-/// at, in one word so that the end reads it with the decrement that ends
-/// it: the count of callbacks in flight, which only grows while the engine
-/// is linked on a list and not `DETACHED`; the count of `barrier` waiters;
-/// `UNLINKED`; `DETACHED`.
+/// at, in one word so that the end tells the usual case (its pin alone in
+/// the word) with the atomic step that ends it: the count of callbacks in
+/// flight, which only grows while the engine is linked on a list and not
+/// `DETACHED`; the count of `barrier` waiters; `STOP`; `UNLINKED`;
+/// `DETACHED`.
 #[repr(C)]
 #[pin_data]
 pub(crate) struct Engine {
     ops: *const EngineOps,
     data: *mut c_void,
 
+    /// `ops->report_syscall_entry` and `_exit`, or [`syscall_resume`] for
+    /// a missing one, copied at create: the syscall passes call them with
+    /// one load and no test (`ops` is the module's constant table).
+    syscall: [SyscallCallback; 2],
     refcount: Opaque<bindings::refcount_t>,
     state: AtomicU32,
     events: AtomicU64,
-    /// Callbacks in flight, `barrier` waiters, `UNLINKED`, `DETACHED`.
+    /// Callbacks in flight, `barrier` waiters, `STOP`, `UNLINKED`,
+    /// `DETACHED`.
     pins: AtomicU64,
-    /// This engine wants its task stopped (UTRACE_STOP, until a callback of
-    /// it returns another action, or utrace_control() other than STOP).
-    stop: AtomicBool,
     /// Attach order, unique across all engines; lists are sorted by it. Set
     /// once, before the engine is linked.
     seq: AtomicU64,
@@ -212,7 +228,14 @@ impl Engine {
         owner: *const c_void,
     ) -> Result<NewEngine> {
         // SAFETY: `ops` is valid by the caller's promise.
-        let (module, flags) = unsafe { ((*ops).owner, (*ops).flags) };
+        let (module, flags, entry, exit) = unsafe {
+            (
+                (*ops).owner,
+                (*ops).flags,
+                (*ops).report_syscall_entry,
+                (*ops).report_syscall_exit,
+            )
+        };
         let pinned = !module.is_null() && flags & OPS_UNPINNED == 0;
         // SAFETY: `module` is null or the module that owns `ops`, in memory
         // since its code is calling us (it may be going, which is checked).
@@ -231,12 +254,15 @@ impl Engine {
             pin_init!(Engine {
                 ops,
                 data,
+                syscall: [
+                    entry.unwrap_or(syscall_resume),
+                    exit.unwrap_or(syscall_resume),
+                ],
                 // SAFETY: Builds a counter value; no memory is touched.
                 refcount: Opaque::new(unsafe { bindings::REFCOUNT_INIT(2) }),
                 state: AtomicU32::new(ATTACHED_REF),
                 events: AtomicU64::new(0),
                 pins: AtomicU64::new(0),
-                stop: AtomicBool::new(false),
                 seq: AtomicU64::new(0),
                 owner,
                 next: AtomicPtr::new(ptr::null_mut()),
@@ -437,19 +463,16 @@ impl Engine {
         self.events.store(events, SeqCst);
     }
 
+    /// Whether the engine wants its task stopped.
     pub(crate) fn wants_stop(&self) -> bool {
-        self.stop.load(SeqCst)
+        self.pins.load(SeqCst) & STOP != 0
     }
 
     pub(crate) fn set_stop(&self, stop: bool) {
-        self.stop.store(stop, SeqCst);
-    }
-
-    /// After a callback: keeps (or takes) the stop if it returned STOP,
-    /// drops it otherwise. Writes only on a change (a report's hot path).
-    pub(crate) fn keep_stop(&self, stop: bool) {
-        if self.stop.load(SeqCst) != stop {
-            self.stop.store(stop, SeqCst);
+        if stop {
+            self.pins.fetch_or(STOP, SeqCst);
+        } else {
+            self.pins.fetch_and(!STOP, SeqCst);
         }
     }
 
@@ -470,6 +493,7 @@ impl Engine {
     /// Pins the engine for one callback: `None` (and nothing pinned) if it
     /// is detached. Called with the engine found on a list under RCU; the
     /// pin keeps it valid after that section ends, until dropped.
+    #[inline(always)]
     pub(crate) fn enter(&self) -> Option<Pinned> {
         // One locked add that also reads `DETACHED`: a detach's `fetch_or`
         // comes before it (and is seen) or after it (and sees the pin).
@@ -482,9 +506,7 @@ impl Engine {
             _not_send: PhantomData,
         };
         if (new as i64) < 0 {
-            // Undoes the pin just taken; the caller's RCU section keeps the
-            // engine alive.
-            drop(pinned);
+            pinned.undo();
             return None;
         }
         Some(pinned)
@@ -505,29 +527,37 @@ impl Engine {
         // it (`put` frees by RCU).
         let rcu = RcuGuard::new();
         // SAFETY: Pinned by `enter`; `rcu` is held.
-        unsafe { Engine::leave_in(this, &rcu) };
+        unsafe { Engine::leave_in(this, &rcu, false) };
     }
 
-    /// [`Engine::leave`] inside a read-side section the caller holds.
+    /// [`Engine::leave`] inside a read-side section the caller holds; with
+    /// `drop_stop`, also ends the stop the engine wants, in the same atomic
+    /// step (a report pass's callback answered something other than STOP,
+    /// which it does while the callback still counts as in flight).
     ///
     /// # Safety
     ///
     /// `this` was pinned by `enter`; it may be freed once `_rcu` ends.
-    unsafe fn leave_in(this: *mut Engine, _rcu: &RcuGuard) {
+    unsafe fn leave_in(this: *mut Engine, _rcu: &RcuGuard, drop_stop: bool) {
         // SAFETY: Pinned by `enter` (the attached reference is not dropped
         // while callbacks are counted), then by `_rcu`.
         let engine = unsafe { &*this };
-        // The usual case, the whole word back at zero (this was the one
-        // callback in flight, no `barrier` waiter, not detached), is a
-        // `lock dec` and a branch; anything else is looked at again.
-        if engine.pins.fetch_sub(CB_ONE, SeqCst) != CB_ONE {
+        // The usual case, the word being this pin alone (the one callback
+        // in flight, no `barrier` waiter, no stop, not detached), is a
+        // `lock cmpxchg` and a branch; anything else is looked at again.
+        if engine
+            .pins
+            .compare_exchange(CB_ONE, 0, SeqCst, SeqCst)
+            .is_err()
+        {
             // SAFETY: As for this function.
-            unsafe { Engine::left_busy(this) };
+            unsafe { Engine::left_busy(this, drop_stop) };
         }
     }
 
-    /// The rest of [`Engine::leave_in`] when its decrement did not leave
-    /// `pins` at zero: wakes `barrier` waiters (who look again whether a
+    /// The rest of [`Engine::leave_in`] when `pins` held more than its pin:
+    /// the decrement (and the stop's end, with `drop_stop`) in one atomic
+    /// step; then wakes `barrier` waiters (who look again whether a
     /// callback is in flight) and, if no callback is in flight and the
     /// engine is unlinked, drops the attached reference. The word is read
     /// again after the decrement: of this and the RCU callback that sets
@@ -538,12 +568,20 @@ impl Engine {
     ///
     /// # Safety
     ///
-    /// As for [`Engine::leave_in`], whose decrement has just been done.
+    /// As for [`Engine::leave_in`], whose pin this ends.
     #[cold]
     #[inline(never)]
-    unsafe fn left_busy(this: *mut Engine) {
+    unsafe fn left_busy(this: *mut Engine, drop_stop: bool) {
         // SAFETY: Valid inside the caller's read-side section.
         let engine = unsafe { &*this };
+        if drop_stop {
+            // The closure always returns `Some`: the update cannot fail.
+            let _ = engine.pins.fetch_update(SeqCst, SeqCst, |pins| {
+                Some(pins.wrapping_sub(CB_ONE) & !STOP)
+            });
+        } else {
+            engine.pins.fetch_sub(CB_ONE, SeqCst);
+        }
         engine.wake_barrier();
         if engine.pins.load(SeqCst) & (UNLINKED | CB_MASK) == UNLINKED {
             // SAFETY: May free `this`; not touched afterwards.
@@ -686,15 +724,26 @@ impl core::ops::Deref for Pinned {
 }
 
 impl Pinned {
+    /// Undoes a pin [`Engine::enter`] took on a detached engine. Out of
+    /// line: rare, and kept out of the report passes' loops.
+    #[cold]
+    #[inline(never)]
+    fn undo(self) {
+        drop(self);
+    }
+
     /// Ends the callback inside the read-side section `rcu` (saves
     /// [`Engine::leave`] a section of its own: the report passes unpin the
     /// engine they called while they look for the next one under RCU).
-    pub(crate) fn unpin_in(self, rcu: &RcuGuard) {
+    /// `drop_stop`: the callback's answer ends the stop the engine wants
+    /// (anything but STOP: utrace's only sticky action), as part of the
+    /// unpin, so before `utrace_barrier()` can see the callback over.
+    pub(crate) fn unpin_in(self, rcu: &RcuGuard, drop_stop: bool) {
         let engine = self.engine.as_ptr();
         core::mem::forget(self);
         // SAFETY: Pinned by `enter` (type invariant, and `self` is gone, so
         // it is unpinned once); `rcu` outlives the use of `engine`.
-        unsafe { Engine::leave_in(engine, rcu) };
+        unsafe { Engine::leave_in(engine, rcu, drop_stop) };
     }
 }
 
@@ -809,17 +858,10 @@ impl Pinned {
 
     /// SYSCALL_ENTRY (`entry`) or SYSCALL_EXIT, with `current`'s registers.
     pub(crate) fn call_syscall(&self, entry: bool, act: u32, regs: &mut SyscallRegs) -> u32 {
-        let f = if entry {
-            self.ops().report_syscall_entry
-        } else {
-            self.ops().report_syscall_exit
-        };
-        match f {
-            // SAFETY: As above; `regs` are the registers of the syscall of
-            // `current`, valid for the call.
-            Some(f) => unsafe { f(act, self.as_ptr(), regs.as_ptr()) },
-            None => RESUME,
-        }
+        let f = self.syscall[usize::from(!entry)];
+        // SAFETY: As above (or `syscall_resume`); `regs` are the registers of
+        // the syscall of `current`, valid for the call.
+        unsafe { f(act, self.as_ptr(), regs.as_ptr()) }
     }
 }
 

@@ -82,19 +82,19 @@ impl EngineList {
         while !next.is_null() {
             // SAFETY: Reached from the head or a linked engine under `rcu`.
             let engine = unsafe { Engine::from_raw(next) };
-            next = engine.next.load(Acquire);
             // The syscall passes have no bound (`u64::MAX`): no load.
             if upto != u64::MAX && engine.seq() > upto {
                 return None;
             }
             if engine.events() & events == 0 {
+                next = engine.next.load(Acquire);
                 continue;
             }
             if let Some(pinned) = engine.enter() {
                 return Some(pinned);
             }
             // Detached meanwhile (detach or handoff): a replacement with the
-            // same sequence may sit before `next`.
+            // same sequence may sit before its successor.
             return self.next_from_head(prev.map_or(0, |p| p.seq()), upto, events, rcu);
         }
         None

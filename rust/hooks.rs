@@ -479,8 +479,8 @@ pub(crate) extern "C" fn utrace_rs_hook_syscall(
     // syscall entry skipped to be restarted is followed through even when
     // none does any more.
     // SAFETY: The registers the probe got, used only during this call.
-    let mut regs = unsafe { shim::SyscallRegs::new(regs, entry) };
-    report_syscall::report_syscall(st, ut, &mut regs, &rcu);
+    let regs = unsafe { shim::SyscallRegs::new(regs, entry) };
+    report_syscall::report_syscall(st, ut, regs, &rcu);
 }
 
 /// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in

@@ -326,7 +326,7 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     let (mut stopped, mut aborted) = (true, false);
     if let Some(sk) = skipped.as_mut().filter(|sk| sk.report) {
         // Its entry report, where callbacks may sleep.
-        let (act, abort) = report_entry(st, ut, &mut sk.regs, sk.resumed, None);
+        let (act, abort) = report_entry(st, ut, &mut sk.regs, sk.resumed);
         (stopped, aborted) = (act == action::STOP, abort);
         pending.quiesce |= stopped;
     }

@@ -40,10 +40,11 @@ pub(crate) struct Pass<'a> {
 /// or (`one_section`) one the caller holds for the whole walk.
 ///
 /// Each engine's turn: `cur` marks it as the engine being reported to for
-/// the callback; a DETACH detaches it; otherwise its stop is kept only if
-/// it returned STOP (utrace: only STOP is sticky. An engine that returns
-/// anything else no longer holds the task, a stop it asked for with
-/// utrace_control(STOP) included), and the lowest action wins.
+/// the callback; a DETACH detaches it (which ends its stop); otherwise its
+/// stop is kept only if it returned STOP (utrace: only STOP is sticky. An
+/// engine that returns anything else no longer holds the task, a stop it
+/// asked for with utrace_control(STOP) included: its unpin drops it), and
+/// the lowest action wins.
 ///
 /// Inlined into both walks, so that the syscall probe's walk
 /// ([`walk_in_probe`]) keeps its constants folded.
@@ -64,8 +65,9 @@ fn walk_with<G: Borrow<RcuGuard>>(
         seq,
     } = pass;
     // An empty list (a task seen only by global engines): what the first
-    // look would find, without its read-side section.
-    if list.is_empty() {
+    // look would find, without its read-side section (with `one_section`
+    // the caller holds one, and the look is the same load).
+    if !one_section && list.is_empty() {
         return act;
     }
     let first = {
@@ -88,34 +90,37 @@ fn walk_with<G: Borrow<RcuGuard>>(
         }
         // RESUME with no flag bits, the usual answer, is told by one
         // compare; it does not lower `act` (every pass starts from RESUME,
-        // so `act` is RESUME or below), only ends a stop the engine held.
-        if ret == action::RESUME {
-            engine.keep_stop(false);
-        } else {
+        // so `act` is RESUME or below). Any answer but STOP ends a stop the
+        // engine held, which the unpin does.
+        let mut stop = false;
+        if ret != action::RESUME {
             let ret = ret & action::MASK;
             if ret == action::DETACH {
                 // Already detached by a control() call is fine too.
                 let _ = detach::detach(st, target, &engine);
-            } else if ret >= action::RESUME {
-                // RESUME with flags (or above: taken as RESUME).
-                engine.keep_stop(false);
-            } else {
-                engine.keep_stop(ret == action::STOP);
+            } else if ret < action::RESUME {
+                // RESUME with flags (or above) is taken as RESUME.
+                stop = ret == action::STOP;
+                if stop {
+                    engine.set_stop(true);
+                }
                 act = act.min(ret);
             }
         }
-        let next = {
-            let guard = rcu();
-            let rcu = guard.borrow();
-            let next = list.next_to_report(Some(&*engine), seq, event, one_section, rcu);
-            // Its callback is over: unpin it.
-            engine.unpin_in(rcu);
-            next
-        };
-        let Some(next) = next else {
-            return act;
-        };
-        engine = next;
+        let guard = rcu();
+        let rcu = guard.borrow();
+        // Its callback is over: unpin it once the next one is found (on
+        // each branch, so that the loop tests for the end once).
+        match list.next_to_report(Some(&*engine), seq, event, one_section, rcu) {
+            Some(next) => {
+                engine.unpin_in(rcu, !stop);
+                engine = next;
+            }
+            None => {
+                engine.unpin_in(rcu, !stop);
+                return act;
+            }
+        }
     }
 }
 
@@ -148,8 +153,10 @@ pub(crate) fn walk_task(
 /// walk runs in `rcu`, the probe's read-side section, which the syscall
 /// hook holds for the whole report (`ut` is borrowed from it): free on
 /// 6.12, where the probe is an RCU reader; on 7.x one real section per
-/// report instead of one per engine and one to end the walk.
-fn walk_in_probe(
+/// report instead of one per engine and one to end the walk. The winning
+/// action is the caller's to act on ([`ask_resume`] included).
+#[inline(always)]
+pub(crate) fn walk_in_probe(
     st: &State,
     ut: &UTask,
     event: Events,
@@ -171,22 +178,6 @@ fn walk_in_probe(
         || rcu,
         call,
     )
-}
-
-/// A syscall event of `ut` (`current`) inside the syscall probe, `rcu`
-/// being the probe's read-side section, held for the whole report. As
-/// [`report`] for the rest. Inlined: the syscall hot path.
-#[inline(always)]
-pub(crate) fn report_in_probe(
-    st: &State,
-    ut: &UTask,
-    event: Events,
-    rcu: &RcuGuard,
-    mut call: impl FnMut(&Pinned, u32) -> u32,
-) -> u32 {
-    let act = walk_in_probe(st, ut, event, rcu, &mut call);
-    ask_resume(st, ut, act);
-    act
 }
 
 /// One event, in process context: the engines of `owner` (the task the
@@ -246,7 +237,7 @@ pub(crate) fn report(
 /// work stops the task after its reports. Inlined down to the check of
 /// `act` (a pass in the syscall probe usually ends with RESUME).
 #[inline(always)]
-fn ask_resume(st: &State, ut: &UTask, act: u32) {
+pub(crate) fn ask_resume(st: &State, ut: &UTask, act: u32) {
     if act == action::STOP || act >= action::RESUME {
         return;
     }

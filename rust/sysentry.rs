@@ -80,6 +80,13 @@ impl EntryRestart {
         }
     }
 
+    /// Whether nothing is recorded: no entry skipped or restarted, no fork
+    /// return pending (the usual syscall, whose entry is `Fresh` and whose
+    /// exit is reported).
+    pub(crate) fn idle(&self) -> bool {
+        self.state.load(SeqCst) == NONE
+    }
+
     /// At `sys_enter`: what this entry is. Consumes the record: an entry at
     /// another instruction (say, in a signal handler that ran first) is a
     /// new one, and so is the restart it was waiting for, later.
