@@ -10,8 +10,9 @@
 //!   `Ktime::ktime_get()`, `BStr` without `core::fmt::Display` (and `pr_*!`
 //!   formatting through `kernel::fmt::Display`), `into_foreign()` returning
 //!   `*mut c_void`, `container_of!` checking the field type, `module!`'s
-//!   `authors: [..]`, `KVec::pop()` instead of `set_len()`, and tracepoint
-//!   probes that are preemptible ([`PROBE_IS_RCU_READER`]).
+//!   `authors: [..]`, `KVec::pop()` instead of `set_len()`. (Its tracepoint
+//!   probes are preemptible, the syscall probes faultable: the C shim's
+//!   syscall probes disable preemption for the Rust hook themselves.)
 //!
 //! The C side (tracepoint prototypes, `__get_task_comm()`) tests
 //! `UTRACE_KERNEL_7` of `shim/shim.h`, the same threshold. Included by the
@@ -22,12 +23,6 @@
 use core::ffi::c_void;
 use core::fmt;
 use kernel::bindings;
-
-/// Whether a tracepoint probe is an RCU read-side section by itself: on 6.12
-/// probes run with preemption disabled; on 7.x ordinary probes run under
-/// SRCU-fast and the syscall probes under RCU tasks-trace (they may fault),
-/// preemptible, so code that needs RCU there takes `rcu_read_lock()`.
-pub(crate) const PROBE_IS_RCU_READER: bool = cfg!(not(utrace_kernel_7));
 
 #[cfg(utrace_kernel_7)]
 pub(crate) use kernel::sync::aref::{ARef, AlwaysRefCounted};

@@ -461,7 +461,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_deliver(
 
 /// `sys_enter` / `sys_exit` of `current` (`task`), which the probe's filter
 /// let through (registered only while an engine has SYSCALL events).
-/// Atomic context.
+/// Atomic context: the probe disables preemption on every kernel.
 #[no_mangle]
 pub(crate) extern "C" fn utrace_rs_hook_syscall(
     task: *mut bindings::task_struct,
@@ -469,9 +469,9 @@ pub(crate) extern "C" fn utrace_rs_hook_syscall(
     entry: bool,
 ) {
     let Some(st) = state::get() else { return };
-    // SAFETY: The syscall probe calls us; `probe` does not outlive this.
-    let probe = unsafe { shim::InProbe::new() };
-    let rcu = shim::RcuGuard::in_probe(probe);
+    // SAFETY: The syscall probe calls us with preemption disabled
+    // (`shim/tracepoints.c`), until we return; `rcu` does not outlive this.
+    let rcu = unsafe { shim::RcuGuard::preempt_off() };
     let Some(ut) = st.table.lookup(task, &rcu) else {
         return;
     };

@@ -212,38 +212,17 @@ impl RcuGuard {
         }
     }
 
-    /// The read-side section of a tracepoint probe (`_probe` proves the
-    /// caller runs in one). On 6.12 a probe runs with preemption disabled,
-    /// which holds off RCU grace periods (consolidated RCU): that saves the
-    /// hot syscall path an `rcu_read_lock()` call. On 7.x a probe runs under
-    /// SRCU-fast or RCU tasks-trace, preemptible, and is no RCU reader: take
-    /// a real section (see `compat::PROBE_IS_RCU_READER`).
-    pub(crate) fn in_probe(_probe: InProbe<'_>) -> Self {
-        if !crate::compat::PROBE_IS_RCU_READER {
-            return Self::new();
-        }
-        RcuGuard {
-            locked: false,
-            _not_send: PhantomData,
-        }
-    }
-}
-
-/// The proof that the code runs inside a tracepoint probe, for the probe's
-/// duration `'a`. Not `Send`.
-#[derive(Clone, Copy)]
-pub(crate) struct InProbe<'a> {
-    _probe: PhantomData<&'a ()>,
-    _not_send: PhantomData<*mut ()>,
-}
-
-impl InProbe<'_> {
+    /// The read-side section of code that runs with preemption disabled,
+    /// which holds off RCU grace periods (consolidated RCU): no
+    /// `rcu_read_lock()` call. The syscall hook's, whose probes disable
+    /// preemption on every kernel (`shim/tracepoints.c`).
+    ///
     /// # Safety
     ///
-    /// Called in a tracepoint probe, and the value does not outlive it.
-    pub(crate) unsafe fn new() -> Self {
-        InProbe {
-            _probe: PhantomData,
+    /// Preemption is disabled for as long as the value lives.
+    pub(crate) unsafe fn preempt_off() -> Self {
+        RcuGuard {
+            locked: false,
             _not_send: PhantomData,
         }
     }

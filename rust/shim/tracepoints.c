@@ -4,7 +4,8 @@
  * modules, so, like LTTng and SystemTap, look them up with
  * for_each_kernel_tracepoint() and register probes on the struct tracepoint.
  * Each probe is type-checked against the tracepoint's TP_PROTO and hands
- * plain arguments to Rust. Probes run with preemption disabled.
+ * plain arguments to Rust. Probes run with preemption disabled (on 7.x the
+ * syscall probes disable it themselves, see syscall_hook()).
  */
 #include <linux/binfmts.h>
 #include <linux/hash.h>
@@ -111,12 +112,33 @@ static __always_inline bool syscall_filter_passes(struct task_struct *task)
 	return atomic_read(&syscall_filter[hash_ptr(task, SYSCALL_FILTER_BITS)]);
 }
 
+/*
+ * The syscall hook runs with preemption disabled on every kernel, which
+ * makes it an RCU reader (RcuGuard::preempt_off() in rust/hooks.rs) and
+ * its callbacks atomic, as include/utrace_rs.h documents them. 6.12 calls
+ * every probe so; 7.x calls the syscall probes preemptible (they may
+ * fault), and a preempt-off section here costs a few instructions where
+ * an rcu_read_lock()/rcu_read_unlock() pair in the hook was two calls
+ * (PREEMPT_RCU) per probe.
+ */
+static __always_inline void syscall_hook(struct task_struct *task, struct pt_regs *regs,
+					 bool entry)
+{
+#if UTRACE_KERNEL_7
+	preempt_disable_notrace();
+#endif
+	utrace_rs_hook_syscall(task, regs, entry);
+#if UTRACE_KERNEL_7
+	preempt_enable_notrace();
+#endif
+}
+
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = current;
 
 	if (syscall_filter_passes(task))
-		utrace_rs_hook_syscall(task, regs, true);
+		syscall_hook(task, regs, true);
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
@@ -124,7 +146,7 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	struct task_struct *task = current;
 
 	if (syscall_filter_passes(task))
-		utrace_rs_hook_syscall(task, regs, false);
+		syscall_hook(task, regs, false);
 }
 
 struct utrace_hook {
