@@ -365,9 +365,8 @@ unsafe fn finish(this: *mut Engine) {
 }
 
 /// Drops a reference; if it was the last, the release goes to the worker
-/// whatever the context (for puts from inside a callback: on 7.x a syscall
-/// probe is preemptible, so the caller looks as if it may sleep, but a
-/// release there would hold up the tracepoint's grace periods).
+/// whatever the context (for puts from inside a callback, where a release
+/// must not run even if the caller may sleep).
 pub(crate) fn put_deferred(engine: ARef<Engine>) {
     let this = ARef::into_raw(engine).as_ptr();
     // SAFETY: We own that reference and give it up.

@@ -151,9 +151,8 @@ pub(crate) fn walk_task(
 /// task's own engines (global ones cannot have SYSCALL events), no QUIESCE
 /// report first, no sequence bound; `current` is `ut`'s task. The whole
 /// walk runs in `rcu`, the probe's read-side section, which the syscall
-/// hook holds for the whole report (`ut` is borrowed from it): free on
-/// 6.12, where the probe is an RCU reader; on 7.x one real section per
-/// report instead of one per engine and one to end the walk. The winning
+/// hook holds for the whole report (`ut` is borrowed from it): free, the
+/// probe running with preemption off on every kernel. The winning
 /// action is the caller's to act on ([`ask_resume`] included).
 #[inline(always)]
 pub(crate) fn walk_in_probe(

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The syscall reporting passes: SYSCALL_ENTRY and SYSCALL_EXIT, made in
-//! the syscall tracepoint (atomic context on 6.12) or, for an entry whose
+//! the syscall tracepoint (atomic context: the probe disables preemption
+//! on every kernel) or, for an entry whose
 //! callbacks may sleep, from the task's work (see `sysentry.rs`).
 
 use crate::engine::Pinned;
@@ -12,8 +13,8 @@ use crate::state::State;
 use crate::sysentry::Entry;
 use crate::utask::UTask;
 
-/// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context
-/// on 6.12, `current` is `ut`'s task). An entry callback may abort the
+/// SYSCALL_ENTRY / SYSCALL_EXIT, in the syscall tracepoint (atomic context,
+/// `current` is `ut`'s task). An entry callback may abort the
 /// syscall, or stop the task before it runs (see `sysentry.rs`); a STOP at
 /// exit takes effect when the task next returns to user mode. `probe` is
 /// the probe's read-side section, held for the whole report (`ut` is
@@ -68,10 +69,9 @@ fn entry_in_probe(st: &State, ut: &UTask, mut regs: SyscallRegs, resumed: bool, 
         ut.queue(&st.work, |inner| inner.pending.syscall_entry = true);
         return;
     }
-    let flags = if resumed { action::SYSCALL_RESUMED } else { 0 };
     let mut answers = 0;
     let act = {
-        let mut call = entry_call(&mut regs, flags, &mut answers);
+        let mut call = entry_call(&mut regs, resumed, &mut answers);
         walk_in_probe(st, ut, events::SYSCALL_ENTRY, probe, &mut call)
     };
     // Every callback answered RESUME, with no flag bit: nothing to do.
@@ -80,15 +80,17 @@ fn entry_in_probe(st: &State, ut: &UTask, mut regs: SyscallRegs, resumed: bool, 
     }
 }
 
-/// The entry callback's call: `flags` added to the action it is shown,
-/// and the flag bits of any answer but a plain RESUME or'ed into
-/// `answers` (one of them may be `UTRACE_SYSCALL_ABORT`).
+/// The entry callback's call: `UTRACE_SYSCALL_RESUMED` added to the action
+/// it is shown if `resumed`, and the flag bits of any answer but a plain
+/// RESUME or'ed into `answers` (one of them may be
+/// `UTRACE_SYSCALL_ABORT`).
 #[inline(always)]
 fn entry_call<'a>(
     regs: &'a mut SyscallRegs,
-    flags: u32,
+    resumed: bool,
     answers: &'a mut u32,
 ) -> impl FnMut(&Pinned, u32) -> u32 + 'a {
+    let flags = if resumed { action::SYSCALL_RESUMED } else { 0 };
     move |e: &Pinned, act| {
         let ret = e.call_syscall(true, act | flags, regs);
         if ret != action::RESUME {
@@ -154,7 +156,6 @@ pub(crate) fn report_entry(
     regs: &mut SyscallRegs,
     resumed: bool,
 ) -> (u32, bool) {
-    let flags = if resumed { action::SYSCALL_RESUMED } else { 0 };
     let mut answers = 0;
     let act = report(
         st,
@@ -162,7 +163,7 @@ pub(crate) fn report_entry(
         ut,
         events::SYSCALL_ENTRY,
         u64::MAX,
-        entry_call(regs, flags, &mut answers),
+        entry_call(regs, resumed, &mut answers),
     );
     (act, answers & action::SYSCALL_ABORT != 0)
 }
