@@ -459,20 +459,64 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_deliver(
     ut.queue_handler(&st.work, unsafe { &*info });
 }
 
-/// `sys_enter` / `sys_exit` of `current` (`task`), which the probe's filter
-/// let through (registered only while an engine has SYSCALL events).
-/// Atomic context: the probe disables preemption on every kernel.
+/// `sys_enter` of `current` (`task`), which the probe's filter let through
+/// (registered only while an engine has SYSCALL events). Atomic context:
+/// the probe disables preemption on every kernel.
+///
+/// # Safety
+///
+/// Called by the syscall probes only: `st` is their data, `regs` the
+/// registers they got, `hash` the [`shim::task_hash`] of `task`, which is
+/// `current`; preemption disabled.
 #[no_mangle]
-pub(crate) extern "C" fn utrace_rs_hook_syscall(
-    task: *mut bindings::task_struct,
+pub(crate) unsafe extern "C" fn utrace_rs_hook_sys_enter(
+    st: *const State,
     regs: *mut bindings::pt_regs,
+    hash: u32,
+    task: *mut bindings::task_struct,
+) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { hook_syscall(st, regs, hash, task, true) }
+}
+
+/// `sys_exit`: as [`utrace_rs_hook_sys_enter`].
+///
+/// # Safety
+///
+/// As for [`utrace_rs_hook_sys_enter`].
+#[no_mangle]
+pub(crate) unsafe extern "C" fn utrace_rs_hook_sys_exit(
+    st: *const State,
+    regs: *mut bindings::pt_regs,
+    hash: u32,
+    task: *mut bindings::task_struct,
+) {
+    // SAFETY: By the function's safety requirements.
+    unsafe { hook_syscall(st, regs, hash, task, false) }
+}
+
+/// Both syscall hooks, inlined into each (`entry` folded).
+///
+/// # Safety
+///
+/// As for [`utrace_rs_hook_sys_enter`].
+#[inline(always)]
+unsafe fn hook_syscall(
+    st: *const State,
+    regs: *mut bindings::pt_regs,
+    hash: u32,
+    task: *mut bindings::task_struct,
     entry: bool,
 ) {
-    let Some(st) = state::get() else { return };
+    // SAFETY: `st` is the probes' data (the function's safety
+    // requirements): the state that put them in
+    // (`state::switch_syscall_hooks`), which takes them out and waits for
+    // the running ones before it is freed (`State::hooks_shutdown`).
+    let st = unsafe { &*st };
     // SAFETY: The syscall probe calls us with preemption disabled
     // (`shim/tracepoints.c`), until we return; `rcu` does not outlive this.
     let rcu = unsafe { shim::RcuGuard::preempt_off() };
-    let Some(ut) = st.table.lookup(task, &rcu) else {
+    let Some(ut) = st.table.lookup_hashed(task, hash, &rcu) else {
         return;
     };
     // Which engines want the event is `report_syscall`'s to check: a

@@ -89,7 +89,8 @@ mod ffi {
         pub(super) fn utrace_shim_kprobes_register() -> bool;
         pub(super) fn utrace_shim_kprobes_unregister();
         pub(super) fn utrace_shim_signal_kprobe_arm(on: bool) -> c_int;
-        pub(super) fn utrace_shim_syscall_hooks(on: bool) -> c_int;
+        pub(super) fn utrace_shim_syscall_hooks(on: bool, state: *mut c_void) -> c_int;
+        pub(super) fn utrace_shim_task_hash(task: *mut bindings::task_struct) -> u32;
         pub(super) fn utrace_shim_syscall_abort(regs: *mut bindings::pt_regs);
         pub(super) fn utrace_shim_syscall_filter(task: *mut bindings::task_struct, add: bool);
         pub(super) fn utrace_shim_entry_skip(regs: *mut bindings::pt_regs) -> usize;
@@ -898,15 +899,30 @@ pub(crate) unsafe fn timer_shutdown(timer: *mut bindings::timer_list) {
     unsafe { ffi::utrace_shim_timer_shutdown(timer) }
 }
 
-/// Registers (`true`) or unregisters the syscall probes. May sleep.
-pub(crate) fn syscall_hooks(on: bool) -> Result {
-    // SAFETY: Plain C call from process context; the probes call into
-    // `hooks.rs`, which copes with being called at any time.
-    to_result(unsafe { ffi::utrace_shim_syscall_hooks(on) })
+/// Registers (`true`) or unregisters the syscall probes, which hand `state`
+/// to `hooks::utrace_rs_hook_sys_enter`/`_exit` (unregistering ignores it: the probes
+/// go with the data they were registered with). May sleep.
+///
+/// # Safety
+///
+/// With `on`, `state` must stay valid until the probes were unregistered
+/// again (unregistering waits for the probes that are running).
+pub(crate) unsafe fn syscall_hooks(on: bool, state: *const c_void) -> Result {
+    // SAFETY: Plain C call from process context; what the probes do with
+    // `state` is the caller's to keep valid.
+    to_result(unsafe { ffi::utrace_shim_syscall_hooks(on, state.cast_mut()) })
+}
+
+/// The bucket of `task` in the syscall probes' filter (`hash_ptr()`), which
+/// they hand to `hooks::utrace_rs_hook_sys_enter`/`_exit`: `table.rs` checks at load
+/// that its own buckets are the same.
+pub(crate) fn task_hash(task: *mut bindings::task_struct) -> u32 {
+    // SAFETY: Pure arithmetic on the pointer's value.
+    unsafe { ffi::utrace_shim_task_hash(task) }
 }
 
 /// Counts `task` in (`add`) or out of the syscall probes' filter: the probes
-/// call `hooks::utrace_rs_hook_syscall` only for a task whose hash bucket
+/// call `hooks::utrace_rs_hook_sys_enter`/`_exit` only for a task whose hash bucket
 /// counts one (a shared bucket only costs a lookup that misses).
 pub(crate) fn syscall_filter(task: *mut bindings::task_struct, add: bool) {
     // SAFETY: An atomic counter update; `task` is only hashed.

@@ -194,6 +194,20 @@ impl OnDemand {
     }
 }
 
+/// [`OnDemand`]'s switch of the syscall probes, whose data is the live state
+/// (`hooks::utrace_rs_hook_sys_enter`/`_exit` takes it from there): they are put in
+/// by an engine's events, so while the state is published, and
+/// [`State::hooks_shutdown`] takes them out before the state goes.
+fn switch_syscall_hooks(on: bool) -> Result {
+    let st = STATE.load(SeqCst);
+    if on && st.is_null() {
+        return Err(EINVAL);
+    }
+    // SAFETY: `st` is the published state, which takes the probes out
+    // (`hooks_shutdown`, from the module's exit) before it is freed.
+    unsafe { crate::shim::syscall_hooks(on, st.cast_const().cast()) }
+}
+
 impl State {
     /// The state; `reap` is the work function that drains `reaps`
     /// (reporting's, which this layer does not know).
@@ -211,7 +225,7 @@ impl State {
             lost: AtomicU64::new(0),
             work <- WorkCounter::new(),
             syscall <- OnDemand::new(
-                crate::shim::syscall_hooks,
+                switch_syscall_hooks,
                 "utrace_set_events() with SYSCALL events (registering the syscall probes)",
             ),
             signal <- OnDemand::new(

@@ -17,6 +17,8 @@ use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::{new_spinlock, SpinLock};
 
+/// `shim.h`'s `UTRACE_TASK_HASH_BITS`: the syscall probes' filter shares
+/// these buckets and hands its hash on (see [`TaskTable::lookup_hashed`]).
 const BITS: u32 = 10;
 const SIZE: usize = 1 << BITS;
 
@@ -27,11 +29,22 @@ pub(crate) struct TaskTable {
     lock: SpinLock<()>,
 }
 
-fn bucket_of(task: *mut bindings::task_struct) -> usize {
+fn hash_of(task: *mut bindings::task_struct) -> u32 {
     // Fibonacci hashing of the pointer (as hash_ptr() does); task_structs
     // are cache-line aligned, so the low bits carry nothing.
     let h = (task as usize as u64).wrapping_mul(0x61c8_8646_80b5_83eb);
-    (h >> (64 - BITS)) as usize
+    (h >> (64 - BITS)) as u32
+}
+
+fn bucket_of(task: *mut bindings::task_struct) -> usize {
+    hash_of(task) as usize
+}
+
+/// Whether the C shim hashes tasks as the table does (checked at load: the
+/// syscall probes hand their hash to [`TaskTable::lookup_hashed`], where a
+/// different one would find no task).
+pub(crate) fn hash_agrees_with_shim(task: *mut bindings::task_struct) -> bool {
+    crate::shim::task_hash(task) == hash_of(task)
 }
 
 impl TaskTable {
@@ -46,9 +59,22 @@ impl TaskTable {
     pub(crate) fn lookup<'a>(
         &self,
         task: *mut bindings::task_struct,
+        rcu: &'a RcuGuard,
+    ) -> Option<&'a UTask> {
+        self.lookup_hashed(task, hash_of(task), rcu)
+    }
+
+    /// [`TaskTable::lookup`] with `task`'s hash already computed (by the
+    /// syscall probes' filter, `shim::task_hash()`); another hash finds
+    /// nothing.
+    #[inline(always)]
+    pub(crate) fn lookup_hashed<'a>(
+        &self,
+        task: *mut bindings::task_struct,
+        hash: u32,
         _rcu: &'a RcuGuard,
     ) -> Option<&'a UTask> {
-        let mut cur = self.buckets[bucket_of(task)].load(Acquire);
+        let mut cur = self.buckets[hash as usize % SIZE].load(Acquire);
         while !cur.is_null() {
             // SAFETY: Chained `UTask`s are freed only after an RCU grace period
             // that follows their removal, and `_rcu` is a read-side section.

@@ -109,6 +109,10 @@ struct UtraceModule {
 
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        if !table::hash_agrees_with_shim(task::current()) {
+            pr_err!("the C shim hashes tasks unlike rust/table.rs (UTRACE_TASK_HASH_BITS?)\n");
+            return Err(EINVAL);
+        }
         let utask_cache = utask::UTaskCache::new()?;
         let state = KBox::pin_init(state::State::new(report::reap_queued), GFP_KERNEL)?;
         let releaser = KBox::pin_init(release::Releaser::new(), GFP_KERNEL)?;

@@ -186,7 +186,8 @@ def switch_tables(sc, parts):
 # second time with debug info for it, PROFILE_DEBUG_SRC; addr2line -i):
 # the syscall hook, where both report passes are inlined, and the test
 # engine's syscall callbacks.
-LINE_FUNCS = ("utrace_rs_hook_syscall", "cb_sys_entry", "cb_sys_exit",
+LINE_FUNCS = ("utrace_rs_hook_sys_enter", "utrace_rs_hook_sys_exit",
+              "cb_sys_entry", "cb_sys_exit",
               "noop_sys_entry", "noop_sys_exit")
 # Pieces of a report, for an instruction whose chain of inlined functions
 # (innermost first) has a frame whose short name contains the key; the
@@ -209,7 +210,6 @@ FRAME_PIECES = [
     ("UTask::queue", "STOP queuing (not taken)"),
     ("UTask::sleepable_entry", "event and sleepable checks"),
     ("UTask::events", "event and sleepable checks"),
-    ("state::get", "hook: state, probe set-up"),
 ]
 LINE_PIECES = [
     ("act != action::RESUME", "after the pass: an answer but RESUME?"),
@@ -230,7 +230,6 @@ LINE_PIECES = [
     ("report_entry(st", "entry: resumed flag, abort, STOP checks"),
     ("regs.entry()", "entry or exit"),
     ("entry_restart.idle()", "entry-restart bookkeeping (on_entry/on_exit/skip)"),
-    ("state::get", "hook: state, probe set-up"),
     ("sleepable_entry", "event and sleepable checks"),
 ]
 # The hook's own stack frame (is_frame_insn), whatever line it is on.

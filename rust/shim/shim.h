@@ -78,12 +78,19 @@ void utrace_rs_hook_free(struct task_struct *task);
 void utrace_rs_hook_signal(int sig, struct task_struct *task, bool shared, bool queued);
 void utrace_rs_hook_signal_send(int sig, struct task_struct *task);
 void utrace_rs_hook_signal_deliver(int sig, struct kernel_siginfo *info);
-void utrace_rs_hook_syscall(struct task_struct *task, struct pt_regs *regs, bool entry);
+void utrace_rs_hook_sys_enter(void *state, struct pt_regs *regs, u32 hash, struct task_struct *task);
+void utrace_rs_hook_sys_exit(void *state, struct pt_regs *regs, u32 hash, struct task_struct *task);
 /* release.rs: a module is going (after its exit, before its memory goes). */
 struct module;
 void utrace_rs_module_going(struct module *mod);
 
-int utrace_shim_syscall_hooks(bool on);
+int utrace_shim_syscall_hooks(bool on, void *state);
+/*
+ * The bucket of @task in rust/table.rs's task table (hash_ptr(), the bits
+ * of table.rs's BITS), which the syscall probes' filter shares.
+ */
+#define UTRACE_TASK_HASH_BITS 10
+u32 utrace_shim_task_hash(struct task_struct *task);
 /* Count @task in (@add) or out of the syscall probes' filter. */
 void utrace_shim_syscall_filter(struct task_struct *task, bool add);
 void utrace_shim_syscall_abort(struct pt_regs *regs);

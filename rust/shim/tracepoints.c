@@ -87,29 +87,34 @@ static void probe_signal_deliver(void *data, int sig, struct kernel_siginfo *inf
 /*
  * The syscall filter: while the syscall probes are registered every syscall
  * of every thread reaches them, and most of those threads are traced by
- * nobody. A count per hash bucket of task_struct pointers (hash_ptr(), the
- * bucket of rust/table.rs) says whether a task in that bucket may want its
- * syscalls (utrace_shim_syscall_filter(): a UTask whose event union has a
- * SYSCALL event, see UTask::update_events); the probe of a task whose
- * bucket is 0 returns at once, without calling into Rust. A shared bucket
- * only costs the other task the Rust lookup.
+ * nobody. A count per hash bucket of task_struct pointers (the buckets of
+ * rust/table.rs, utrace_shim_task_hash()) says whether a task in that
+ * bucket may want its syscalls (utrace_shim_syscall_filter(): a UTask whose
+ * event union has a SYSCALL event, see UTask::update_events); the probe of
+ * a task whose bucket is 0 returns at once, without calling into Rust, and
+ * hands the bucket on otherwise, so that Rust's table lookup does not hash
+ * again. A shared bucket only costs the other task the Rust lookup.
  */
-#define SYSCALL_FILTER_BITS 10
-static atomic_t syscall_filter[1 << SYSCALL_FILTER_BITS];
+static atomic_t syscall_filter[1 << UTRACE_TASK_HASH_BITS];
+
+static __always_inline u32 task_hash(struct task_struct *task)
+{
+	return hash_ptr(task, UTRACE_TASK_HASH_BITS);
+}
+
+u32 utrace_shim_task_hash(struct task_struct *task)
+{
+	return task_hash(task);
+}
 
 void utrace_shim_syscall_filter(struct task_struct *task, bool add)
 {
-	atomic_t *count = &syscall_filter[hash_ptr(task, SYSCALL_FILTER_BITS)];
+	atomic_t *count = &syscall_filter[task_hash(task)];
 
 	if (add)
 		atomic_inc(count);
 	else
 		atomic_dec(count);
-}
-
-static __always_inline bool syscall_filter_passes(struct task_struct *task)
-{
-	return atomic_read(&syscall_filter[hash_ptr(task, SYSCALL_FILTER_BITS)]);
 }
 
 /*
@@ -119,40 +124,45 @@ static __always_inline bool syscall_filter_passes(struct task_struct *task)
  * every probe so; 7.x calls the syscall probes preemptible (they may
  * fault), and a preempt-off section here costs a few instructions where
  * an rcu_read_lock()/rcu_read_unlock() pair in the hook was two calls
- * (PREEMPT_RCU) per probe.
+ * (PREEMPT_RCU) per probe. @state is the probes' data: Rust's state, which
+ * registered them (utrace_shim_syscall_hooks()). The arguments are in the
+ * order that leaves the probe's own in their registers.
  */
-static __always_inline void syscall_hook(struct task_struct *task, struct pt_regs *regs,
-					 bool entry)
+typedef void (*utrace_syscall_hook_t)(void *state, struct pt_regs *regs, u32 hash,
+				      struct task_struct *task);
+
+static __always_inline void syscall_hook(utrace_syscall_hook_t hook, void *state,
+					 struct pt_regs *regs)
 {
+	struct task_struct *task = current;
+	u32 hash = task_hash(task);
+
+	if (!atomic_read(&syscall_filter[hash]))
+		return;
 #if UTRACE_KERNEL_7
 	preempt_disable_notrace();
 #endif
-	utrace_rs_hook_syscall(task, regs, entry);
+	hook(state, regs, hash, task);
 #if UTRACE_KERNEL_7
 	preempt_enable_notrace();
 #endif
 }
 
-static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
+static void probe_sys_enter(void *state, struct pt_regs *regs, long id)
 {
-	struct task_struct *task = current;
-
-	if (syscall_filter_passes(task))
-		syscall_hook(task, regs, true);
+	syscall_hook(utrace_rs_hook_sys_enter, state, regs);
 }
 
-static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
+static void probe_sys_exit(void *state, struct pt_regs *regs, long ret)
 {
-	struct task_struct *task = current;
-
-	if (syscall_filter_passes(task))
-		syscall_hook(task, regs, false);
+	syscall_hook(utrace_rs_hook_sys_exit, state, regs);
 }
 
 struct utrace_hook {
 	const char *name;
 	void *probe;
 	struct tracepoint *tp;
+	void *data;
 	bool registered;
 };
 
@@ -199,8 +209,12 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 			syscall_hooks[i].tp = tp;
 }
 
-/* Register (@on) or unregister the syscall probes. May sleep. */
-int utrace_shim_syscall_hooks(bool on)
+/*
+ * Register (@on) or unregister the syscall probes, @state their data (what
+ * the Rust hook is handed; unregistering takes the data they were
+ * registered with). May sleep.
+ */
+int utrace_shim_syscall_hooks(bool on, void *state)
 {
 	int i, ret = 0;
 
@@ -211,20 +225,22 @@ int utrace_shim_syscall_hooks(bool on)
 			ret = -ENOENT;
 			break;
 		}
-		ret = tracepoint_probe_register(syscall_hooks[i].tp, syscall_hooks[i].probe, NULL);
+		ret = tracepoint_probe_register(syscall_hooks[i].tp, syscall_hooks[i].probe, state);
 		if (ret) {
 			pr_err("utrace_rs: cannot register a probe on %s: %d\n",
 			       syscall_hooks[i].name, ret);
 			break;
 		}
 		syscall_hooks[i].registered = true;
+		syscall_hooks[i].data = state;
 	}
 	if (on && !ret)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(syscall_hooks); i++) {
 		if (!syscall_hooks[i].registered)
 			continue;
-		WARN_ON(tracepoint_probe_unregister(syscall_hooks[i].tp, syscall_hooks[i].probe, NULL));
+		WARN_ON(tracepoint_probe_unregister(syscall_hooks[i].tp, syscall_hooks[i].probe,
+						    syscall_hooks[i].data));
 		syscall_hooks[i].registered = false;
 	}
 	tracepoint_synchronize_unregister();
