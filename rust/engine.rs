@@ -738,12 +738,21 @@ impl Pinned {
     /// `drop_stop`: the callback's answer ends the stop the engine wants
     /// (anything but STOP: utrace's only sticky action), as part of the
     /// unpin, so before `utrace_barrier()` can see the callback over.
-    pub(crate) fn unpin_in(self, rcu: &RcuGuard, drop_stop: bool) {
+    /// Returns the engine, which may be detached and released from here on
+    /// but is freed only after `rcu` ends: its `next` may still be
+    /// followed in `rcu` (see [`EngineList::next_to_report`]).
+    ///
+    /// [`EngineList::next_to_report`]: crate::engine_list::EngineList::next_to_report
+    pub(crate) fn unpin_in<'a>(self, rcu: &'a RcuGuard, drop_stop: bool) -> &'a Engine {
         let engine = self.engine.as_ptr();
         core::mem::forget(self);
         // SAFETY: Pinned by `enter` (type invariant, and `self` is gone, so
         // it is unpinned once); `rcu` outlives the use of `engine`.
         unsafe { Engine::leave_in(engine, rcu, drop_stop) };
+        // SAFETY: Engines are freed after a grace period that follows the
+        // drop of their last reference (`leave_in`'s safety section), so
+        // not before `rcu`, a read-side section, ends.
+        unsafe { &*engine }
     }
 }
 

@@ -90,37 +90,67 @@ fn walk_with<G: Borrow<RcuGuard>>(
         }
         // RESUME with no flag bits, the usual answer, is told by one
         // compare; it does not lower `act` (every pass starts from RESUME,
-        // so `act` is RESUME or below). Any answer but STOP ends a stop the
-        // engine held, which the unpin does.
-        let mut stop = false;
-        if ret != action::RESUME {
-            let ret = ret & action::MASK;
-            if ret == action::DETACH {
-                // Already detached by a control() call is fine too.
-                let _ = detach::detach(st, target, &engine);
-            } else if ret < action::RESUME {
-                // RESUME with flags (or above) is taken as RESUME.
-                stop = ret == action::STOP;
-                if stop {
-                    engine.set_stop(true);
-                }
-                act = act.min(ret);
-            }
-        }
+        // so `act` is RESUME or below), and ends any stop the engine held,
+        // which the unpin does (a constant there).
         let guard = rcu();
         let rcu = guard.borrow();
-        // Its callback is over: unpin it once the next one is found (on
-        // each branch, so that the loop tests for the end once).
-        match list.next_to_report(Some(&*engine), seq, event, one_section, rcu) {
-            Some(next) => {
-                engine.unpin_in(rcu, !stop);
-                engine = next;
-            }
-            None => {
-                engine.unpin_in(rcu, !stop);
-                return act;
-            }
+        let next = if ret == action::RESUME {
+            step(list, engine, seq, event, one_section, rcu, true)
+        } else {
+            let stop = answered(st, target, &engine, ret, &mut act);
+            step(list, engine, seq, event, one_section, rcu, !stop)
+        };
+        match next {
+            Some(next) => engine = next,
+            None => return act,
         }
+    }
+}
+
+/// An answer but a plain RESUME: a DETACH detaches the engine, a STOP
+/// keeps its stop (returns `true`), and the lowest action wins.
+#[inline(always)]
+fn answered(st: &State, target: Target<'_>, engine: &Pinned, ret: u32, act: &mut u32) -> bool {
+    let ret = ret & action::MASK;
+    if ret == action::DETACH {
+        // Already detached by a control() call is fine too.
+        let _ = detach::detach(st, target, engine);
+        return false;
+    }
+    // RESUME with flags (or above) is taken as RESUME.
+    if ret < action::RESUME {
+        *act = (*act).min(ret);
+        if ret == action::STOP {
+            engine.set_stop(true);
+            return true;
+        }
+    }
+    false
+}
+
+/// The end of an engine's turn: its unpin (ending its stop with
+/// `drop_stop`) and the next engine to report to. Inside one section
+/// the engine is unpinned first (the section keeps it readable, so its
+/// `next` can be followed: `Pinned::unpin_in`), so that nothing of it
+/// stays live across the search; otherwise the pin keeps it while the
+/// search takes a section of its own, and it is unpinned after.
+#[inline(always)]
+fn step(
+    list: &EngineList,
+    engine: Pinned,
+    seq: u64,
+    event: Events,
+    one_section: bool,
+    rcu: &RcuGuard,
+    drop_stop: bool,
+) -> Option<Pinned> {
+    if one_section {
+        let prev = engine.unpin_in(rcu, drop_stop);
+        list.next_to_report(Some(prev), seq, event, true, rcu)
+    } else {
+        let next = list.next_to_report(Some(&*engine), seq, event, false, rcu);
+        engine.unpin_in(rcu, drop_stop);
+        next
     }
 }
 
