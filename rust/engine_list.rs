@@ -41,9 +41,11 @@ impl EngineList {
     }
 
     /// The next engine to report an event to, pinned by [`Engine::enter`]:
-    /// the first one after `prev` (the engine the reporter called last, still
-    /// pinned, or `None` to start) that was attached at or before sequence
-    /// `upto`, wants one of `events` and is not detached.
+    /// the first one after `prev` (the engine the reporter called last, or
+    /// `None` to start) that was attached at or before sequence `upto`,
+    /// wants one of `events` and is not detached. `prev` is still pinned,
+    /// or, with `one_section`, was unpinned inside `rcu` (which keeps it
+    /// readable: `Pinned::unpin_in`).
     ///
     /// Moving on from a still-linked `prev` is O(1); if `prev` was detached
     /// meanwhile, its successor may be gone and the walk starts over from the

@@ -92,6 +92,10 @@ fn walk_with<G: Borrow<RcuGuard>>(
         // compare; it does not lower `act` (every pass starts from RESUME,
         // so `act` is RESUME or below), and ends any stop the engine held,
         // which the unpin does (a constant there).
+        // The section of the next look is taken first (in process context
+        // a DETACH answer's detach, which does not sleep, runs inside it):
+        // so the compiler lays the RESUME path out with no test of the
+        // next engine but the look's own (measured, `make bench-profile`).
         let guard = rcu();
         let rcu = guard.borrow();
         let next = if ret == action::RESUME {

@@ -170,7 +170,7 @@ impl OnDemand {
             // Clear `on` before taking the hooks out, then look at the
             // users again: an `add` either sees it cleared (and waits on
             // the lock to put them in again) or is seen here. Taking them
-            // out may wait for grace periods (the syscall probes' on 7.x:
+            // out may wait for grace periods (the syscall probes' since 6.13:
             // SRCU and RCU tasks-trace, long): a new user must not find
             // `on` still set meanwhile and go without them.
             self.on.store(false, SeqCst);

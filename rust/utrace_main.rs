@@ -109,7 +109,7 @@ struct UtraceModule {
 
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        if !table::hash_agrees_with_shim(task::current()) {
+        if !table::hash_agrees_with_shim() {
             pr_err!("the C shim hashes tasks unlike rust/table.rs (UTRACE_TASK_HASH_BITS?)\n");
             return Err(EINVAL);
         }
@@ -123,6 +123,7 @@ impl kernel::Module for UtraceModule {
             Ok(notifier) => notifier,
             Err(e) => {
                 state::State::unpublish();
+                release::Releaser::unpublish();
                 pr_err!(
                     "cannot register a module notifier (errno {})\n",
                     e.to_errno()

@@ -14,6 +14,8 @@
  * utrace_kernel_7 of the top-level Kbuild (see rust/compat.rs).
  */
 #define UTRACE_KERNEL_7 (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
+/* Syscall tracepoints call their probes preemptible (a363d27cdbc2, 6.13). */
+#define UTRACE_SYSCALL_TP_FAULTABLE (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0))
 
 struct callback_head;
 struct dentry;

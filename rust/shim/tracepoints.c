@@ -4,8 +4,8 @@
  * modules, so, like LTTng and SystemTap, look them up with
  * for_each_kernel_tracepoint() and register probes on the struct tracepoint.
  * Each probe is type-checked against the tracepoint's TP_PROTO and hands
- * plain arguments to Rust. Probes run with preemption disabled (on 7.x the
- * syscall probes disable it themselves, see syscall_hook()).
+ * plain arguments to Rust. Probes run with preemption disabled (since 6.13
+ * the syscall probes disable it themselves, see syscall_hook()).
  */
 #include <linux/binfmts.h>
 #include <linux/hash.h>
@@ -118,44 +118,44 @@ void utrace_shim_syscall_filter(struct task_struct *task, bool add)
 }
 
 /*
- * The syscall hook runs with preemption disabled on every kernel, which
- * makes it an RCU reader (RcuGuard::preempt_off() in rust/hooks.rs) and
- * its callbacks atomic, as include/utrace_rs.h documents them. 6.12 calls
- * every probe so; 7.x calls the syscall probes preemptible (they may
- * fault), and a preempt-off section here costs a few instructions where
- * an rcu_read_lock()/rcu_read_unlock() pair in the hook was two calls
- * (PREEMPT_RCU) per probe. @state is the probes' data: Rust's state, which
- * registered them (utrace_shim_syscall_hooks()). The arguments are in the
- * order that leaves the probe's own in their registers.
+ * The syscall hooks run with preemption disabled on every kernel, which
+ * makes them RCU readers (RcuGuard::preempt_off() in rust/hooks.rs) and
+ * their callbacks atomic, as include/utrace_rs.h documents them. 6.12
+ * calls every probe so; since 6.13 the syscall probes are called
+ * preemptible (they may fault), and a preempt-off section here costs a few
+ * instructions where an rcu_read_lock()/rcu_read_unlock() pair in the hook
+ * was two calls (PREEMPT_RCU) per probe. @state is the probes' data: Rust's
+ * state, which registered them (utrace_shim_syscall_hooks()). The
+ * arguments are in the order that leaves the probe's own in their
+ * registers, and the hooks are called directly (@entry is a constant).
  */
-typedef void (*utrace_syscall_hook_t)(void *state, struct pt_regs *regs, u32 hash,
-				      struct task_struct *task);
-
-static __always_inline void syscall_hook(utrace_syscall_hook_t hook, void *state,
-					 struct pt_regs *regs)
+static __always_inline void syscall_hook(void *state, struct pt_regs *regs, bool entry)
 {
 	struct task_struct *task = current;
 	u32 hash = task_hash(task);
 
 	if (!atomic_read(&syscall_filter[hash]))
 		return;
-#if UTRACE_KERNEL_7
+#if UTRACE_SYSCALL_TP_FAULTABLE
 	preempt_disable_notrace();
 #endif
-	hook(state, regs, hash, task);
-#if UTRACE_KERNEL_7
+	if (entry)
+		utrace_rs_hook_sys_enter(state, regs, hash, task);
+	else
+		utrace_rs_hook_sys_exit(state, regs, hash, task);
+#if UTRACE_SYSCALL_TP_FAULTABLE
 	preempt_enable_notrace();
 #endif
 }
 
 static void probe_sys_enter(void *state, struct pt_regs *regs, long id)
 {
-	syscall_hook(utrace_rs_hook_sys_enter, state, regs);
+	syscall_hook(state, regs, true);
 }
 
 static void probe_sys_exit(void *state, struct pt_regs *regs, long ret)
 {
-	syscall_hook(utrace_rs_hook_sys_exit, state, regs);
+	syscall_hook(state, regs, false);
 }
 
 struct utrace_hook {
