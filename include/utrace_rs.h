@@ -306,7 +306,7 @@ struct utrace_engine_ops {
 	 * @regs are its registers (syscall_get_nr(), syscall_get_arguments(),
 	 * syscall_get_return_value() and their set_ counterparts apply). These
 	 * run in the syscall tracepoints, in ATOMIC context (preemption off on
-	 * 6.12): no sleeping, no GFP_KERNEL, no utrace_barrier(), no user
+	 * every kernel): no sleeping, no GFP_KERNEL, no utrace_barrier(), no user
 	 * memory. (With UTRACE_OPS_SYSCALL_SLEEPABLE, entry runs in process
 	 * context instead: see there. A followed child's return from fork, = 0,
 	 * is reported to exit from its task work, in process context, after
