@@ -36,10 +36,6 @@ fn hash_of(task: *mut bindings::task_struct) -> u32 {
     (h >> (64 - BITS)) as u32
 }
 
-fn bucket_of(task: *mut bindings::task_struct) -> usize {
-    hash_of(task) as usize
-}
-
 /// Whether the C shim hashes tasks as the table does (checked at load: the
 /// syscall probes hand their hash to [`TaskTable::lookup_hashed`], where a
 /// different one would find no task), on 64 addresses a page and a cache
@@ -58,6 +54,12 @@ impl TaskTable {
             buckets: [const { AtomicPtr::new(ptr::null_mut()) }; SIZE],
             lock <- new_spinlock!(()),
         })
+    }
+
+    /// The chain of the tasks whose hash is `hash` (any `u32`: only its
+    /// low `BITS` count, so a hash from the shim indexes in bounds).
+    fn bucket(&self, hash: u32) -> &AtomicPtr<UTask> {
+        &self.buckets[hash as usize % SIZE]
     }
 
     /// The `UTask` of `task`, valid for the RCU section `_rcu`.
@@ -79,7 +81,7 @@ impl TaskTable {
         hash: u32,
         _rcu: &'a RcuGuard,
     ) -> Option<&'a UTask> {
-        let mut cur = self.buckets[hash as usize % SIZE].load(Acquire);
+        let mut cur = self.bucket(hash).load(Acquire);
         while !cur.is_null() {
             // SAFETY: Chained `UTask`s are freed only after an RCU grace period
             // that follows their removal, and `_rcu` is a read-side section.
@@ -120,7 +122,7 @@ impl TaskTable {
         if crate::task::is_released(ut.task()) {
             return None;
         }
-        let head = &self.buckets[bucket_of(task)];
+        let head = self.bucket(hash_of(task));
         ut.hnext.store(head.load(Acquire), Release);
         // INVARIANT: The table now holds the reference `ut` carried; `remove`
         // gives it back.
@@ -134,7 +136,7 @@ impl TaskTable {
     pub(crate) fn remove(&self, ut: &UTask) -> Option<ARef<UTask>> {
         let _irq = IrqOff::new();
         let _guard = self.lock.lock();
-        let mut link = &self.buckets[bucket_of(ut.task_ptr())];
+        let mut link = self.bucket(hash_of(ut.task_ptr()));
         loop {
             let cur = link.load(Acquire);
             if cur.is_null() {
