@@ -97,7 +97,11 @@ pub(crate) enum Stop {
 /// while an engine wants the task stopped (and reports what was asked for
 /// meanwhile when it resumes), and finally sets the task stepping or not,
 /// as utrace's finish_resume_report() did, as it leaves for user mode.
-fn run_work(st: &State, ut: &UTask, pending: Pending) {
+///
+/// `pending` is the run's one buffer: what the work took, each report pass
+/// empties it, and what is stolen later is moved into it (a `Pending` is
+/// about 220 bytes, too big to pass around by value on this path).
+fn run_work(st: &State, ut: &UTask, pending: &mut Pending) {
     // The resume action asked for since the task last stopped.
     let mut resume = action::RESUME;
     // Whether this run reported or stopped: a run that found nothing (the
@@ -106,36 +110,32 @@ fn run_work(st: &State, ut: &UTask, pending: Pending) {
     let mut acted = false;
     // Signals pushed back (HOLD): reported again once the task resumed.
     let mut rehold = freezer::take_rehold(ut);
-    // `pending` was just taken from `ut` with nothing reported since.
+    // `pending` was just stolen from `ut` after a stop, with nothing
+    // reported since.
     let mut fresh = false;
-    let mut pending = Some(pending);
     loop {
         // A STOP, REPORT or step asked for while the reports ran queued the
         // work again, behind this run: report it now, before stopping.
-        if let Some(now) = pending.take().filter(|p| !p.is_empty()) {
+        if !pending.is_empty() {
             acted = true;
-            if let Some(act) = now.resume {
+            let ran = run_pending(st, ut, pending);
+            if let Some(act) = ran.asked {
                 resume = resume.min(act);
             }
-            let (act, held) = run_pending(st, ut, now);
-            rehold |= held;
-            if act != action::STOP {
-                resume = resume.min(act);
+            rehold |= ran.rehold;
+            if ran.quiesce != action::STOP {
+                resume = resume.min(ran.quiesce);
             }
-            pending = ut.steal_pending();
-            if pending.is_some() {
+            if ut.steal_pending(pending) {
                 continue;
             }
-        } else if !fresh {
-            pending = ut.steal_pending();
-            if pending.is_some() {
-                continue;
-            }
+        } else if !fresh && ut.steal_pending(pending) {
+            continue;
         }
         fresh = false;
         if ut.asked() {
             // Asked between the two looks: report it before stopping.
-            pending = ut.steal_pending();
+            ut.steal_pending(pending);
             continue;
         }
         match maybe_stop(ut) {
@@ -151,7 +151,7 @@ fn run_work(st: &State, ut: &UTask, pending: Pending) {
         // What was asked before the stop is stale; a resume from it may
         // have asked for a report or a step.
         resume = action::RESUME;
-        pending = ut.steal_pending();
+        ut.steal_pending(pending);
         fresh = true;
     }
     if acted {
@@ -184,26 +184,59 @@ fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Tas
     });
 }
 
-/// Reports what the task's work found pending, in the order it happened.
-/// Returns the winning action of the QUIESCE report at the safe point
-/// (RESUME if there was none), and the signals held with
-/// `UTRACE_SIGNAL_HOLD`, to report again after the stop.
-pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64) {
-    let mut rehold = 0;
-    if let Some(proxy) = pending.proxy_clone {
+/// What a [`run_pending`] pass leaves its caller.
+struct Ran {
+    /// The resume action asked for with the events (by utrace_control() or
+    /// a callback's return), if any.
+    asked: Option<u32>,
+    /// The winning action of the QUIESCE report at the safe point (RESUME
+    /// if there was none).
+    quiesce: u32,
+    /// The signals held with `UTRACE_SIGNAL_HOLD`, to report again after
+    /// the stop.
+    rehold: u64,
+}
+
+/// Reports what the task's work found pending, in the order it happened,
+/// and leaves `pending` empty: every field is named below, so a field added
+/// to [`Pending`] must be handled here.
+fn run_pending(st: &State, ut: &UTask, pending: &mut Pending) -> Ran {
+    let Pending {
+        clone,
+        proxy_clone,
+        exec,
+        exit,
+        signals,
+        signal_seq,
+        handler,
+        jctl,
+        quiesce,
+        interrupt,
+        syscall_entry,
+        fork_return,
+        resume,
+    } = pending;
+    // Only made the work run: `utask_work` restarts the skipped entry.
+    *syscall_entry = false;
+    let mut ran = Ran {
+        asked: resume.take(),
+        quiesce: action::RESUME,
+        rehold: 0,
+    };
+    if let Some(proxy) = proxy_clone.take() {
         // CLONE_VFORK: the parent is asleep until we exec or exit.
         report_clone(st, ut, &proxy.parent_ut, proxy.flags, ut.task(), proxy.seq);
     }
-    if pending.fork_return {
+    if core::mem::take(fork_return) {
         // Its engines are attached: the CLONE callbacks that attach them
         // are over (the gate, or the proxy report above).
         report_exit_in_work(st, ut);
     }
-    if let Some(clone) = pending.clone {
+    if let Some(clone) = clone.take() {
         report_clone(st, ut, ut, clone.flags, &clone.child, clone.seq);
         // Dropping `clone` opens the child's gate.
     }
-    if let Some(exec) = pending.exec {
+    if let Some(exec) = exec.take() {
         // The hook's copy ends with its NUL.
         let filename = exec
             .filename
@@ -213,38 +246,40 @@ pub(crate) fn run_pending(st: &State, ut: &UTask, pending: Pending) -> (u32, u64
             e.call_exec(act, filename, exec.old_pid)
         });
     }
-    if let Some(handler) = pending.handler {
+    if let Some(handler) = handler.take() {
         report_handler(st, ut, handler);
     }
-    if pending.jctl & JCTL_CONT != 0 {
-        let notify = pending.jctl & JCTL_CONT_NOTIFY != 0;
+    let jctl = core::mem::take(jctl);
+    if jctl & JCTL_CONT != 0 {
+        let notify = jctl & JCTL_CONT_NOTIFY != 0;
         report_jctl(st, ut, bindings::CLD_CONTINUED as i32, notify);
     }
-    if pending.signals != 0 {
-        rehold = report_signals(st, ut, pending.signals, pending.signal_seq);
+    let (signals, signal_seq) = (core::mem::take(signals), core::mem::take(signal_seq));
+    if signals != 0 {
+        ran.rehold = report_signals(st, ut, signals, signal_seq);
     }
-    if pending.jctl & JCTL_HOLD != 0 {
+    if jctl & JCTL_HOLD != 0 {
         report_jctl_hold(st, ut);
     }
-    if pending.jctl & JCTL_STOP != 0 {
-        let notify = pending.jctl & JCTL_STOP_NOTIFY != 0;
+    if jctl & JCTL_STOP != 0 {
+        let notify = jctl & JCTL_STOP_NOTIFY != 0;
         report_jctl(st, ut, bindings::CLD_STOPPED as i32, notify);
     }
-    if let Some(seq) = pending.exit {
+    if let Some(seq) = exit.take() {
         report_exit(st, ut, seq);
         report_death(st, ut, seq);
     }
-    if pending.quiesce {
+    let interrupt = core::mem::take(interrupt);
+    if core::mem::take(quiesce) {
         // INTERRUPT's report is a signal report (utrace's), REPORT's and a
         // STOP's a QUIESCE report.
-        let act = if pending.interrupt {
+        ran.quiesce = if interrupt {
             report_interrupt(st, ut)
         } else {
             report_quiesce(st, ut)
         };
-        return (act, rehold);
     }
-    (action::RESUME, rehold)
+    ran
 }
 
 fn report_exit(st: &State, ut: &UTask, seq: u64) {
@@ -316,7 +351,8 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     let Some(st) = crate::state::get() else {
         return;
     };
-    let mut pending = ut.take_pending();
+    let mut pending = Pending::default();
+    ut.take_pending(&mut pending);
     // A new child: its return from fork (its `sys_exit` probe left it to
     // us), after the CLONE reports.
     pending.fork_return = ut.entry_restart.take_fork_return();
@@ -339,7 +375,7 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
         }
     }
     // Its reports, the stop, then the stepping as it leaves.
-    run_work(st, ut, pending);
+    run_work(st, ut, &mut pending);
     if let Some(sk) = skipped {
         let traced = || ut.events() & events::SYSCALL_ENTRY != 0;
         ut.entry_restart.finish(sk, stopped, false, traced);

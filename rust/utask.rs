@@ -141,6 +141,48 @@ impl Pending {
             && self.resume.is_none()
     }
 
+    /// Moves what `self` holds into `into` and leaves `self` empty. `into`
+    /// holds no event: a fresh buffer, or one that the work's reports
+    /// emptied (`report.rs`). Field by field, so that only the events
+    /// present are copied, not the whole `Pending` (about 220 bytes, most
+    /// of it the rare HANDLER and EXEC reports).
+    fn move_into(&mut self, into: &mut Pending) {
+        /// `from`'s value, if any, goes to `to` (whose `None` comes back).
+        fn move_some<T>(from: &mut Option<T>, to: &mut Option<T>) {
+            if from.is_some() {
+                core::mem::swap(from, to);
+            }
+        }
+        let Pending {
+            clone,
+            proxy_clone,
+            exec,
+            exit,
+            signals,
+            signal_seq,
+            handler,
+            jctl,
+            quiesce,
+            interrupt,
+            syscall_entry,
+            fork_return,
+            resume,
+        } = self;
+        move_some(clone, &mut into.clone);
+        move_some(proxy_clone, &mut into.proxy_clone);
+        move_some(exec, &mut into.exec);
+        move_some(handler, &mut into.handler);
+        into.exit = exit.take();
+        into.signals = core::mem::take(signals);
+        into.signal_seq = core::mem::take(signal_seq);
+        into.jctl = core::mem::take(jctl);
+        into.quiesce = core::mem::take(quiesce);
+        into.interrupt = core::mem::take(interrupt);
+        into.syscall_entry = core::mem::take(syscall_entry);
+        into.fork_return = core::mem::take(fork_return);
+        into.resume = resume.take();
+    }
+
     /// Asks for resume action `act` (the smallest asked for wins).
     pub(crate) fn ask_resume(&mut self, act: u32) {
         self.resume = Some(self.resume.map_or(act, |r| r.min(act)));
@@ -655,27 +697,27 @@ impl UTask {
         drop(inner);
     }
 
-    /// What is pending, for the task's work, which `task_work_run()` took
-    /// off the task's list before calling it: it may be queued again from
-    /// here on, and events that arrive while it runs queue it anew
-    /// (`work_queued` is clear) and are reported by that next run. It must
-    /// not be cleared again later in the same run: the work could then be
-    /// added while it is on the list, corrupting it.
+    /// Moves what is pending into `into` (a fresh buffer), for the task's
+    /// work, which `task_work_run()` took off the task's list before calling
+    /// it: it may be queued again from here on, and events that arrive
+    /// while it runs queue it anew (`work_queued` is clear) and are reported
+    /// by that next run. It must not be cleared again later in the same
+    /// run: the work could then be added while it is on the list,
+    /// corrupting it.
     ///
     /// A new task held until its parent's CLONE report is done waits for
     /// that first (see [`UTask::close_gate`]), under the same lock.
-    pub(crate) fn take_pending(&self) -> Pending {
+    pub(crate) fn take_pending(&self, into: &mut Pending) {
         let mut inner = self.inner.lock();
         inner.work_queued = false;
         self.asked.store(false, SeqCst);
         self.recorded.store(false, SeqCst);
-        let pending = core::mem::take(&mut inner.pending);
+        inner.pending.move_into(into);
         while inner.gated {
             // The parent reports CLONE on its way back to user mode and
             // callbacks may not wait for other tasks, so this ends soon.
             self.gate.wait(&mut inner);
         }
-        pending
     }
 
     /// Whether a report or resume action waits for the task's work.
@@ -684,28 +726,32 @@ impl UTask {
     }
 
     /// What was asked for while the task's work ran (a STOP, REPORT or
-    /// INTERRUPT queued the work anew, behind the run in progress), taken
-    /// now so that its report comes before the task stops. The work stays
-    /// queued (`work_queued` is left alone: it is on the task's list) and
-    /// finds nothing, or what comes later, when it runs. `None` if nothing
-    /// is pending (the usual case: no lock taken, and no copy of the whole
-    /// `Pending`, when nothing was recorded since the work last took it).
+    /// INTERRUPT queued the work anew, behind the run in progress), moved
+    /// into `into` now so that its report comes before the task stops. The
+    /// work stays queued (`work_queued` is left alone: it is on the task's
+    /// list) and finds nothing, or what comes later, when it runs. Returns
+    /// whether anything was pending; if not (the usual case: no lock taken,
+    /// and no copy of the whole `Pending`, when nothing was recorded since
+    /// the work last took it), `into` is left as it was.
+    ///
+    /// `into` is the work's buffer, which its reports emptied.
     ///
     /// Without the lock, an event being recorded right now may be missed:
     /// it queues the work anew (which then reports it), and a request for
     /// a report (`asked`, set after `recorded`) ends a stop, after which
     /// this is called again.
-    pub(crate) fn steal_pending(&self) -> Option<Pending> {
+    pub(crate) fn steal_pending(&self, into: &mut Pending) -> bool {
         if !self.recorded.load(SeqCst) {
-            return None;
+            return false;
         }
         let mut inner = self.inner.lock();
         self.asked.store(false, SeqCst);
         self.recorded.store(false, SeqCst);
         if inner.pending.is_empty() {
-            return None;
+            return false;
         }
-        Some(core::mem::take(&mut inner.pending))
+        inner.pending.move_into(into);
+        true
     }
 
     /// The `UTask` whose `work` is `head`.

@@ -30,8 +30,9 @@ fi
 mkdir -p "$top/build"
 INITRD=$top/build/$name.cpio.gz
 bench_prepare "$kernel" bench "$INITRD"
-# BENCH_ROUNDS and BENCH_N_* (see scripts/bench/bench.sh) go to the guest.
-mapfile -t bench_args < <(env | grep -E '^BENCH_(ROUNDS|N_[A-Z_]+)=[0-9]+$')
+# BENCH_ROUNDS, BENCH_ROUNDS_FORK and BENCH_N_* (see scripts/bench/bench.sh) go
+# to the guest.
+mapfile -t bench_args < <(env | grep -E '^BENCH_(ROUNDS|ROUNDS_FORK|N_[A-Z_]+)=[0-9]+$')
 [ "$plan" = full ] || bench_args+=("BENCH_PLAN=$plan")
 boot_guest "$name" "${UTRACE_BENCH_TIMEOUT:-3000}" utrace.mode=bench nokaslr norandmaps "${bench_args[@]}"
 grep -q '^BENCH-END' "$BOOT_LOG" || {

@@ -64,11 +64,14 @@
  *                         QUIESCE callback returns STOP meanwhile and wakes
  *   stopwait SLOT N rt    the same with the controller SCHED_FIFO (run as
  *                         soon as it is woken)
- *                         stats of both: "bench.stopwait_ns" and
- *                         "bench.stopwait_split" (CPU per round trip of the
- *                         controller and the task, their sleeps,
- *                         preemptions and the task's syscalls per 1000
- *                         round trips)
+ *                         stats of both: "bench.stopwait_ns" (the mean),
+ *                         "bench.stopwait_median_ns" (each round trip timed
+ *                         on its own) and "bench.stopwait_split" (CPU per
+ *                         round trip of the controller and the task, their
+ *                         sleeps, preemptions and the task's syscalls per
+ *                         1000 round trips; the round trips with more than
+ *                         2 syscalls, the most in one, and the time of
+ *                         those per round trip of the loop)
  *   waitstop SLOT FLAGS   utrace_wait_stopped(FLAGS: 1 = killable) on SLOT's
  *                         engine (a reference of its own while it waits);
  *                         after 0 also utrace_prepare_examine(); logs
@@ -121,6 +124,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -748,6 +752,8 @@ static void hs_setup(int p, int k)
 }
 
 static u64 bench_attach_ns, bench_barrier_ns, bench_stop_ns, bench_stopwait_ns;
+/* The median of stopwait's round trips, each timed on its own. */
+static u64 bench_stopwait_median_ns;
 
 /*
  * Where a stopwait round trip goes, per 1000 round trips: the CPU time
@@ -765,6 +771,8 @@ static struct run_counts stopwait_ctl, stopwait_task;
 static unsigned long stopwait_task_syscalls;
 /* Round trips in which the task entered more than 2 syscalls, and the most. */
 static unsigned long stopwait_late, stopwait_most;
+/* The time those late round trips took, per round trip of the loop. */
+static u64 stopwait_late_ns;
 
 static void run_counts_read(struct task_struct *t, struct run_counts *c)
 {
@@ -870,13 +878,28 @@ static int cmd_stoploop(int slot, long n)
  * (no barrier: the wait's 0 means no callback is in flight and the stop
  * holds), then wait until it runs again.
  */
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int cmd_stopwait(int slot, long n, bool rt)
 {
 	struct slot *s = &slots[slot];
-	u64 start;
+	/*
+	 * Each round trip's own time, for its median: the mean also counts
+	 * the stretches of its own loop that a fair scheduler grants the
+	 * task in a few round trips per thousand (the "late" ones).
+	 */
+	u64 *trips = kvmalloc_array(max(n, 1L), sizeof(*trips), GFP_KERNEL);
+	u64 start, t, now;
 	long i;
 	int ret = 0;
 
+	if (!trips)
+		return -ENOMEM;
 	/*
 	 * rt: the controller runs as soon as it is woken (SCHED_FIFO), as
 	 * on a machine where it has a CPU of its own. A fair-class
@@ -888,40 +911,52 @@ static int cmd_stopwait(int slot, long n, bool rt)
 	 */
 	if (rt)
 		sched_set_fifo_low(current);
-	start = ktime_get_ns();
+	start = t = ktime_get_ns();
 	WRITE_ONCE(stopwait_slot, slot);
 	run_counts_read(current, &stopwait_ctl);
 	run_counts_read(s->task, &stopwait_task);
 	stopwait_task_syscalls = READ_ONCE(stopwait_syscalls);
 	stopwait_late = stopwait_most = 0;
+	stopwait_late_ns = 0;
 	for (i = 0; i < n && !ret; i++) {
 		unsigned long calls = READ_ONCE(stopwait_syscalls);
 
 		ret = utrace_control(s->task, s->engine, UTRACE_STOP);
-		if (ret != -EINPROGRESS)
-			break;	/* 0 would mean still stopped: a bug here */
+		if (ret != -EINPROGRESS) {
+			/* 0 would mean still stopped: a bug here. */
+			ret = ret ?: -EPROTO;
+			break;
+		}
 		ret = utrace_wait_stopped(s->task, s->engine, UTRACE_WAIT_KILLABLE);
 		if (ret)
 			break;
 		ret = resume_until_run(s);
+		now = ktime_get_ns();
+		trips[i] = now - t;
+		t = now;
 		calls = READ_ONCE(stopwait_syscalls) - calls;
-		stopwait_late += calls > 2;
+		if (calls > 2) {
+			stopwait_late++;
+			stopwait_late_ns += trips[i];
+		}
 		stopwait_most = max(stopwait_most, calls);
 	}
 	WRITE_ONCE(stopwait_slot, -1);
 	WRITE_ONCE(stoploop_wait_run, false);
 	if (rt)
 		sched_set_normal(current, 0);
-	if (ret)
-		return ret;
-	if (n) {
+	if (!ret && n) {
 		bench_stopwait_ns = (ktime_get_ns() - start) / n;
+		sort(trips, n, sizeof(*trips), cmp_u64, NULL);
+		bench_stopwait_median_ns = trips[n / 2];
+		stopwait_late_ns /= n;
 		run_counts_since(current, &stopwait_ctl, n);
 		run_counts_since(s->task, &stopwait_task, n);
 		stopwait_task_syscalls = (READ_ONCE(stopwait_syscalls) - stopwait_task_syscalls) *
 					 1000 / n;
 	}
-	return 0;
+	kvfree(trips);
+	return ret;
 }
 
 /* utrace_wait_stopped() with references of our own (the slot may change meanwhile). */
@@ -1648,10 +1683,11 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "bench.attach_ns %llu\nbench.barrier_ns %llu\nbench.stop_ns %llu\n",
 		   bench_attach_ns, bench_barrier_ns, bench_stop_ns);
 	seq_printf(m, "bench.stopwait_ns %llu\n", bench_stopwait_ns);
-	seq_printf(m, "bench.stopwait_split ctl_cpu=%llu task_cpu=%llu ctl_sleeps=%lu ctl_preempted=%lu task_sleeps=%lu task_preempted=%lu task_syscalls=%lu late=%lu most=%lu\n",
+	seq_printf(m, "bench.stopwait_median_ns %llu\n", bench_stopwait_median_ns);
+	seq_printf(m, "bench.stopwait_split ctl_cpu=%llu task_cpu=%llu ctl_sleeps=%lu ctl_preempted=%lu task_sleeps=%lu task_preempted=%lu task_syscalls=%lu late=%lu most=%lu late_ns=%llu\n",
 		   stopwait_ctl.cpu, stopwait_task.cpu, stopwait_ctl.nvcsw, stopwait_ctl.nivcsw,
 		   stopwait_task.nvcsw, stopwait_task.nivcsw, stopwait_task_syscalls,
-		   stopwait_late, stopwait_most);
+		   stopwait_late, stopwait_most, stopwait_late_ns);
 	if (hs_k) {
 		hs_show(m, "exec", &hs_exec[0][0], HS_K, hs_k);
 		hs_show(m, "clone", &hs_clone[0][0], HS_K, hs_k);
