@@ -516,7 +516,10 @@ struct utrace_engine *utrace_handoff(struct task_struct *target,
  * put meanwhile. Both return 0, -EINVAL (@engine does not hold @target
  * stopped, or wrong target), -EAGAIN (not in its stop yet, or it ran
  * between the two calls: what was read may be stale, retry), -ESRCH (dead
- * or detached). With @target == current both return 0 at once.
+ * or detached). With @target == current both return 0 at once. A task woken
+ * in its stop for a moment (a SIGCONT) is waited for to sleep again (every
+ * millisecond, 20 times at most, then -EAGAIN); another engine's RESUME
+ * does not wake it while @engine holds it.
  * Context: process, may sleep (prepare waits for the task to leave its CPU).
  */
 struct utrace_examiner {

@@ -319,7 +319,7 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
     match act {
         action::RESUME => {
             engine.set_stop(false);
-            ut.wake_stopped();
+            ut.release_stop();
             Ok(())
         }
         action::STOP => {
@@ -347,7 +347,7 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
             }
             engine.set_stop(false);
             ut.queue(&st.work, |inner| inner.pending.ask_resume(act));
-            ut.wake_stopped();
+            ut.release_stop();
             Ok(())
         }
         _ => {
@@ -363,7 +363,7 @@ fn control_task(st: &State, ut: &UTask, engine: &Engine, act: u32) -> Result {
                 inner.pending.interrupt |= act == action::INTERRUPT;
                 inner.pending.ask_resume(act);
             });
-            ut.wake_stopped();
+            ut.release_stop();
             Ok(())
         }
     }

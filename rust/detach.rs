@@ -111,7 +111,7 @@ fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
         Target::Task(ut) => {
             if engine.wants_stop() {
                 engine.set_stop(false);
-                ut.wake_stopped();
+                ut.release_stop();
             }
             if engine.events() & events::SIGNAL_ALL != 0 {
                 release_suspended(ut);

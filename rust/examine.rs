@@ -28,9 +28,10 @@ pub(crate) struct Examiner {
 const _: () = assert!(core::mem::size_of::<Examiner>() == 16);
 
 /// Where `task` is for `engine`: `None` if it is `current`, else the
-/// scheduling state it sleeps in, in this engine's stop. `EINVAL` if the
-/// engine is not attached to it or does not hold it stopped, `ESRCH` if
-/// either is gone, `EAGAIN` if it has not reached its stop (yet).
+/// scheduling state it sleeps in, in this engine's stop (0 while it runs
+/// there for a moment: see [`off_cpu`]). `EINVAL` if the engine is not
+/// attached to it or does not hold it stopped, `ESRCH` if either is gone,
+/// `EAGAIN` if it has not reached its stop (yet).
 fn stopped_state(st: &State, task: &Task, engine: &Engine) -> Result<Option<u32>> {
     if task::is_current(task) {
         return Ok(None);
@@ -42,27 +43,54 @@ fn stopped_state(st: &State, task: &Task, engine: &Engine) -> Result<Option<u32>
     if !engine.wants_stop() {
         return Err(EINVAL);
     }
-    let state = ex::task_state(task);
-    if !ut.stopped.load(SeqCst) || state == 0 {
+    if !ut.stopped.load(SeqCst) {
         return Err(EAGAIN);
     }
-    Ok(Some(state))
+    Ok(Some(ex::task_state(task)))
+}
+
+/// How many times, a millisecond apart, [`off_cpu`] looks for a task woken
+/// in its stop to be asleep again.
+const SETTLE_TRIES: u32 = 20;
+
+/// `task`, held in `engine`'s stop, once it is off its CPU: the state it
+/// sleeps in and its context-switch count; `None` if it is `current`. A
+/// task woken in its stop (a SIGCONT has it mark itself stopped for job
+/// control again; an INTERRUPT or a RESUME of another engine that came
+/// late) runs for a moment and sleeps again: it is looked for again, a
+/// millisecond later, up to [`SETTLE_TRIES`] times, then `EAGAIN`; errors
+/// as [`stopped_state`]. May sleep.
+fn off_cpu(st: &State, task: &Task, engine: &Engine) -> Result<Option<(u32, usize)>> {
+    for _ in 0..SETTLE_TRIES {
+        let Some(state) = stopped_state(st, task, engine)? else {
+            return Ok(None);
+        };
+        if state != 0 {
+            let ncsw = ex::wait_inactive(task, state);
+            if ncsw != 0 {
+                return Ok(Some((state, ncsw)));
+            }
+        }
+        shim::msleep(1);
+    }
+    Err(EAGAIN)
 }
 
 /// `utrace_prepare_examine()`: records where the stopped task is, once it
 /// is off its CPU. May sleep.
 pub(crate) fn prepare(st: &State, task: &Task, engine: &Engine) -> Result<Examiner> {
-    let Some(state) = stopped_state(st, task, engine)? else {
-        return Ok(Examiner { state: 0, ncsw: 0 });
-    };
+    let current = Examiner { state: 0, ncsw: 0 };
+    if stopped_state(st, task, engine)?.is_none() {
+        return Ok(current);
+    }
     shim::sleepable("utrace_prepare_examine")?;
-    match ex::wait_inactive(task, state) {
-        0 => Err(EAGAIN),
-        ncsw => Ok(Examiner {
+    Ok(match off_cpu(st, task, engine)? {
+        None => current,
+        Some((state, ncsw)) => Examiner {
             state: state as isize,
             ncsw,
-        }),
-    }
+        },
+    })
 }
 
 /// `utrace_finish_examine()`: `EAGAIN` if the task ran since
@@ -89,11 +117,7 @@ impl<'a> Examinable<'a> {
     /// Checks that `engine` may examine `task` now. May sleep.
     pub(crate) fn new(st: &State, task: &'a Task, engine: &Engine) -> Result<Self> {
         shim::sleepable("utrace-rs regset or memory access")?;
-        if let Some(state) = stopped_state(st, task, engine)? {
-            if ex::wait_inactive(task, state) == 0 {
-                return Err(EAGAIN);
-            }
-        }
+        off_cpu(st, task, engine)?;
         Ok(Examinable { task })
     }
 

@@ -13,7 +13,7 @@ use crate::report_pass::{report, report_quiesce, walk_task, Pass};
 use crate::report_signal::report_signals;
 use crate::report_signal::{report_handler, report_interrupt, report_jctl, report_jctl_hold};
 use crate::report_syscall::{report_entry, report_exit_in_work};
-use crate::shim::{self, RcuGuard};
+use crate::shim;
 use crate::state::State;
 use crate::task;
 use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN, JCTL_CONT, JCTL_STOP};
@@ -25,24 +25,13 @@ use kernel::bindings;
 use kernel::prelude::*;
 use kernel::task::Task;
 
-/// Whether an engine of `ut` wants it stopped.
-pub(crate) fn stop_wanted(ut: &UTask) -> bool {
-    if ut.engines.is_empty() {
-        return false;
-    }
-    let rcu = RcuGuard::new();
-    ut.engines
-        .iter_rcu(&rcu)
-        .any(|e| e.wants_stop() && !e.is_detached())
-}
-
 /// The stop: `current` sleeps (killable, not counted as load, freezable)
 /// while an engine wants it stopped; returns whether it stopped. Only
 /// SIGKILL ends it early. Meanwhile it counts as stopped for job control
 /// (a SIGSTOP group stop of its process completes without it; see
 /// `shim/stop.c`).
 pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
-    if task::is_exiting(ut.task()) || !stop_wanted(ut) {
+    if task::is_exiting(ut.task()) || !ut.stop_wanted() {
         return Stop::No;
     }
     ut.stopped.store(true, SeqCst);
@@ -53,7 +42,7 @@ pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
             (ut as *const UTask).cast(),
             &ut.parked,
             ut.stop_waiters(),
-            || !stop_wanted(ut) || !shim::stop::marked() || ut.asked(),
+            || !ut.stop_wanted() || !shim::stop::marked() || ut.asked(),
         );
         match woken {
             wait::StopWake::Cond => {}
@@ -70,7 +59,7 @@ pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
         // sleeping. A report asked for meanwhile (REPORT, INTERRUPT, a step
         // or another engine's STOP) is made first; the caller stops again
         // after it.
-        if !stop_wanted(ut) || ut.asked() {
+        if !ut.stop_wanted() || ut.asked() {
             break;
         }
     }
@@ -376,6 +365,9 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     }
     // Its reports, the stop, then the stepping as it leaves.
     run_work(st, ut, &mut pending);
+    // Emptied by the reports; were anything left, it would drop here,
+    // before the work ends (an engine module may unload after that).
+    drop(pending);
     if let Some(sk) = skipped {
         let traced = || ut.events() & events::SYSCALL_ENTRY != 0;
         ut.entry_restart.finish(sk, stopped, false, traced);

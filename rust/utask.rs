@@ -143,9 +143,10 @@ impl Pending {
 
     /// Moves what `self` holds into `into` and leaves `self` empty. `into`
     /// holds no event: a fresh buffer, or one that the work's reports
-    /// emptied (`report.rs`). Field by field, so that only the events
-    /// present are copied, not the whole `Pending` (about 220 bytes, most
-    /// of it the rare HANDLER and EXEC reports).
+    /// emptied (`report.rs`). The reports are moved only if present, not
+    /// the whole `Pending` (about 220 bytes, most of it the rare HANDLER
+    /// and EXEC reports); the bits and flags are merged into `into`'s. A
+    /// report `into` held already would stay in `self`, not be lost.
     fn move_into(&mut self, into: &mut Pending) {
         /// `from`'s value, if any, goes to `to` (whose `None` comes back).
         fn move_some<T>(from: &mut Option<T>, to: &mut Option<T>) {
@@ -172,15 +173,17 @@ impl Pending {
         move_some(proxy_clone, &mut into.proxy_clone);
         move_some(exec, &mut into.exec);
         move_some(handler, &mut into.handler);
-        into.exit = exit.take();
-        into.signals = core::mem::take(signals);
-        into.signal_seq = core::mem::take(signal_seq);
-        into.jctl = core::mem::take(jctl);
-        into.quiesce = core::mem::take(quiesce);
-        into.interrupt = core::mem::take(interrupt);
-        into.syscall_entry = core::mem::take(syscall_entry);
-        into.fork_return = core::mem::take(fork_return);
-        into.resume = resume.take();
+        move_some(exit, &mut into.exit);
+        into.signals |= core::mem::take(signals);
+        into.signal_seq = into.signal_seq.max(core::mem::take(signal_seq));
+        into.jctl |= core::mem::take(jctl);
+        into.quiesce |= core::mem::take(quiesce);
+        into.interrupt |= core::mem::take(interrupt);
+        into.syscall_entry |= core::mem::take(syscall_entry);
+        into.fork_return |= core::mem::take(fork_return);
+        if let Some(act) = resume.take() {
+            into.ask_resume(act);
+        }
     }
 
     /// Asks for resume action `act` (the smallest asked for wins).
@@ -778,6 +781,32 @@ impl UTask {
     /// The kick ran: it may be queued again.
     pub(crate) fn kick_done(&self) {
         self.inner.lock().kick_queued = false;
+    }
+
+    /// Whether an engine of the task wants it stopped.
+    pub(crate) fn stop_wanted(&self) -> bool {
+        if self.engines.is_empty() {
+            return false;
+        }
+        let rcu = shim::RcuGuard::new();
+        self.engines
+            .iter_rcu(&rcu)
+            .any(|e| e.wants_stop() && !e.is_detached())
+    }
+
+    /// An engine let go of its stop: wakes the task if it sleeps in a stop
+    /// that no engine holds any more, or that has a report to make (what
+    /// ends the stop: see `report::maybe_stop`). A task another engine
+    /// still holds sleeps on: woken, it would only run for a moment and
+    /// sleep again, and an examiner of the other engine's
+    /// (`utrace_prepare_examine()`) could find it running.
+    ///
+    /// The caller cleared its engine's stop before (SeqCst): of two engines
+    /// letting go at once, the second to look sees neither stop.
+    pub(crate) fn release_stop(&self) {
+        if !self.stop_wanted() || self.asked() {
+            self.wake_stopped();
+        }
     }
 
     /// Wakes the task if it sleeps in a utrace stop, to check whether it

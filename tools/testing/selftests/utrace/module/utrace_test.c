@@ -72,6 +72,13 @@
  *                         1000 round trips; the round trips with more than
  *                         2 syscalls, the most in one, and the time of
  *                         those per round trip of the loop)
+ *   examinepoke SLOT N OTHER
+ *                         N x (RESUME by slot OTHER's engine, or with OTHER
+ *                         -1 a SIGCONT, then prepare_examine and
+ *                         finish_examine by SLOT's, which holds the task
+ *                         stopped), SCHED_FIFO on the task's CPU; returns
+ *                         the first examination's error (0: none failed);
+ *                         logs "<slot> EXAMINEPOKE failed=<n> of <n> first=<e>"
  *   waitstop SLOT FLAGS   utrace_wait_stopped(FLAGS: 1 = killable) on SLOT's
  *                         engine (a reference of its own while it waits);
  *                         after 0 also utrace_prepare_examine(); logs
@@ -872,12 +879,6 @@ static int cmd_stoploop(int slot, long n)
 	return 0;
 }
 
-/*
- * A debugger's round trip: STOP, wait until the task sleeps in its stop
- * (utrace_wait_stopped(): the task wakes us right before it sleeps), RESUME
- * (no barrier: the wait's 0 means no callback is in flight and the stop
- * holds), then wait until it runs again.
- */
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -885,6 +886,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A debugger's round trip: STOP, wait until the task sleeps in its stop
+ * (utrace_wait_stopped(): the task wakes us right before it sleeps), RESUME
+ * (no barrier: the wait's 0 means no callback is in flight and the stop
+ * holds), then wait until it runs again.
+ */
 static int cmd_stopwait(int slot, long n, bool rt)
 {
 	struct slot *s = &slots[slot];
@@ -893,11 +900,16 @@ static int cmd_stopwait(int slot, long n, bool rt)
 	 * the stretches of its own loop that a fair scheduler grants the
 	 * task in a few round trips per thousand (the "late" ones).
 	 */
-	u64 *trips = kvmalloc_array(max(n, 1L), sizeof(*trips), GFP_KERNEL);
+	u64 *trips;
 	u64 start, t, now;
 	long i;
 	int ret = 0;
 
+	/* A failed or refused run leaves no stale figure behind. */
+	bench_stopwait_ns = bench_stopwait_median_ns = stopwait_late_ns = 0;
+	if (n < 1)
+		return -EINVAL;
+	trips = kvmalloc_array(n, sizeof(*trips), GFP_KERNEL | __GFP_NOWARN);
 	if (!trips)
 		return -ENOMEM;
 	/*
@@ -945,7 +957,9 @@ static int cmd_stopwait(int slot, long n, bool rt)
 	WRITE_ONCE(stoploop_wait_run, false);
 	if (rt)
 		sched_set_normal(current, 0);
-	if (!ret && n) {
+	if (ret) {
+		stopwait_late_ns = 0;
+	} else {
 		bench_stopwait_ns = (ktime_get_ns() - start) / n;
 		sort(trips, n, sizeof(*trips), cmp_u64, NULL);
 		bench_stopwait_median_ns = trips[n / 2];
@@ -977,6 +991,47 @@ static int cmd_waitstop(int slot, unsigned int flags)
 	put_task_struct(task);
 	utrace_engine_put(engine);
 	return ret;
+}
+
+/*
+ * examinepoke: N x (poke the task that SLOT's engine holds stopped, then
+ * utrace_prepare_examine() and utrace_finish_examine() at once); the poke
+ * is a RESUME by slot OTHER's engine, which does not hold the task, or
+ * with OTHER -1 a SIGCONT. The caller runs SCHED_FIFO on the task's CPU
+ * meanwhile: a wake-up of the task (pin it to one CPU) is then local and
+ * the task, runnable, cannot run before the examination starts, which
+ * sees it woken every time, not only when the timing is unlucky. Returns
+ * the first failed examination's errno, 0 if none failed.
+ */
+static int cmd_examinepoke(struct slot *s, long n, long other)
+{
+	struct utrace_engine *poker = other >= 0 && other < NSLOTS ? slots[other].engine : NULL;
+	struct utrace_examiner exam;
+	int ret = 0, first = 0;
+	long i, failed = 0;
+
+	if (n < 1 || n > 100000 || other < -1 || (other >= 0 && !poker))
+		return -EINVAL;
+	sched_set_fifo_low(current);
+	ret = set_cpus_allowed_ptr(current, cpumask_of(task_cpu(s->task)));
+	for (i = 0; i < n && !ret; i++) {
+		if (poker)
+			ret = utrace_control(s->task, poker, UTRACE_RESUME);
+		else
+			ret = send_sig(SIGCONT, s->task, 1);
+		if (ret)
+			break;
+		ret = utrace_prepare_examine(s->task, s->engine, &exam);
+		if (!ret)
+			ret = utrace_finish_examine(s->task, s->engine, &exam);
+		if (ret && !failed++)
+			first = ret;
+		ret = 0;
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	sched_set_normal(current, 0);
+	log_line("%d EXAMINEPOKE failed=%ld of %ld first=%d", slot_of(s->engine), failed, i, first);
+	return ret ?: first;
 }
 
 static int cmd_barrierloop(struct slot *s, long n)
@@ -1516,6 +1571,11 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "barrierloop") && s && s->engine && argc == 3)
 		return cmd_barrierloop(s, a2);
+	if (!strcmp(argv[0], "examinepoke") && s && s->engine && s->task && argc == 4) {
+		if (kstrtol(argv[3], 0, &a3))
+			return -EINVAL;
+		return cmd_examinepoke(s, a2, a3);
+	}
 	if (!strcmp(argv[0], "stoploop") && s && s->engine && s->task && argc == 3)
 		return cmd_stoploop(n, a2);
 	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task &&

@@ -5,7 +5,8 @@
 # task is killed, exits or the engine is detached while it waits, and on a
 # dead task; -ERESTARTSYS (-512) when the waiter gets a signal (killable: a
 # fatal one only; a SIGSTOP does not end it); -EINVAL on a global engine;
-# and 200 STOP, wait, RESUME round trips without a barrier.
+# examining holds while another engine's RESUME or a SIGCONT pokes the
+# stopped task; and 200 STOP, wait, RESUME round trips without a barrier.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 setup_engine
@@ -31,6 +32,31 @@ wait_until 10 '[ "$(state_of $busy)" = R ]'
 echo "ok: running again"
 expect_ut "a global engine has no task to wait for" 0 attach 5 0 $((A_CREATE | A_GLOBAL))
 expect_ut "wait on a global engine" $EINVAL waitstop 5 0
+kill -KILL $busy
+wait $busy 2>/dev/null
+utctl cleanup >/dev/null
+utctl reset >/dev/null
+
+# --- examined while something pokes the task in its stop. A RESUME by an
+# engine that does not hold it leaves it asleep (it used to wake it, and
+# an examiner right after found it running: -EAGAIN); a SIGCONT wakes it
+# for a moment (it marks itself stopped for job control again), and
+# prepare_examine waits until it sleeps again. (The task on CPU 0, where
+# examinepoke runs SCHED_FIFO: every poke wakes it there, behind us.)
+taskset 1 sh -c 'while :; do :; done' &
+busy=$!
+expect_ut "attach" 0 attach 0 $busy $A_CREATE
+expect_ut "QUIESCE" 0 events 0 $EV_QUIESCE
+expect_ut "callbacks return STOP" 0 ret 0 $ACT_STOP
+expect_ut "a second engine, which never stops it" 0 attach 1 $busy $A_CREATE
+expect_ut "STOP a running task" $EINPROGRESS control 0 $ACT_STOP
+expect_ut "wait until stopped" 0 waitstop 0 0
+sw=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$busy/status)
+expect_ut "200 x (RESUME by the other engine, examine)" 0 examinepoke 0 200 1
+expect_eq "context switches of the task meanwhile (not woken)" \
+	"$(($(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$busy/status) - sw))" 0
+expect_ut "50 x (SIGCONT, examine)" 0 examinepoke 0 50 -1
+expect_eq "the task still sleeps in its stop" "$(state_of $busy)" I
 kill -KILL $busy
 wait $busy 2>/dev/null
 utctl cleanup >/dev/null
@@ -122,5 +148,11 @@ expect_ut "attach" 0 attach 4 $sl $A_CREATE
 expect_ut "QUIESCE|SYSCALL_ENTRY" 0 events 4 $((EV_QUIESCE | EV_SYSCALL_ENTRY))
 expect_ut "200 x STOP, wait, RESUME, runs again" 0 stopwait 4 200
 expect_eq "state after the last RESUME" "$(state_of $sl)" R
+median=$(stat_of bench.stopwait_median_ns)
+[ "$median" -gt 0 ] || fail "no median round trip after 200: $median"
+# A count below 1 is refused (it once sorted past the end of its buffer)
+# and leaves no stale figure behind.
+expect_ut "stopwait of -5 round trips" -22 stopwait 4 -5
+expect_eq "median after the refused run" "$(stat_of bench.stopwait_median_ns)" 0
 kill $sl
 wait $sl 2>/dev/null || :
