@@ -31,12 +31,12 @@ utrace_on() { { insmod $M/utrace_rs.ko && insmod $M/utrace_test.ko; } || fail lo
 floor_on() { insmod $M/probe_floor.ko || fail load; }
 
 # global_on nofollow|follow: a global no-op CLONE/EXEC/DEATH engine in
-# slot 7; nofollow attaches it with UTRACE_ATTACH_NOFOLLOW (children are
-# not held for its CLONE).
+# slot 7 (ops n: its callbacks only return); nofollow attaches it with
+# UTRACE_ATTACH_NOFOLLOW (children are not held for its CLONE).
 global_on() {
 	utrace_on
 	ut noop 7 1
-	if [ "$1" = follow ]; then ut attach 7 0 0x110; else ut attach 7 0 0x310; fi
+	if [ "$1" = follow ]; then ut attach 7 0 0x110 n; else ut attach 7 0 0x310 n; fi
 	ut events 7 0x2c
 }
 

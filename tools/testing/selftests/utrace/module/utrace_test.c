@@ -663,9 +663,9 @@ static const struct utrace_engine_ops ops_q = {
 };
 
 /*
- * Ops "n": a genuinely no-op SYSCALL engine for the benchmarks' syscall rows
- * (the slots' callbacks above check the STOP loop's and the step mode's
- * flags and the slot's noop flag before they return).
+ * Ops "n": a genuinely no-op engine for the benchmarks' syscall and fork
+ * rows (the slots' callbacks above check the STOP loop's and the step
+ * mode's flags and the slot's noop flag before they return).
  */
 static u32 noop_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs *regs)
 {
@@ -677,11 +677,31 @@ static u32 noop_sys_exit(u32 action, struct utrace_engine *engine, struct pt_reg
 	return UTRACE_RESUME;
 }
 
+static u32 noop_clone(u32 action, struct utrace_engine *engine, struct task_struct *parent,
+		      unsigned long clone_flags, struct task_struct *child)
+{
+	return UTRACE_RESUME;
+}
+
+static u32 noop_exec(u32 action, struct utrace_engine *engine, const char *filename,
+		     pid_t old_pid, struct pt_regs *regs)
+{
+	return UTRACE_RESUME;
+}
+
+static u32 noop_death(struct utrace_engine *engine, bool group_dead, int signal)
+{
+	return UTRACE_RESUME;
+}
+
 static const struct utrace_engine_ops ops_n = {
 	.owner = THIS_MODULE,
 	.release = cb_release,
 	.report_syscall_entry = noop_sys_entry,
 	.report_syscall_exit = noop_sys_exit,
+	.report_clone = noop_clone,
+	.report_exec = noop_exec,
+	.report_death = noop_death,
 };
 
 static int cmd_attach(int n, long pid, long flags, const char *opsname, long data)
