@@ -56,10 +56,10 @@ const SETTLE_TRIES: u32 = 20;
 /// `task`, held in `engine`'s stop, once it is off its CPU: the state it
 /// sleeps in and its context-switch count; `None` if it is `current`. A
 /// task woken in its stop (a SIGCONT has it mark itself stopped for job
-/// control again; an INTERRUPT or a RESUME of another engine that came
-/// late) runs for a moment and sleeps again: it is looked for again, a
-/// millisecond later, up to [`SETTLE_TRIES`] times, then `EAGAIN`; errors
-/// as [`stopped_state`]. May sleep.
+/// control again; a wake-up meant for an earlier stop may come late) runs
+/// for a moment and sleeps again: it is looked for again, a millisecond
+/// later, up to [`SETTLE_TRIES`] times, then `EAGAIN`; errors as
+/// [`stopped_state`]. May sleep.
 fn off_cpu(st: &State, task: &Task, engine: &Engine) -> Result<Option<(u32, usize)>> {
     for _ in 0..SETTLE_TRIES {
         let Some(state) = stopped_state(st, task, engine)? else {
