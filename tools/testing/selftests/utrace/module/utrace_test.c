@@ -949,7 +949,6 @@ static int cmd_stopwait(int slot, long n, bool rt)
 	run_counts_read(s->task, &stopwait_task);
 	stopwait_task_syscalls = READ_ONCE(stopwait_syscalls);
 	stopwait_late = stopwait_most = 0;
-	stopwait_late_ns = 0;
 	for (i = 0; i < n && !ret; i++) {
 		unsigned long calls = READ_ONCE(stopwait_syscalls);
 
