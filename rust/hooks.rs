@@ -13,7 +13,7 @@ use crate::events::{self, signal, Events};
 use crate::report;
 use crate::report_signal;
 use crate::report_syscall;
-use crate::shim;
+use crate::shim::{self, RcuGuard};
 use crate::state::{self, State};
 use crate::task;
 use crate::utask::{CloneReport, ExecReport, ProxyClone, UTask, JCTL_CONT, JCTL_STOP};
@@ -23,9 +23,14 @@ use kernel::prelude::*;
 
 /// The `UTask` of `task` if it or a global engine wants one of `events`;
 /// created (atomically) when only global engines do.
-fn wanted(st: &State, task: *mut bindings::task_struct, events: Events) -> Option<ARef<UTask>> {
+fn wanted(
+    st: &State,
+    task: *mut bindings::task_struct,
+    events: Events,
+    rcu: &RcuGuard,
+) -> Option<ARef<UTask>> {
     let global = st.global_events() & events != 0;
-    let existing = st.table.get(task);
+    let existing = st.table.get_in(task, rcu);
     if let Some(ut) = existing {
         if global || ut.events() & events != 0 {
             return Some(ut);
@@ -75,7 +80,9 @@ pub(crate) extern "C" fn utrace_rs_hook_newtask(
         return;
     }
     let seq = st.seq_now();
-    let Some(parent_ut) = wanted(st, task::raw(parent), events::CLONE) else {
+    // SAFETY: The probe runs with preemption off (`shim/tracepoints.c`).
+    let rcu = unsafe { RcuGuard::preempt_off() };
+    let Some(parent_ut) = wanted(st, task::raw(parent), events::CLONE, &rcu) else {
         return;
     };
     let vfork = clone_flags & u64::from(bindings::CLONE_VFORK) != 0;
@@ -168,7 +175,9 @@ pub(crate) extern "C" fn utrace_rs_hook_exec(
         return;
     }
     let seq = st.seq_now();
-    let Some(ut) = wanted(st, task, events::EXEC) else {
+    // SAFETY: The probe runs with preemption off (`shim/tracepoints.c`).
+    let rcu = unsafe { RcuGuard::preempt_off() };
+    let Some(ut) = wanted(st, task, events::EXEC, &rcu) else {
         return;
     };
     let filename = copy_cstr(filename);
@@ -205,7 +214,9 @@ pub(crate) extern "C" fn utrace_rs_hook_exit(task: *mut bindings::task_struct, g
     let seq = st.seq_now();
     // Mark the exit seen under the lock whenever there is state, so that
     // set_events() knows whether a later DEATH request can still be met.
-    let ut = match st.table.get(task) {
+    // SAFETY: The probe runs with preemption off (`shim/tracepoints.c`).
+    let rcu = unsafe { RcuGuard::preempt_off() };
+    let ut = match st.table.get_in(task, &rcu) {
         Some(ut) => ut,
         None if st.global_events() & events::EXIT_EVENTS != 0 => {
             let Some(ut) = create(st, task) else { return };
@@ -333,6 +344,22 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
         return;
     }
     let bit = sig_bit(sig);
+    // No engine has had a signal event yet: no signal is fresh (the send
+    // kprobe was never armed), held or wanted. Only a stop signal is looked
+    // at then, for job control (JCTL engines). The SIGCHLD of every fork
+    // under a global CLONE/DEATH engine returns here.
+    if !st.signal_events_seen() && bit & STOP_SIGNALS == 0 {
+        return;
+    }
+    generated(st, sig, task, shared, queued);
+}
+
+/// [`utrace_rs_hook_signal`] for a signal an engine may want, out of line:
+/// its stack frame is not set up for the signals that return before.
+/// Siglock held.
+#[inline(never)]
+fn generated(st: &State, sig: i32, task: *mut bindings::task_struct, shared: bool, queued: bool) {
+    let bit = sig_bit(sig);
     let rcu = crate::shim::RcuGuard::new();
     // A task without state (older than the global engine, and not traced
     // since) gets one here for a global SIGNAL_CORE engine, for a signal it
@@ -349,7 +376,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
             // SAFETY: As above.
             && unsafe { shim::signal::holdable(task, sig, false) } =>
         {
-            wanted(st, task, events::SIGNAL_CORE)
+            wanted(st, task, events::SIGNAL_CORE, &rcu)
         }
         _ => None,
     };
@@ -400,7 +427,9 @@ unsafe fn hold_late(st: &State, ut: &UTask, task: *mut bindings::task_struct, si
 }
 
 /// SIGCONT sent to `task`'s process: deliver what was suspended, in every
-/// thread, and tell JCTL engines it continued. Siglock held.
+/// thread, and tell JCTL engines it continued. Siglock held. Out of line,
+/// as [`generated`] is.
+#[inline(never)]
 fn continued(st: &State, task: *mut bindings::task_struct) {
     let rcu = crate::shim::RcuGuard::new();
     // SAFETY: The siglock is held by our caller; the closure does not sleep.

@@ -30,10 +30,21 @@ use kernel::task::Task;
 /// SIGKILL ends it early. Meanwhile it counts as stopped for job control
 /// (a SIGSTOP group stop of its process completes without it; see
 /// `shim/stop.c`).
+///
+/// The look (no engine wants it stopped, every time but a stop's) is
+/// inlined into the task's work; the stop is not, nor are the registers it
+/// saves.
+#[inline(always)]
 pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
     if task::is_exiting(ut.task()) || !ut.stop_wanted() {
         return Stop::No;
     }
+    stop(ut)
+}
+
+/// [`maybe_stop`]'s stop.
+#[inline(never)]
+fn stop(ut: &UTask) -> Stop {
     ut.stopped.store(true, SeqCst);
     let mut ret = Stop::Stopped;
     loop {
@@ -186,6 +197,17 @@ struct Ran {
     rehold: u64,
 }
 
+/// `opt`'s value, taken. An empty one (most of [`Pending`]'s reports, on
+/// every run) is only looked at: `Option::take` would copy it out and write
+/// `None` back.
+#[inline(always)]
+fn take_some<T>(opt: &mut Option<T>) -> Option<T> {
+    if opt.is_none() {
+        return None;
+    }
+    opt.take()
+}
+
 /// Reports what the task's work found pending, in the order it happened,
 /// and leaves `pending` empty: every field is named below, so a field added
 /// to [`Pending`] must be handled here.
@@ -212,7 +234,7 @@ fn run_pending(st: &State, ut: &UTask, pending: &mut Pending) -> Ran {
         quiesce: action::RESUME,
         rehold: 0,
     };
-    if let Some(proxy) = proxy_clone.take() {
+    if let Some(proxy) = take_some(proxy_clone) {
         // CLONE_VFORK: the parent is asleep until we exec or exit.
         report_clone(st, ut, &proxy.parent_ut, proxy.flags, ut.task(), proxy.seq);
     }
@@ -221,11 +243,11 @@ fn run_pending(st: &State, ut: &UTask, pending: &mut Pending) -> Ran {
         // are over (the gate, or the proxy report above).
         report_exit_in_work(st, ut);
     }
-    if let Some(clone) = clone.take() {
+    if let Some(clone) = take_some(clone) {
         report_clone(st, ut, ut, clone.flags, &clone.child, clone.seq);
         // Dropping `clone` opens the child's gate.
     }
-    if let Some(exec) = exec.take() {
+    if let Some(exec) = take_some(exec) {
         // The hook's copy ends with its NUL.
         let filename = exec
             .filename
@@ -235,7 +257,7 @@ fn run_pending(st: &State, ut: &UTask, pending: &mut Pending) -> Ran {
             e.call_exec(act, filename, exec.old_pid)
         });
     }
-    if let Some(handler) = handler.take() {
+    if let Some(handler) = take_some(handler) {
         report_handler(st, ut, handler);
     }
     let jctl = core::mem::take(jctl);
@@ -254,7 +276,7 @@ fn run_pending(st: &State, ut: &UTask, pending: &mut Pending) -> Ran {
         let notify = jctl & JCTL_STOP_NOTIFY != 0;
         report_jctl(st, ut, bindings::CLD_STOPPED as i32, notify);
     }
-    if let Some(seq) = exit.take() {
+    if let Some(seq) = take_some(exit) {
         report_exit(st, ut, seq);
         report_death(st, ut, seq);
     }

@@ -64,12 +64,8 @@ fn walk_with<G: Borrow<RcuGuard>>(
         event,
         seq,
     } = pass;
-    // An empty list (a task seen only by global engines): what the first
-    // look would find, without its read-side section (with `one_section`
-    // the caller holds one, and the look is the same load).
-    if !one_section && list.is_empty() {
-        return act;
-    }
+    // (An empty list is told before: [`walk`] does not call the walk for
+    // it, and in `one_section` the first look is the same load.)
     let first = {
         let guard = rcu();
         list.next_to_report(None, seq, event, one_section, guard.borrow())
@@ -159,9 +155,27 @@ fn step(
 }
 
 /// [`walk_with`] in process context (each look is an RCU read-side section
-/// of its own). Not inlined: one copy per kind of event is enough there.
-#[inline(never)]
+/// of its own). An empty list (the task's own, for a task seen only by
+/// global engines) is told here, inlined into the caller: the walk itself
+/// is not inlined (one copy per kind of event is enough), and its call,
+/// stack frame and saved registers cost more than the look.
+#[inline(always)]
 pub(crate) fn walk(
+    pass: Pass<'_>,
+    target: Target<'_>,
+    list: &EngineList,
+    act: u32,
+    call: &mut impl FnMut(&Pinned, u32) -> u32,
+) -> u32 {
+    if list.is_empty() {
+        return act;
+    }
+    walk_list(pass, target, list, act, call)
+}
+
+/// [`walk`]'s walk of a list that was not empty.
+#[inline(never)]
+fn walk_list(
     pass: Pass<'_>,
     target: Target<'_>,
     list: &EngineList,

@@ -242,7 +242,8 @@ impl Drop for RcuGuard {
 /// as they were. Not `Send`: it must end on the CPU that began it.
 pub(crate) struct IrqOff {
     flags: core::ffi::c_ulong,
-    _not_send: PhantomData<*mut ()>,
+    /// The read-side section that interrupts off make (see [`IrqOff::rcu`]).
+    rcu: RcuGuard,
 }
 
 impl IrqOff {
@@ -250,8 +251,18 @@ impl IrqOff {
         IrqOff {
             // SAFETY: Disables local interrupts; `Drop` restores them.
             flags: unsafe { ffi::utrace_shim_irq_save() },
-            _not_send: PhantomData,
+            // SAFETY: Interrupts, so preemption, are off until `self` is
+            // dropped; the guard is reached only by borrowing `self`
+            // (`rcu`), so no use of it outlives them, and its own drop,
+            // after `IrqOff::drop`, ends nothing (it began nothing).
+            rcu: unsafe { RcuGuard::preempt_off() },
         }
+    }
+
+    /// Code with interrupts off is an RCU read-side section (consolidated
+    /// RCU): for as long as this borrow lasts, no `rcu_read_lock()` call.
+    pub(crate) fn rcu(&self) -> &RcuGuard {
+        &self.rcu
     }
 }
 

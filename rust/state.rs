@@ -89,6 +89,9 @@ pub(crate) struct OnDemand {
     users: AtomicUsize,
     /// The hooks are in; changed under `lock`.
     on: AtomicBool,
+    /// An engine has asked for the hooks since the module was loaded (set
+    /// by the first [`OnDemand::add`], before it counts in; never cleared).
+    asked: AtomicBool,
     #[pin]
     lock: Mutex<()>,
     #[pin]
@@ -114,6 +117,7 @@ impl OnDemand {
         pin_init!(OnDemand {
             users: AtomicUsize::new(0),
             on: AtomicBool::new(false),
+            asked: AtomicBool::new(false),
             lock <- new_mutex!(()),
             // SAFETY: `slot` is the field's memory, initialised in place.
             off <- Opaque::ffi_init(|slot| unsafe {
@@ -135,6 +139,7 @@ impl OnDemand {
     /// callback, a spinlock held) and they are not in, `EWOULDBLOCK` (and a
     /// log line), the count unchanged.
     fn add(&self) -> Result {
+        self.asked.store(true, SeqCst);
         self.users.fetch_add(1, SeqCst);
         if self.on.load(SeqCst) {
             return Ok(());
@@ -373,6 +378,14 @@ impl State {
 
     pub(crate) fn engine_detached(&self) {
         self.attached.fetch_sub(1, SeqCst);
+    }
+
+    /// Whether an engine has had signal events (`SIGNAL_ALL`) since the
+    /// module was loaded: until one has, no signal was seen by the signal
+    /// kprobe, held or wanted (see `hooks::utrace_rs_hook_signal`). Set
+    /// before the first such events take effect; never cleared.
+    pub(crate) fn signal_events_seen(&self) -> bool {
+        self.signal.asked.load(SeqCst)
     }
 
     pub(crate) fn global_events(&self) -> Events {

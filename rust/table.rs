@@ -97,8 +97,16 @@ impl TaskTable {
     /// The `UTask` of `task` with a reference, if it has one and reaping has
     /// not begun.
     pub(crate) fn get(&self, task: *mut bindings::task_struct) -> Option<ARef<UTask>> {
-        let rcu = RcuGuard::new();
-        self.lookup(task, &rcu).and_then(UTask::try_get)
+        self.get_in(task, &RcuGuard::new())
+    }
+
+    /// [`TaskTable::get`] inside the caller's read-side section.
+    pub(crate) fn get_in(
+        &self,
+        task: *mut bindings::task_struct,
+        rcu: &RcuGuard,
+    ) -> Option<ARef<UTask>> {
+        self.lookup(task, rcu).and_then(UTask::try_get)
     }
 
     /// Inserts `ut` unless its task already has one; returns the one in the
@@ -109,14 +117,15 @@ impl TaskTable {
     /// all).
     pub(crate) fn insert(&self, ut: ARef<UTask>) -> Option<ARef<UTask>> {
         let task = ut.task_ptr();
-        let _irq = IrqOff::new();
+        let irq = IrqOff::new();
         let _guard = self.lock.lock();
-        // One read side from the check to the publication: `release_task()`
-        // unhashes the task before it queues the RCU callback that runs
-        // `sched_process_free`, so if the check saw it hashed, that callback
-        // runs after this section ends and its lookup finds `ut`.
-        let rcu = RcuGuard::new();
-        if let Some(existing) = self.lookup(task, &rcu).and_then(UTask::try_get) {
+        // One read side from the check to the publication (interrupts off
+        // make one): `release_task()` unhashes the task before it queues
+        // the RCU callback that runs `sched_process_free`, so if the check
+        // saw it hashed, that callback runs after this section ends and
+        // its lookup finds `ut`.
+        let rcu = irq.rcu();
+        if let Some(existing) = self.lookup(task, rcu).and_then(UTask::try_get) {
             return Some(existing);
         }
         if crate::task::is_released(ut.task()) {
@@ -127,7 +136,6 @@ impl TaskTable {
         // INVARIANT: The table now holds the reference `ut` carried; `remove`
         // gives it back.
         head.store(ARef::into_raw(ut.clone()).as_ptr(), Release);
-        drop(rcu);
         Some(ut)
     }
 

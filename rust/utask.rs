@@ -743,10 +743,20 @@ impl UTask {
     /// it queues the work anew (which then reports it), and a request for
     /// a report (`asked`, set after `recorded`) ends a stop, after which
     /// this is called again.
+    ///
+    /// The look at `recorded` is inlined (nothing recorded is the usual
+    /// answer); the locked part is not.
+    #[inline(always)]
     pub(crate) fn steal_pending(&self, into: &mut Pending) -> bool {
         if !self.recorded.load(SeqCst) {
             return false;
         }
+        self.steal_recorded(into)
+    }
+
+    /// [`UTask::steal_pending`] once something was recorded.
+    #[inline(never)]
+    fn steal_recorded(&self, into: &mut Pending) -> bool {
         let mut inner = self.inner.lock();
         self.asked.store(false, SeqCst);
         self.recorded.store(false, SeqCst);
@@ -783,11 +793,16 @@ impl UTask {
         self.inner.lock().kick_queued = false;
     }
 
-    /// Whether an engine of the task wants it stopped.
+    /// Whether an engine of the task wants it stopped. The look at an
+    /// empty list (a task only global engines see) is inlined.
+    #[inline(always)]
     pub(crate) fn stop_wanted(&self) -> bool {
-        if self.engines.is_empty() {
-            return false;
-        }
+        !self.engines.is_empty() && self.engine_stops()
+    }
+
+    /// [`UTask::stop_wanted`]'s look at the engines.
+    #[inline(never)]
+    fn engine_stops(&self) -> bool {
         let rcu = shim::RcuGuard::new();
         self.engines
             .iter_rcu(&rcu)

@@ -4,8 +4,14 @@
  * modules, so, like LTTng and SystemTap, look them up with
  * for_each_kernel_tracepoint() and register probes on the struct tracepoint.
  * Each probe is type-checked against the tracepoint's TP_PROTO and hands
- * plain arguments to Rust. Probes run with preemption disabled (since 6.13
- * the syscall probes disable it themselves, see syscall_hook()).
+ * plain arguments to Rust. The Rust hooks run with preemption disabled,
+ * which makes them RCU readers (RcuGuard::preempt_off() in rust/hooks.rs):
+ * 6.12 calls every probe so; since 6.13 the syscall probes are called
+ * preemptible (they may fault, see syscall_hook()), and 7.x calls the others
+ * in an SRCU section, preemptible too, so the probes on the fork, exec and
+ * exit paths disable preemption themselves (tp_enter()): a few instructions,
+ * where an rcu_read_lock()/rcu_read_unlock() pair in the hook is two calls
+ * (PREEMPT_RCU). The signal probes run under the siglock, interrupts off.
  */
 #include <linux/binfmts.h>
 #include <linux/hash.h>
@@ -27,31 +33,50 @@ typedef u64 utrace_clone_flags_t;
 typedef unsigned long utrace_clone_flags_t;
 #endif
 
+/* Preemption off around a Rust hook (see the top of this file). */
+static __always_inline void tp_enter(void)
+{
+	preempt_disable_notrace();
+}
+
+static __always_inline void tp_leave(void)
+{
+	preempt_enable_notrace();
+}
+
 static void probe_newtask(void *data, struct task_struct *task, utrace_clone_flags_t clone_flags)
 {
+	tp_enter();
 	utrace_rs_hook_newtask(task, clone_flags);
+	tp_leave();
 }
 
 static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		       struct linux_binprm *bprm)
 {
+	tp_enter();
 	utrace_rs_hook_exec(p, bprm->filename, old_pid);
+	tp_leave();
 }
 
 #if UTRACE_KERNEL_7
 static void probe_exit(void *data, struct task_struct *p, bool group_dead)
 {
+	tp_enter();
 	utrace_rs_hook_exit(p, group_dead);
+	tp_leave();
 }
 #else
 static void probe_exit(void *data, struct task_struct *p)
 {
+	tp_enter();
 	/*
 	 * do_exit() decremented signal->live just before this tracepoint; 6.12
 	 * does not pass its verdict, so read it (another thread exiting in
 	 * between can make two threads see 0; 7.x passes the exact answer).
 	 */
 	utrace_rs_hook_exit(p, !atomic_read(&p->signal->live));
+	tp_leave();
 }
 #endif
 
