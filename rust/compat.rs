@@ -12,7 +12,8 @@
 //!   `*mut c_void`, `container_of!` checking the field type, `module!`'s
 //!   `authors: [..]`, `KVec::pop()` instead of `set_len()`. (Its tracepoint
 //!   probes are preemptible, the syscall probes faultable: the C shim's
-//!   syscall probes disable preemption for the Rust hook themselves.)
+//!   syscall, fork, exec and exit probes disable preemption for the Rust
+//!   hook themselves.)
 //!
 //! The C side (tracepoint prototypes, `__get_task_comm()`) tests
 //! `UTRACE_KERNEL_7` of `shim/shim.h`, the same threshold. Included by the
