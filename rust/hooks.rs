@@ -346,8 +346,8 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     let bit = sig_bit(sig);
     // No engine has had a signal event yet: no signal is fresh (the send
     // kprobe was never armed), held or wanted. Only a stop signal is looked
-    // at then, for job control (JCTL engines). The SIGCHLD of every fork
-    // under a global CLONE/DEATH engine returns here.
+    // at then, for job control (JCTL engines). The SIGCHLD of every child's
+    // exit under a global CLONE/DEATH engine returns here.
     if !st.signal_events_seen() && bit & STOP_SIGNALS == 0 {
         return;
     }

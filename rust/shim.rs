@@ -196,8 +196,11 @@ impl Drop for Hooks {
     }
 }
 
-/// An RCU read-side critical section, ended when dropped. Not `Send`: it must
-/// end on the CPU/task that began it. Nothing may sleep while one is held.
+/// An RCU read-side critical section: one begun by [`RcuGuard::new`] ends
+/// when the guard is dropped; one that preemption or interrupts off make
+/// ([`RcuGuard::preempt_off`], [`IrqOff::rcu`]) lasts as long as they are
+/// off, and the guard only witnesses it. Not `Send`: it must end on the
+/// CPU/task that began it. Nothing may sleep while one is held.
 pub(crate) struct RcuGuard {
     locked: bool,
     _not_send: PhantomData<*mut ()>,
@@ -215,12 +218,14 @@ impl RcuGuard {
 
     /// The read-side section of code that runs with preemption disabled,
     /// which holds off RCU grace periods (consolidated RCU): no
-    /// `rcu_read_lock()` call. The syscall hook's, whose probes disable
-    /// preemption on every kernel (`shim/tracepoints.c`).
+    /// `rcu_read_lock()` call. The syscall, fork, exec and exit hooks',
+    /// whose probes disable preemption on every kernel
+    /// (`shim/tracepoints.c`), and [`IrqOff`]'s.
     ///
     /// # Safety
     ///
-    /// Preemption is disabled for as long as the value lives.
+    /// Preemption is disabled for as long as the value is used (its drop
+    /// ends nothing, and may come after preemption is enabled again).
     pub(crate) unsafe fn preempt_off() -> Self {
         RcuGuard {
             locked: false,
@@ -239,7 +244,8 @@ impl Drop for RcuGuard {
 }
 
 /// Local interrupts off until dropped (`local_irq_save()`), and restored
-/// as they were. Not `Send`: it must end on the CPU that began it.
+/// as they were. Not `Send` (its `RcuGuard` is not): it must end on the
+/// CPU that began it.
 pub(crate) struct IrqOff {
     flags: core::ffi::c_ulong,
     /// The read-side section that interrupts off make (see [`IrqOff::rcu`]).

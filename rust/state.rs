@@ -90,7 +90,8 @@ pub(crate) struct OnDemand {
     /// The hooks are in; changed under `lock`.
     on: AtomicBool,
     /// An engine has asked for the hooks since the module was loaded (set
-    /// by the first [`OnDemand::add`], before it counts in; never cleared).
+    /// by every [`OnDemand::add`], before it counts in, whether or not the
+    /// hooks could be put in; never cleared).
     asked: AtomicBool,
     #[pin]
     lock: Mutex<()>,
@@ -380,10 +381,11 @@ impl State {
         self.attached.fetch_sub(1, SeqCst);
     }
 
-    /// Whether an engine has had signal events (`SIGNAL_ALL`) since the
-    /// module was loaded: until one has, no signal was seen by the signal
-    /// kprobe, held or wanted (see `hooks::utrace_rs_hook_signal`). Set
-    /// before the first such events take effect; never cleared.
+    /// Whether an engine has asked for signal events (`SIGNAL_ALL`) since
+    /// the module was loaded: until one has, no signal was seen by the
+    /// signal kprobe, held or wanted (see `hooks::utrace_rs_hook_signal`).
+    /// Set before the first such events take effect (also by a request
+    /// that failed); never cleared.
     pub(crate) fn signal_events_seen(&self) -> bool {
         self.signal.asked.load(SeqCst)
     }
