@@ -290,15 +290,68 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_send(sig: i32, task: *mut binding
         return;
     }
     let rcu = crate::shim::RcuGuard::new();
+    if sig == bindings::SIGCONT as i32 {
+        // SAFETY: The siglock is held by our caller.
+        unsafe { cancel_held_stops(st, task, &rcu) };
+        return;
+    }
     let Some(ut) = st.table.lookup(task, &rcu) else {
         return;
     };
+    let bit = sig_bit(sig);
+    // SAFETY: The siglock is held by our caller.
+    if ut.held.load(SeqCst) & bit != 0 && unsafe { shim::signal::debugger_owns(task) } {
+        // A debugger attached while `sig` was held (a crash suspended for
+        // `gdb -p`) and it is sent again (the faulting instruction ran
+        // again): the debugger owns the task's signals now. The held
+        // instance is shown before the kernel queues this one, which it
+        // then merges (a non-realtime signal is pending once), so the
+        // debugger sees the signal once, with its first siginfo.
+        let (private, shared) = ut.unhold(bit);
+        ut.suspended.fetch_and(!bit, SeqCst);
+        // SAFETY: As above.
+        unsafe { shim::signal::release_locked(task, private, shared) };
+        return;
+    }
     if !wants_signal(st, ut, task, sig, true) {
         return;
     }
-    ut.fresh.fetch_or(sig_bit(sig), SeqCst);
+    ut.fresh.fetch_or(bit, SeqCst);
+    st.shield_begin();
     // SAFETY: The siglock is held by our caller.
     unsafe { shim::signal::shield(task, sig, true) };
+}
+
+/// The send kprobe of a SIGCONT to `task`'s process, before
+/// `prepare_signal()` flushes the pending stop signals: the stop signals
+/// held in any thread (for SIGNAL_STOP engines, for a JCTL report, or
+/// suspended) are shown and no longer held, so that the kernel's own flush
+/// takes them, and exactly them: a stop signal sent after this SIGCONT is
+/// a new one, held and reported as usual. (Were the kprobe not armed, the
+/// SIGCONT probe cancels them instead: see [`continued`].)
+///
+/// # Safety
+///
+/// `task` is valid and its siglock is held.
+unsafe fn cancel_held_stops(st: &State, task: *mut bindings::task_struct, rcu: &RcuGuard) {
+    // SAFETY: By the function's safety requirements; the closure does not
+    // sleep.
+    unsafe {
+        shim::signal::for_each_thread(task, true, |t| {
+            let Some(ut) = st.table.lookup(t, rcu) else {
+                return;
+            };
+            let stops = ut.held.load(SeqCst) & STOP_SIGNALS;
+            if stops == 0 {
+                return;
+            }
+            ut.suspended.fetch_and(!stops, SeqCst);
+            ut.jctl_held.fetch_and(!stops, SeqCst);
+            let (private, shared) = ut.unhold(stops);
+            // The siglock is held by our caller (see above).
+            shim::signal::release_locked(t, private, shared);
+        })
+    };
 }
 
 /// Whether an engine of `ut` (`task`'s) wants to be told of `sig` and it
@@ -336,7 +389,9 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     queued: bool,
 ) {
     let Some(st) = state::get() else { return };
-    if !st.any_attached() || !(1..=64).contains(&sig) {
+    // A send the kprobe shielded is seen to its end even when the last
+    // engine detached in between: its mark is taken off below.
+    if (!st.any_attached() && !st.shields_out()) || !(1..=64).contains(&sig) {
         return;
     }
     if sig == bindings::SIGCONT as i32 {
@@ -383,6 +438,7 @@ fn generated(st: &State, sig: i32, task: *mut bindings::task_struct, shared: boo
     if let Some(ut) = created.as_deref().or(found) {
         let fresh = ut.fresh.fetch_and(!bit, SeqCst) & bit != 0;
         if fresh {
+            st.shield_end();
             // SAFETY: The siglock is held by our caller.
             unsafe { shim::signal::shield(task, sig, false) };
         }
@@ -393,6 +449,10 @@ fn generated(st: &State, sig: i32, task: *mut bindings::task_struct, shared: boo
         if queued && (fresh || again || unsafe { hold_late(st, ut, task, sig) }) {
             // SAFETY: As above.
             unsafe { shim::signal::hide(task, sig, shared) };
+            // SAFETY: As above.
+            if !again && shared && unsafe { merged_in_group(st, task, sig, &rcu) } {
+                return;
+            }
             ut.mark_hidden(bit, shared);
             if ut.held.fetch_or(bit, SeqCst) & bit == 0 {
                 ut.queue_signals(&st.work, bit, 0);
@@ -412,6 +472,42 @@ fn generated(st: &State, sig: i32, task: *mut bindings::task_struct, shared: boo
         // SAFETY: As above.
         unsafe { report_signal::jctl_group(st, task, JCTL_STOP, true, None) };
     }
+}
+
+/// Whether the process-wide non-realtime `sig` just queued (and hidden)
+/// for `task`'s group merges with one that a thread of the group holds
+/// hidden on the group's set already: the kernel would have merged it (a
+/// non-realtime signal is pending once per set), so it is not held a
+/// second time in another thread's record, which would report it and
+/// then show a set bit with no instance left, a forged empty siginfo. The
+/// holder shows one instance, the first, when it lets it go
+/// (`shim/signal.c` `unhide()`).
+///
+/// # Safety
+///
+/// `task` is valid and its siglock is held.
+unsafe fn merged_in_group(
+    st: &State,
+    task: *mut bindings::task_struct,
+    sig: i32,
+    rcu: &RcuGuard,
+) -> bool {
+    if sig >= bindings::SIGRTMIN as i32 {
+        return false;
+    }
+    let bit = sig_bit(sig);
+    let mut merged = false;
+    // SAFETY: By the function's safety requirements; the closure does not
+    // sleep.
+    unsafe {
+        shim::signal::for_each_thread(task, true, |t| {
+            merged |= st
+                .table
+                .lookup(t, rcu)
+                .is_some_and(|ut| ut.held.load(SeqCst) & ut.hid_shared.load(SeqCst) & bit != 0);
+        })
+    };
+    merged
 }
 
 /// Whether a signal sent without the kprobe (no kprobe in this kernel, or

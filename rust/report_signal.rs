@@ -17,7 +17,9 @@ use kernel::bindings;
 
 /// SIGNAL_*: each held signal goes to the engines that want its class,
 /// with its siginfo and dispositions; then their decision is carried out.
-/// Returns the signals pushed back with HOLD.
+/// Each queued instance of a realtime signal is reported and decided on
+/// its own ([`report_instance`]). Returns the signals pushed back with
+/// HOLD.
 pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> u64 {
     let mut rehold = 0;
     for sig in 1..=64 {
@@ -25,68 +27,147 @@ pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> 
         if signals & bit == 0 {
             continue;
         }
+        if ut.held.load(SeqCst) & bit == 0 {
+            // No longer held: SIGCONT's send took a held stop signal (the
+            // kernel flushed it), or a debugger's task was sent it again
+            // (see `hooks.rs`). Nothing of it is hidden to report.
+            ut.cancelled.fetch_and(!bit, SeqCst);
+            continue;
+        }
         if ut.cancelled.fetch_and(!bit, SeqCst) & bit != 0 {
             // A stop signal that SIGCONT cancelled while it was held.
             release(ut, sig, true);
             continue;
         }
-        let mut info = bindings::kernel_siginfo::default();
-        let mut orig_ka = bindings::k_sigaction::default();
-        let Some(class) = shim::signal::peek(sig, ut.hidden(bit), &mut info, &mut orig_ka) else {
-            // Dying: SIGKILL flushed the queues.
-            release(ut, sig, false);
-            continue;
-        };
-        let orig_info = info;
-        let mut return_ka = orig_ka;
-        let regs = shim::user_regs();
-        // The signal action (and flags) the last engine left.
-        let mut result = class;
-        let mut told = false;
-        let act = report(st, Some(ut), ut, signal::event_of(class), seq, |e, act| {
-            let ret = e.call_signal(
-                act | result,
-                regs,
-                &mut info,
-                Some((&orig_ka, &mut return_ka)),
-            );
-            result = ret & !action::MASK;
-            told = true;
-            if result & signal::SUSPEND != 0 {
-                // The stop of a suspended signal is the group stop,
-                // ended by SIGCONT, not a utrace stop.
-                return (ret & !action::MASK) | action::RESUME;
+        // The instance to report next: a realtime signal's instances that
+        // are let through stay queued (hidden) in order before it.
+        let (mut nth, mut first) = (0, true);
+        loop {
+            let now = report_instance(st, ut, sig, nth, first, seq);
+            first = false;
+            match now {
+                Instance::Kept => nth += 1,
+                Instance::Dropped => {}
+                Instance::Held => {
+                    rehold |= bit;
+                    break;
+                }
+                Instance::Done => break,
+                Instance::NoMore => {
+                    // Every instance was decided: the kept ones are shown
+                    // together (the pending set has one bit a signal); if
+                    // none was kept, none is left to show.
+                    release(ut, sig, nth == 0);
+                    break;
+                }
             }
-            ret
-        });
-        let _ = act;
-        if result & signal::SUSPEND != 0 && ut.held.load(SeqCst) & bit != 0 {
-            ut.suspended.fetch_or(bit, SeqCst);
-            ut.injecting.store(true, SeqCst);
-            shim::signal::stop_self();
-            ut.injecting.store(false, SeqCst);
-            continue;
         }
-        if result & signal::HOLD != 0 {
-            rehold |= bit;
-            continue;
-        }
-        let handler_sig = finish_signal(
-            st,
-            ut,
-            sig,
-            result & signal::MASK,
-            &mut info,
-            &orig_info,
-            &orig_ka,
-            &return_ka,
-        );
-        if let Some(hsig) = handler_sig.filter(|_| told) {
-            ut.handler_wanted.fetch_or(1u64 << (hsig - 1), SeqCst);
-        }
-        release(ut, sig, false);
     }
     rehold
+}
+
+/// What [`report_instance`] did with one instance of a held signal.
+enum Instance {
+    /// A realtime instance delivered as it is queued (its siginfo maybe
+    /// rewritten): left queued, hidden, until every instance is decided.
+    Kept,
+    /// A realtime instance ignored, or replaced by another signal: taken
+    /// out of the queue; the next instance, if any, took its place.
+    Dropped,
+    /// Pushed back (HOLD): reported again after the resume action.
+    Held,
+    /// The signal was decided as a whole and is no longer held.
+    Done,
+    /// No realtime instance is left to report.
+    NoMore,
+}
+
+/// Reports instance `nth` (counted from 0 in the order `get_signal()`
+/// dequeues them: the task's own set first; `first`: the signal's first
+/// look, which reports it even if no instance is queued, as a signal the
+/// kernel could queue no siginfo for is pending without one) of the held
+/// `sig` and carries
+/// out the engines' decision. A non-realtime signal is pending once, so it
+/// is always instance 0 and decided as a whole; so is a realtime signal
+/// whose decision is not about one instance (HOLD, SUSPEND, a kill or a
+/// stop).
+fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq: u64) -> Instance {
+    let bit = 1u64 << (sig - 1);
+    let rt = sig >= bindings::SIGRTMIN as i32;
+    let at = ut.hidden(bit);
+    if !first && shim::signal::count(sig, at) <= nth {
+        return Instance::NoMore;
+    }
+    let mut info = bindings::kernel_siginfo::default();
+    let mut orig_ka = bindings::k_sigaction::default();
+    let Some(class) = shim::signal::peek(sig, at, nth, &mut info, &mut orig_ka) else {
+        // Dying: SIGKILL flushed the queues.
+        release(ut, sig, false);
+        return Instance::Done;
+    };
+    let orig_info = info;
+    let mut return_ka = orig_ka;
+    let regs = shim::user_regs();
+    // The signal action (and flags) the last engine left.
+    let mut result = class;
+    let mut told = false;
+    report(st, Some(ut), ut, signal::event_of(class), seq, |e, act| {
+        let ret = e.call_signal(
+            act | result,
+            regs,
+            &mut info,
+            Some((&orig_ka, &mut return_ka)),
+        );
+        result = ret & !action::MASK;
+        told = true;
+        if result & signal::SUSPEND != 0 {
+            // The stop of a suspended signal is the group stop,
+            // ended by SIGCONT, not a utrace stop.
+            return (ret & !action::MASK) | action::RESUME;
+        }
+        ret
+    });
+    if result & signal::SUSPEND != 0 && ut.held.load(SeqCst) & bit != 0 {
+        ut.suspended.fetch_or(bit, SeqCst);
+        ut.injecting.store(true, SeqCst);
+        shim::signal::stop_self();
+        ut.injecting.store(false, SeqCst);
+        return Instance::Done;
+    }
+    if result & signal::HOLD != 0 {
+        return Instance::Held;
+    }
+    let sa = result & signal::MASK;
+    if rt && shim::signal::ka_kind(&return_ka) == shim::signal::ka_kind(&orig_ka) {
+        let new_sig = info.__bindgen_anon_1.si_signo;
+        match sa {
+            signal::DELIVER if new_sig == sig => {
+                if info_bytes(&info) != info_bytes(&orig_info) {
+                    shim::signal::rewrite(sig, at, nth, &info);
+                }
+                if told && class == signal::DELIVER {
+                    ut.handler_wanted.fetch_or(bit, SeqCst);
+                }
+                return Instance::Kept;
+            }
+            signal::DELIVER if (1..=64).contains(&new_sig) => {
+                shim::signal::discard(sig, at, nth);
+                send_self(ut, new_sig, Some(&mut info));
+                return Instance::Dropped;
+            }
+            signal::DELIVER | signal::IGN => {
+                shim::signal::discard(sig, at, nth);
+                return Instance::Dropped;
+            }
+            _ => {}
+        }
+    }
+    let handler_sig = finish_signal(st, ut, sig, sa, &mut info, &orig_info, &orig_ka, &return_ka);
+    if let Some(hsig) = handler_sig.filter(|_| told) {
+        ut.handler_wanted.fetch_or(1u64 << (hsig - 1), SeqCst);
+    }
+    release(ut, sig, false);
+    Instance::Done
 }
 
 /// Queues a JCTL report (`what`) in every thread of `task`'s group that has
@@ -257,6 +338,16 @@ unsafe fn jctl_stop_current(st: &State, ut: &UTask) {
     unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false, None) };
 }
 
+/// No longer holds the signals of `mask` for `ut` (`current`): shows them
+/// again, to be delivered as the kernel would have.
+pub(crate) fn release_held(ut: &UTask, mask: u64) {
+    for sig in 1..=64 {
+        if mask & (1u64 << (sig - 1)) != 0 {
+            release(ut, sig, false);
+        }
+    }
+}
+
 /// No longer holds `sig` for `ut` (`current`): shows it again, or
 /// (`discard`) takes it out of the queues.
 fn release(ut: &UTask, sig: i32, discard: bool) {
@@ -311,7 +402,7 @@ fn finish_signal(
                 release(ut, sig, true);
                 send_self(ut, new_sig, Some(info));
             } else if changed {
-                shim::signal::rewrite(sig, at, info);
+                shim::signal::rewrite(sig, at, 0, info);
             }
             if new_sig == 0 {
                 return None;
@@ -351,7 +442,7 @@ fn finish_signal(
             }
             if rep == sig {
                 if changed {
-                    shim::signal::rewrite(sig, at, info);
+                    shim::signal::rewrite(sig, at, 0, info);
                 }
             } else {
                 release(ut, sig, true);

@@ -39,19 +39,24 @@ mod ffi {
             sig: c_int,
             shared: bool,
         );
+        pub(super) fn utrace_shim_sig_debugger_owns(task: *mut bindings::task_struct) -> bool;
         pub(super) fn utrace_shim_signal_peek(
             sig: c_int,
             private: bool,
             shared: bool,
+            nth: u32,
             info: *mut bindings::kernel_siginfo,
             ka: *mut bindings::k_sigaction,
         ) -> c_int;
+        pub(super) fn utrace_shim_signal_count(sig: c_int, private: bool, shared: bool) -> u32;
         pub(super) fn utrace_shim_signal_rewrite(
             sig: c_int,
             private: bool,
             shared: bool,
+            nth: u32,
             info: *const bindings::kernel_siginfo,
         );
+        pub(super) fn utrace_shim_signal_discard(sig: c_int, private: bool, shared: bool, nth: u32);
         pub(super) fn utrace_shim_signal_release(
             sig: c_int,
             private: bool,
@@ -328,6 +333,16 @@ pub(crate) mod signal {
         unsafe { ffi::utrace_shim_sig_holdable(task, sig, early) }
     }
 
+    /// Whether `task` is ptraced: its debugger owns its signals.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid and its siglock is held.
+    pub(crate) unsafe fn debugger_owns(task: *mut bindings::task_struct) -> bool {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_sig_debugger_owns(task) }
+    }
+
     /// Marks (`on`) or unmarks `sig` in the `real_blocked` of every thread
     /// of `task`'s group, for one send.
     ///
@@ -357,23 +372,41 @@ pub(crate) mod signal {
         pub(crate) shared: bool,
     }
 
-    /// `current`'s hidden `sig`: its siginfo into `info`, the disposition
+    /// `current`'s hidden `sig`, instance `nth` (counted from 0 in the order
+    /// `get_signal()` dequeues them): its siginfo into `info` (a signal
+    /// queued without one gets what the kernel would make), the disposition
     /// into `ka`, and its class; `None` if `current` is dying.
     pub(crate) fn peek(
         sig: i32,
         at: Hidden,
+        nth: u32,
         info: &mut bindings::kernel_siginfo,
         ka: &mut bindings::k_sigaction,
     ) -> Option<u32> {
         // SAFETY: Task context; `info` and `ka` are valid for writes.
-        let class = unsafe { ffi::utrace_shim_signal_peek(sig, at.private, at.shared, info, ka) };
+        let class =
+            unsafe { ffi::utrace_shim_signal_peek(sig, at.private, at.shared, nth, info, ka) };
         u32::try_from(class).ok()
     }
 
-    /// Replaces the siginfo of `current`'s hidden `sig` by `info`.
-    pub(crate) fn rewrite(sig: i32, at: Hidden, info: &bindings::kernel_siginfo) {
+    /// How many instances of `current`'s hidden `sig` are queued.
+    pub(crate) fn count(sig: i32, at: Hidden) -> u32 {
+        // SAFETY: Task context; takes `current`'s siglock.
+        unsafe { ffi::utrace_shim_signal_count(sig, at.private, at.shared) }
+    }
+
+    /// Replaces the siginfo of instance `nth` of `current`'s hidden `sig` by
+    /// `info` (same signal).
+    pub(crate) fn rewrite(sig: i32, at: Hidden, nth: u32, info: &bindings::kernel_siginfo) {
         // SAFETY: Task context; `info` is valid.
-        unsafe { ffi::utrace_shim_signal_rewrite(sig, at.private, at.shared, info) }
+        unsafe { ffi::utrace_shim_signal_rewrite(sig, at.private, at.shared, nth, info) }
+    }
+
+    /// Takes instance `nth` of `current`'s hidden `sig` out of its queue
+    /// (the others stay hidden).
+    pub(crate) fn discard(sig: i32, at: Hidden, nth: u32) {
+        // SAFETY: Task context; takes `current`'s siglock.
+        unsafe { ffi::utrace_shim_signal_discard(sig, at.private, at.shared, nth) }
     }
 
     /// Shows `current`'s hidden `sig` again (delivered as usual), or

@@ -38,6 +38,10 @@ pub(crate) struct State {
     /// Events no engine was told of because memory ran out (`GFP_ATOMIC` in
     /// the hooks); streams turn increases into `LOST <n>` records.
     lost: AtomicU64,
+    /// Sends the signal kprobe shielded (`real_blocked`) whose
+    /// `signal_generate` has not run yet: while any is, that probe looks
+    /// even when no engine is attached any more, to take the mark off.
+    shields: AtomicUsize,
     /// Task works and reap works queued and not yet finished.
     #[pin]
     pub(crate) work: WorkCounter,
@@ -229,6 +233,7 @@ impl State {
             seq: AtomicU64::new(0),
             attached: AtomicUsize::new(0),
             lost: AtomicU64::new(0),
+            shields: AtomicUsize::new(0),
             work <- WorkCounter::new(),
             syscall <- OnDemand::new(
                 switch_syscall_hooks,
@@ -362,6 +367,22 @@ impl State {
         f();
         self.reaper.store(ptr::null_mut(), SeqCst);
         self.reap_reporting.store(ptr::null_mut(), SeqCst);
+    }
+
+    /// A send was shielded by the signal kprobe (its `signal_generate`
+    /// follows under the same siglock).
+    pub(crate) fn shield_begin(&self) {
+        self.shields.fetch_add(1, SeqCst);
+    }
+
+    /// The `signal_generate` probe took a shield off.
+    pub(crate) fn shield_end(&self) {
+        self.shields.fetch_sub(1, SeqCst);
+    }
+
+    /// Whether a shielded send waits for its `signal_generate` probe.
+    pub(crate) fn shields_out(&self) -> bool {
+        self.shields.load(SeqCst) != 0
     }
 
     /// Whether any engine is attached at all: the hooks' first check.

@@ -120,12 +120,15 @@ struct kernel_siginfo;
 u32 utrace_shim_sig_class(struct task_struct *task, int sig);
 u32 utrace_shim_sig_default_class(int sig);
 bool utrace_shim_sig_holdable(struct task_struct *task, int sig, bool early);
+bool utrace_shim_sig_debugger_owns(struct task_struct *task);
 void utrace_shim_sig_shield(struct task_struct *task, int sig, bool on);
 void utrace_shim_sig_hide(struct task_struct *task, int sig, bool shared);
-int utrace_shim_signal_peek(int sig, bool private, bool shared, struct kernel_siginfo *info,
-			    struct k_sigaction *ka);
-void utrace_shim_signal_rewrite(int sig, bool private, bool shared,
+int utrace_shim_signal_peek(int sig, bool private, bool shared, unsigned int nth,
+			    struct kernel_siginfo *info, struct k_sigaction *ka);
+unsigned int utrace_shim_signal_count(int sig, bool private, bool shared);
+void utrace_shim_signal_rewrite(int sig, bool private, bool shared, unsigned int nth,
 				const struct kernel_siginfo *info);
+void utrace_shim_signal_discard(int sig, bool private, bool shared, unsigned int nth);
 void utrace_shim_signal_release(int sig, bool private, bool shared, bool discard);
 void utrace_shim_signal_release_locked(struct task_struct *t, u64 private, u64 shared);
 int utrace_shim_ka_kind(const struct k_sigaction *ka);

@@ -90,6 +90,12 @@ bool utrace_shim_sig_holdable(struct task_struct *task, int sig, bool early)
 	return true;
 }
 
+/* Whether @task is ptraced (its debugger owns its signals). Siglock held. */
+bool utrace_shim_sig_debugger_owns(struct task_struct *task)
+{
+	return READ_ONCE(task->ptrace) != 0;
+}
+
 /* The pending set a signal was queued on: the group's (@shared) or @task's. */
 static struct sigpending *pending_of(struct task_struct *task, bool shared)
 {
@@ -118,14 +124,29 @@ void utrace_shim_sig_hide(struct task_struct *task, int sig, bool shared)
 	sigdelset(&pending_of(task, shared)->signal, sig);
 }
 
-/* The first siginfo queued for @sig on @p, or NULL (queued without one). */
-static struct sigqueue *first_queued(struct sigpending *p, int sig)
+/*
+ * Instance @nth (from 0) of @sig queued on current's own set (if @private)
+ * and then on its group's (if @shared), in the order dequeue_signal() takes
+ * them; NULL if fewer are queued. *@on_shared says which set it is on.
+ * Siglock held.
+ */
+static struct sigqueue *nth_queued(int sig, bool private, bool shared, unsigned int nth,
+				   bool *on_shared)
 {
 	struct sigqueue *q;
 
-	list_for_each_entry(q, &p->list, list)
-		if (q->info.si_signo == sig)
-			return q;
+	if (private)
+		list_for_each_entry(q, &current->pending.list, list)
+			if (q->info.si_signo == sig && nth-- == 0) {
+				*on_shared = false;
+				return q;
+			}
+	if (shared)
+		list_for_each_entry(q, &current->signal->shared_pending.list, list)
+			if (q->info.si_signo == sig && nth-- == 0) {
+				*on_shared = true;
+				return q;
+			}
 	return NULL;
 }
 
@@ -164,25 +185,23 @@ static void unhide(struct sigpending *p, int sig)
 
 /*
  * current's hidden @sig (on its own set if @private, the group's if
- * @shared): copy its siginfo (the first queued, own before group's, as
- * dequeue_signal() takes them; one queued without siginfo gets what
- * collect_signal() would make) and the disposition in force. Returns its
- * class, or -1 when current is dying (SIGKILL flushes the queues).
+ * @shared), instance @nth: copy its siginfo (one queued without siginfo
+ * gets what collect_signal() would make) and the disposition in force.
+ * Returns its class, or -1 when current is dying (SIGKILL flushes the
+ * queues).
  */
-int utrace_shim_signal_peek(int sig, bool private, bool shared, kernel_siginfo_t *info,
-			    struct k_sigaction *ka)
+int utrace_shim_signal_peek(int sig, bool private, bool shared, unsigned int nth,
+			    kernel_siginfo_t *info, struct k_sigaction *ka)
 {
-	struct sigqueue *q = NULL;
+	struct sigqueue *q;
+	bool on_shared;
 	int ret;
 
 	clear_siginfo(info);
 	info->si_signo = sig;
 	info->si_code = SI_USER;
 	spin_lock_irq(&current->sighand->siglock);
-	if (private)
-		q = first_queued(&current->pending, sig);
-	if (!q && shared)
-		q = first_queued(&current->signal->shared_pending, sig);
+	q = nth_queued(sig, private, shared, nth, &on_shared);
 	if (q)
 		copy_siginfo(info, &q->info);
 	*ka = current->sighand->action[sig - 1];
@@ -191,21 +210,91 @@ int utrace_shim_signal_peek(int sig, bool private, bool shared, kernel_siginfo_t
 	return ret;
 }
 
-/* Replace the siginfo of current's first hidden @sig by @info (same signal). */
-void utrace_shim_signal_rewrite(int sig, bool private, bool shared, const kernel_siginfo_t *info)
+/* How many instances of current's hidden @sig are queued. */
+unsigned int utrace_shim_signal_count(int sig, bool private, bool shared)
 {
-	struct sigqueue *q = NULL;
+	unsigned int n = 0;
+	bool on_shared;
 
 	spin_lock_irq(&current->sighand->siglock);
-	if (private)
-		q = first_queued(&current->pending, sig);
-	if (!q && shared)
-		q = first_queued(&current->signal->shared_pending, sig);
+	while (nth_queued(sig, private, shared, n, &on_shared))
+		n++;
+	spin_unlock_irq(&current->sighand->siglock);
+	return n;
+}
+
+/* Replace the siginfo of instance @nth of current's hidden @sig by @info (same signal). */
+void utrace_shim_signal_rewrite(int sig, bool private, bool shared, unsigned int nth,
+				const kernel_siginfo_t *info)
+{
+	struct sigqueue *q;
+	bool on_shared;
+
+	spin_lock_irq(&current->sighand->siglock);
+	q = nth_queued(sig, private, shared, nth, &on_shared);
 	if (q) {
 		copy_siginfo(&q->info, info);
 		q->info.si_signo = sig;
 	}
 	spin_unlock_irq(&current->sighand->siglock);
+}
+
+/*
+ * Take instance @nth of current's hidden @sig out of its queue, as
+ * dequeue_signal() takes one (it frees it, and a timer's is the timer's
+ * again): made the first of @sig on its set, which alone shows @sig for
+ * the call; the others stay queued and hidden.
+ */
+void utrace_shim_signal_discard(int sig, bool private, bool shared, unsigned int nth)
+{
+	struct sigpending *p, *other;
+	kernel_siginfo_t info;
+	enum pid_type type;
+	struct sigqueue *q;
+	bool on_shared, other_set;
+	sigset_t others;
+
+	spin_lock_irq(&current->sighand->siglock);
+	q = nth_queued(sig, private, shared, nth, &on_shared);
+	if (q) {
+		p = pending_of(current, on_shared);
+		other = pending_of(current, !on_shared);
+		other_set = sigismember(&other->signal, sig);
+		list_move(&q->list, &p->list);
+		sigdelset(&other->signal, sig);
+		sigaddset(&p->signal, sig);
+		sigfillset(&others);
+		sigdelset(&others, sig);
+		dequeue_signal(&others, &info, &type);
+		sigdelset(&p->signal, sig);
+		if (other_set)
+			sigaddset(&other->signal, sig);
+		recalc_sigpending();
+	}
+	spin_unlock_irq(&current->sighand->siglock);
+}
+
+/*
+ * current is exiting and showed the process-wide @sig again: exit_signals()
+ * has passed the group's pending signals on already, so have a live thread
+ * that does not block @sig look at its signals, as complete_signal() would
+ * (none if every thread blocks it: the first to unblock it takes it).
+ * signal_wake_up() is not exported: the flag, then a wake-up of a thread
+ * that sleeps interruptibly (one about to sleep sees the flag first).
+ * Siglock held.
+ */
+static void wake_one_for(int sig)
+{
+	struct task_struct *t;
+
+	for_each_thread(current, t) {
+		if (t->flags & PF_EXITING || sigismember(&t->blocked, sig))
+			continue;
+		set_tsk_thread_flag(t, TIF_SIGPENDING);
+		if (READ_ONCE(t->__state) & TASK_INTERRUPTIBLE)
+			wake_up_process(t);
+		return;
+	}
 }
 
 /*
@@ -230,6 +319,8 @@ void utrace_shim_signal_release(int sig, bool private, bool shared, bool discard
 		/* Non-realtime signals are queued once; realtime ones, maybe more. */
 		while (dequeue_signal(&others, &info, &type) == sig)
 			;
+	} else if (shared && (current->flags & PF_EXITING)) {
+		wake_one_for(sig);
 	}
 	recalc_sigpending();
 	spin_unlock_irq(&current->sighand->siglock);
