@@ -185,10 +185,20 @@ fn apply_resume(ut: &UTask, resume: u32) {
     }
 }
 
+/// The CLONE report of `parent`, made by `cur`: the parent itself, or its
+/// vfork child on its behalf (the parent sleeps until the child execs or
+/// exits). A STOP that wins stops the task that made the report in its own
+/// work; for a vfork parent it must stop the parent, which runs its work
+/// when it returns from vfork, before any user instruction: asked for here.
 fn report_clone(st: &State, cur: &UTask, parent: &UTask, flags: u64, child: &Task, seq: u64) {
-    report(st, Some(cur), parent, events::CLONE, seq, |e, act| {
+    let act = report(st, Some(cur), parent, events::CLONE, seq, |e, act| {
         e.call_clone(act, parent.task(), flags, child)
     });
+    if act == action::STOP && !core::ptr::eq(cur, parent) {
+        // RESUME: no report, only the look at the stop (and at stepping,
+        // as after any stop).
+        parent.queue(&st.work, |inner| inner.pending.ask_resume(action::RESUME));
+    }
 }
 
 /// What a [`run_pending`] pass leaves its caller.

@@ -141,3 +141,29 @@ wait $waiter
 expect_eq "what waitpid() saw" "$(tr '\n' ' ' </tmp/t46.wait)" \
 	"stopped 19 continued stopped 19 continued killed 9 "
 utctl cleanup >/dev/null
+
+# --- STOP returned by the parent's CLONE callback, fork and vfork: the
+# parent stops before it runs user code again (ps: I), and runs on (reaps
+# its child, exits 0) after RESUME. A vfork parent's CLONE is reported by
+# the child on its behalf; the stop takes effect when the parent returns
+# from vfork (after the child's exec).
+for mode in fork vfork; do
+	utctl reset >/dev/null
+	rm -f /tmp/t46.go
+	mkfifo /tmp/t46.go
+	spawn $mode 1 /bin/true </tmp/t46.go &
+	sp=$!
+	expect_ut "$mode: attach" 0 attach 6 $sp $A_CREATE
+	expect_ut "$mode: CLONE" 0 events 6 $EV_CLONE
+	expect_ut "$mode: callbacks return STOP" 0 ret 6 $ACT_STOP
+	echo go >/tmp/t46.go
+	wait_until 10 "log_events 6 CLONE | grep -qx $sp"
+	sleep 1
+	kill -0 $sp 2>/dev/null || fail "$mode: the parent ran on after its CLONE callback returned STOP (it exited)"
+	expect_eq "$mode: the parent is stopped after its CLONE callback returned STOP" "$(state_of $sp)" I
+	expect_ut "$mode: callbacks return RESUME" 0 ret 6 $ACT_RESUME
+	expect_ut "$mode: RESUME" 0 control 6 $ACT_RESUME
+	wait $sp || fail "$mode: spawn failed after RESUME"
+	echo "ok: $mode: stopped by its CLONE callback's STOP, then ran to its end"
+	utctl cleanup >/dev/null
+done
