@@ -495,7 +495,9 @@ int utrace_release_engines(struct module *mod, int flags, void *data);
  * atomically. Every event of the task is reported to exactly one of the two:
  * the new engine's first event is the one right after the last event @from
  * saw, and a CLONE child is followed by whichever engine reported its CLONE.
- * @from is detached; one callback to it may still be running when this
+ * @from is detached, as by UTRACE_DETACH: a stop it held ends (and so do
+ * its suspended signals and stepping); the new engine holds no stop, as a
+ * newly attached one. One callback to @from may still be running when this
  * returns: utrace_barrier(@target, @from) waits for it.
  *
  * Returns a reference to the new engine, or ERR_PTR: -ESRCH (@from detached,

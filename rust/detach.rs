@@ -103,10 +103,10 @@ pub(crate) fn detach_where(
     }
 }
 
-/// What follows marking and unlinking: the engine's stop and held signals
-/// no longer hold the task, and its attached reference goes after a grace
-/// period.
-fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
+/// What follows marking and unlinking (a detach, or the old engine of a
+/// handoff): the engine's stop and held signals no longer hold the task,
+/// and its attached reference goes after a grace period.
+pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
     match target {
         Target::Task(ut) => {
             if engine.wants_stop() {
@@ -137,7 +137,7 @@ fn release_suspended(ut: &UTask) {
 }
 
 /// The counts a detach changes, and the attached reference's retirement.
-pub(crate) fn finish_detach(st: &State, engine: &Engine) {
+fn finish_detach(st: &State, engine: &Engine) {
     if !engine.owner.is_null() {
         // Its utrace_wait_stopped() waiters return ESRCH.
         crate::wait::wake(crate::utask::UTask::stop_waiters_key(engine.owner));

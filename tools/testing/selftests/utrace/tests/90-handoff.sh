@@ -28,6 +28,41 @@ expect_eq "events and the engine that got each" "$got" \
 	"EXEC:ops=a EXEC:ops=b DEATH:ops=b REAP:ops=b "
 utctl put 0 >/dev/null
 
+# A task stopped only by the old engine: the old engine's stop ends with
+# the handoff (as at a DETACH); the new engine starts fresh, holding no
+# stop, so the task runs on. The new engine then stops it, waits for the
+# stop, examines it and resumes it.
+sh -c 'while :; do :; done' &
+busy=$!
+expect_ut "attach A" 0 attach 2 $busy $A_CREATE
+expect_ut "A: QUIESCE" 0 events 2 $EV_QUIESCE
+expect_ut "callbacks return STOP" 0 ret 2 $ACT_STOP
+expect_ut "A: STOP" $EINPROGRESS control 2 $ACT_STOP
+expect_ut "A: wait until stopped" 0 waitstop 2 0
+expect_eq "stopped by A" "$(state_of $busy)" I
+expect_ut "handoff of the stopped task" 0 handoff 2
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 5 '[ "$(state_of $busy)" = R ]'
+c1=$(cpu_of $busy); sleep 1; c2=$(cpu_of $busy)
+[ $((c2 - c1)) -gt 10 ] || fail "the task did not run after the handoff ($((c2 - c1)) ticks in 1 s)"
+echo "ok: A's stop ended with the handoff: the task runs ($((c2 - c1)) ticks in 1 s)"
+expect_ut "B: STOP" $EINPROGRESS control 2 $ACT_STOP
+rm -f /tmp/t90.ws
+utctl waitstop 2 1 >/tmp/t90.ws &
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ -s /tmp/t90.ws ]'
+expect_eq "B: wait until stopped" "$(cat /tmp/t90.ws)" 0
+expect_eq "B: waitstop and examine" \
+	"$(utlog | awk '$2 == 2 && $3 == "WAITSTOP" { print $4, $5 }' | tail -n 1)" "ret=0 examine=0"
+expect_eq "stopped by B" "$(state_of $busy)" I
+expect_ut "B: RESUME" 0 control 2 $ACT_RESUME
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 5 '[ "$(state_of $busy)" = R ]'
+echo "ok: B stopped, examined and resumed the task"
+kill -KILL $busy
+wait $busy 2>/dev/null
+expect_ut "cleanup" 0 cleanup
+
 P=8 K=${UTRACE_HS_STEPS:-250}
 expect_ut "stress accounting" 0 hs $P "$K"
 rm -f /tmp/t90.go
