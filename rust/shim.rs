@@ -77,6 +77,15 @@ mod ffi {
         pub(super) fn utrace_shim_stop_killed() -> bool;
         pub(super) fn utrace_shim_stop_queue_current(work: *mut bindings::callback_head) -> c_int;
         pub(super) fn utrace_shim_stop_schedule_waking(waiters: *mut c_void);
+        pub(super) fn utrace_shim_task_work_cancel(
+            task: *mut bindings::task_struct,
+            cb: *mut bindings::callback_head,
+        ) -> bool;
+        pub(super) fn utrace_shim_unload_show_signals(
+            task: *mut bindings::task_struct,
+            private: u64,
+            shared: u64,
+        );
         pub(super) fn utrace_shim_blockstep_supported() -> bool;
         pub(super) fn utrace_shim_step_enable(block: bool) -> bool;
         pub(super) fn utrace_shim_step_disable();
@@ -653,6 +662,30 @@ pub(crate) mod stop {
     pub(crate) unsafe fn queue_current(work: *mut bindings::callback_head) -> Result {
         // SAFETY: By the function's safety requirements.
         to_result(unsafe { ffi::utrace_shim_stop_queue_current(work) })
+    }
+
+    /// Module unload: takes `work` off `task`'s task_work list if it is
+    /// queued there and not yet taken by `task_work_run()`; whether it was.
+    /// Any context but NMI.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid and `work` is a `callback_head` that stays valid.
+    pub(crate) unsafe fn task_work_cancel(
+        task: *mut bindings::task_struct,
+        work: *mut bindings::callback_head,
+    ) -> bool {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_shim_task_work_cancel(task, work) }
+    }
+
+    /// Module unload: shows `task`'s hidden signals again (bit `sig - 1`,
+    /// on its own set and its group's), taking its siglock. Not to be
+    /// called with a siglock held.
+    pub(crate) fn unload_show_signals(task: &kernel::task::Task, private: u64, shared: u64) {
+        let task = (task as *const kernel::task::Task).cast_mut().cast();
+        // SAFETY: `task` is valid (a reference); the shim takes its siglock.
+        unsafe { ffi::utrace_shim_unload_show_signals(task, private, shared) }
     }
 }
 

@@ -123,7 +123,8 @@ impl EntryRestart {
         self.state.store(state, SeqCst);
     }
 
-    fn skipped(&self) -> bool {
+    /// Whether a skipped pass waits for the task's work to restart it.
+    pub(crate) fn skipped(&self) -> bool {
         matches!(
             self.state.load(SeqCst) & !SKIPPED_RESUMED,
             SKIPPED_STOP | SKIPPED_REPORT

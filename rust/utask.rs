@@ -670,6 +670,59 @@ impl UTask {
         }
     }
 
+    /// Module unload, once the hooks are out and no engine is left: takes
+    /// back the work items queued on the task that it has not started (a
+    /// process in a group or ptrace stop runs its task_work only once
+    /// continued, which may never come), dropping what they carried as the
+    /// engines' detach would have left it: the events (no engine is left to
+    /// be told of them) and the hidden signals, shown again for the kernel
+    /// to deliver. Left queued, to be waited for, is the work of a task
+    /// that must run it (a syscall entry to restart, stepping to stop):
+    /// such a task is on its way back to user mode. Any context but NMI.
+    pub(crate) fn cancel_queued_work(&self, work: &WorkCounter) {
+        if self.entry_restart.skipped() || self.stepping.load(SeqCst) {
+            return;
+        }
+        let cancel = |cb: &Opaque<bindings::callback_head>| {
+            // SAFETY: `cb` is one of this `UTask`'s work items, alive as
+            // long as it (the caller holds a reference or RCU).
+            unsafe { shim::stop::task_work_cancel(self.task_ptr(), cb.get()) }
+        };
+        let mut inner = self.inner.lock();
+        let mut lost = None;
+        if inner.work_queued && cancel(&self.work) {
+            inner.work_queued = false;
+            lost = Some(core::mem::take(&mut inner.pending));
+            work.end();
+        }
+        if inner.kick_queued && cancel(&self.kick) {
+            inner.kick_queued = false;
+            work.end();
+        }
+        let queued = inner.work_queued;
+        drop(inner);
+        // Outside the lock: a CLONE report opens its child's gate.
+        drop(lost);
+        if self.sig_work_queued.load(SeqCst) && cancel(&self.sig_work) {
+            self.sig_work_queued.store(false, SeqCst);
+            self.incoming_signals.store(0, SeqCst);
+            self.incoming_jctl.store(0, SeqCst);
+            self.handler_pending.store(false, SeqCst);
+            work.end();
+        }
+        if queued || self.sig_work_queued.load(SeqCst) {
+            // Its work runs after all and reports them.
+            return;
+        }
+        // Stop signals a SIGCONT cancelled stay out of the pending set.
+        let show = self.held.load(SeqCst) & !self.cancelled.load(SeqCst);
+        let (private, shared) = self.unhold(show);
+        self.suspended.fetch_and(!show, SeqCst);
+        if private | shared != 0 {
+            shim::stop::unload_show_signals(self.task(), private, shared);
+        }
+    }
+
     /// Holds the (new) task at its first return to user mode until
     /// [`UTask::open_gate`].
     pub(crate) fn close_gate(&self, work: &WorkCounter) {

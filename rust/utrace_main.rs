@@ -174,8 +174,11 @@ impl Drop for UtraceModule {
         self.state.hooks_shutdown();
         drop(self.kprobes.take());
         drop(self.hooks.take());
-        // 2. Every queued task_work and reap work has run, and the engines
-        //    they detached are released.
+        // 2. Every queued task_work and reap work has run (or, a task's
+        //    work it may never run, a stopped process's, was taken back),
+        //    and the engines they detached are released.
+        let st = &self.state;
+        st.table.for_each(|ut| ut.cancel_queued_work(&st.work));
         self.state.wait_idle();
         // SAFETY: Plain C calls from process context.
         unsafe {

@@ -161,6 +161,8 @@ void utrace_shim_stop_sleep_done(unsigned int cleared);
 bool utrace_shim_stop_killed(void);
 int utrace_shim_stop_queue_current(struct callback_head *work);
 void utrace_shim_stop_schedule_waking(void *waiters);
+bool utrace_shim_task_work_cancel(struct task_struct *task, struct callback_head *cb);
+void utrace_shim_unload_show_signals(struct task_struct *task, u64 private, u64 shared);
 void utrace_shim_freezer_register(void);
 void utrace_shim_freezer_unregister(void);
 /* freezer.rs: current may have a stop to take again after the cgroup freezer. */

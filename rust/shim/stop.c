@@ -239,6 +239,70 @@ int utrace_shim_stop_queue_current(struct callback_head *work)
 }
 
 /*
+ * Module unload: a process in a group stop (TASK_STOPPED) or a ptrace stop
+ * runs its task_work only once continued, which may never come, so the
+ * work utrace_rs.ko queued on a task and the task has not started is taken
+ * back. task_work_cancel() is not exported (6.12, 7.x), and calling it
+ * through an address looked up at run time would be an indirect call to a
+ * function whose ENDBR objtool sealed (see step.c): the same steps, with
+ * the same protocol as kernel/task_work.c (unchanged since 5.x): under
+ * @task's pi_lock, the entry is unlinked by a cmpxchg of the link that
+ * points at it; task_work_run() takes the whole list with a cmpxchg of the
+ * head and then waits for pi_lock, so an entry is either cancelled here or
+ * run there, never both. Whether @cb was queued and is now cancelled.
+ */
+bool utrace_shim_task_work_cancel(struct task_struct *task, struct callback_head *cb)
+{
+	struct callback_head **pprev = &task->task_works;
+	struct callback_head *work;
+	unsigned long flags;
+
+	if (!READ_ONCE(task->task_works))
+		return false;
+	raw_spin_lock_irqsave(&task->pi_lock, flags);
+	work = READ_ONCE(*pprev);
+	while (work) {
+		if (work != cb) {
+			pprev = &work->next;
+			work = READ_ONCE(*pprev);
+		} else if (try_cmpxchg(pprev, &work, work->next)) {
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&task->pi_lock, flags);
+	return work == cb;
+}
+
+/*
+ * Module unload, for a task whose cancelled work was to report signals
+ * utrace-rs hid: show them again (bit sig-1, on @task's own set @private
+ * and its group's @shared) under @task's siglock (lock_task_sighand()'s
+ * loop: __lock_task_sighand() is not exported); nothing if @task has no
+ * sighand any more. The kernel delivers them as if never hidden: a stopped
+ * process once it is continued.
+ */
+void utrace_shim_unload_show_signals(struct task_struct *task, u64 private, u64 shared)
+{
+	struct sighand_struct *sighand;
+	unsigned long flags;
+
+	rcu_read_lock();
+	for (;;) {
+		sighand = rcu_dereference(task->sighand);
+		if (!sighand)
+			break;
+		spin_lock_irqsave(&sighand->siglock, flags);
+		if (likely(sighand == rcu_access_pointer(task->sighand))) {
+			utrace_shim_signal_release_locked(task, private, shared);
+			spin_unlock_irqrestore(&sighand->siglock, flags);
+			break;
+		}
+		spin_unlock_irqrestore(&sighand->siglock, flags);
+	}
+	rcu_read_unlock();
+}
+
+/*
  * The stop's first sleep (current's state is set, it is on its stop's wait
  * queue): wake the utrace_wait_stopped() waiters on @waiters, then sleep,
  * with preemption off in between, as ptrace_stop() does for its tracer
