@@ -17,7 +17,7 @@
 
 use crate::compat::{self, ForeignPtr};
 use crate::errno::eshutdown;
-use crate::shim;
+use crate::shim::{self, IrqOff};
 use crate::text::Cursor;
 use crate::wait;
 use core::ffi::c_void;
@@ -25,6 +25,7 @@ use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering::SeqCst};
 use kernel::bindings;
 use kernel::prelude::*;
+use kernel::sync::lock::{spinlock::SpinLockBackend, Guard};
 use kernel::sync::{new_spinlock, Arc, SpinLock};
 use kernel::types::{ForeignOwnable, Opaque};
 
@@ -55,6 +56,30 @@ struct Ring {
     lost_seen: u64,
     /// The stream is being destroyed: readers get end of file.
     closed: bool,
+}
+
+/// The ring, locked with local interrupts off. Records come from any
+/// context but a hard interrupt (an engine's timer, in softirq, included),
+/// so the lock is never held where an interrupt on the same CPU could
+/// want it. (Interrupts off, since the 6.12 kernel crate has no
+/// `SpinLockIrq`.) The guard goes before interrupts come back on.
+struct RingLock<'a> {
+    guard: Guard<'a, Ring, SpinLockBackend>,
+    _irq: IrqOff,
+}
+
+impl core::ops::Deref for RingLock<'_> {
+    type Target = Ring;
+
+    fn deref(&self) -> &Ring {
+        &self.guard
+    }
+}
+
+impl core::ops::DerefMut for RingLock<'_> {
+    fn deref_mut(&mut self) -> &mut Ring {
+        &mut self.guard
+    }
 }
 
 impl Ring {
@@ -192,9 +217,18 @@ impl Stream {
         Ok(stream)
     }
 
+    /// The ring, locked ([`RingLock`]).
+    fn lock_ring(&self) -> RingLock<'_> {
+        let irq = IrqOff::new();
+        RingLock {
+            guard: self.ring.lock(),
+            _irq: irq,
+        }
+    }
+
     /// Adds a record of `text`, escaped as [`compat::Escaped`] shows it;
     /// `Err(ENOSPC)` when the ring is full (counted, and reported to the
-    /// reader). Any context but hard interrupts.
+    /// reader). Any context but hard interrupts (softirq included).
     pub(crate) fn emit(&self, text: &[u8]) -> Result {
         self.emit_with(|w| w.escaped(text))
     }
@@ -203,7 +237,7 @@ impl Stream {
     /// the ring's lock (one reservation, no copy in between).
     fn emit_with(&self, payload: impl FnOnce(&mut Cursor<'_>)) -> Result {
         let lost = lost_events();
-        let mut ring = self.ring.lock();
+        let mut ring = self.lock_ring();
         if ring.closed {
             return Err(eshutdown());
         }
@@ -238,13 +272,13 @@ impl Stream {
 
     /// Records dropped so far.
     pub(crate) fn dropped_total(&self) -> u64 {
-        self.ring.lock().dropped_total
+        self.lock_ring().dropped_total
     }
 
     /// Removes the file: blocked readers return end of file, later reads
     /// fail. The memory goes with the last open file.
     pub(crate) fn destroy(this: Arc<Stream>) {
-        this.ring.lock().closed = true;
+        this.lock_ring().closed = true;
         // SAFETY: Set up in `create`; with `closed` set nothing arms it again.
         unsafe { shim::timer_shutdown(this.wake_timer.get()) };
         wait::wake_all(this.wq.get());
@@ -366,7 +400,7 @@ unsafe extern "C" fn stream_read(
     let mut writer = compat::user_writer(buf.cast(), count);
     // Wait for the first record (or a notice).
     let mut n = loop {
-        let mut ring = stream.ring.lock();
+        let mut ring = stream.lock_ring();
         if ring.count != 0 || ring.dropped != 0 {
             break Stream::take(&mut ring, &mut chunk[..count.min(READ_CHUNK)]);
         }
@@ -378,7 +412,7 @@ unsafe extern "C" fn stream_read(
             return EAGAIN.to_errno() as isize;
         }
         let ret =
-            wait::wait_interruptible_on(stream.wq.get(), || Stream::readable(&stream.ring.lock()));
+            wait::wait_interruptible_on(stream.wq.get(), || Stream::readable(&stream.lock_ring()));
         if let Err(e) = ret {
             return e.to_errno() as isize;
         }
@@ -400,7 +434,7 @@ unsafe extern "C" fn stream_read(
         if done == count {
             break;
         }
-        let mut ring = stream.ring.lock();
+        let mut ring = stream.lock_ring();
         if ring.count == 0 && ring.dropped == 0 {
             break;
         }
@@ -431,7 +465,7 @@ unsafe extern "C" fn stream_poll(
 ) -> bindings::__poll_t {
     // SAFETY: By the function's safety requirements.
     let stream = unsafe { file_stream(file) };
-    let readable = Stream::readable(&stream.ring.lock());
+    let readable = Stream::readable(&stream.lock_ring());
     // SAFETY: `file`, the stream's wait queue and `pt` are valid.
     unsafe { shim::poll(file, stream.wq.get(), pt, readable) }
 }
