@@ -304,7 +304,13 @@ struct utrace_engine_ops {
 	/*
 	 * SYSCALL_ENTRY / SYSCALL_EXIT: the task enters or leaves a syscall;
 	 * @regs are its registers (syscall_get_nr(), syscall_get_arguments(),
-	 * syscall_get_return_value() and their set_ counterparts apply). These
+	 * syscall_get_return_value() and their set_ counterparts apply, for
+	 * either ABI). syscall_get_arch(current) says the syscall's ABI, whose
+	 * table the number is from: AUDIT_ARCH_X86_64, or AUDIT_ARCH_I386 for
+	 * int $0x80 and every syscall of a 32-bit task (in_ia32_syscall();
+	 * arguments in ebx, ecx, edx, esi, edi, ebp, the result in eax: 20 is
+	 * getpid there, writev on x86-64). It holds in both callbacks, also
+	 * when they run from the task's work. These
 	 * run in the syscall tracepoints, in ATOMIC context (preemption off on
 	 * every kernel): no sleeping, no GFP_KERNEL, no utrace_barrier(), no user
 	 * memory. (With UTRACE_OPS_SYSCALL_SLEEPABLE, entry runs in process

@@ -168,56 +168,159 @@ impl<E: Engine> SleepingSyscall<'_, E> {
     }
 }
 
-/// The registers of a syscall being entered or left (x86-64).
-pub(crate) struct SyscallRegs<'a>(pub(super) &'a mut bindings::pt_regs);
+/// The syscall ABI of a syscall (`syscall_get_arch()`): which table its
+/// number is from and which registers hold its arguments and result.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SyscallArch {
+    /// x86-64 (`syscall` in a 64-bit task): the number in `orig_ax`
+    /// (`arch/x86/entry/syscalls/syscall_64.tbl`), the arguments in `rdi`,
+    /// `rsi`, `rdx`, `r10`, `r8`, `r9`, the result in `rax`.
+    X86_64,
+    /// i386 (`int $0x80` from any task, and every syscall of a 32-bit task:
+    /// `in_ia32_syscall()`): the number in `orig_ax`
+    /// (`arch/x86/entry/syscalls/syscall_32.tbl`), the arguments in `ebx`,
+    /// `ecx`, `edx`, `esi`, `edi`, `ebp`, the result in `eax`; every value
+    /// 32 bits wide.
+    I386,
+}
 
-impl SyscallRegs<'_> {
-    /// The syscall number (`orig_ax`; -1 when an engine aborted it).
-    pub(crate) fn nr(&self) -> i64 {
-        self.0.orig_ax as i64
+impl SyscallArch {
+    /// The ABI of the syscall `current` is in (or whose exit it is about to
+    /// leave for user mode, in its task work): the kernel's
+    /// `syscall_get_arch(current)`.
+    fn current() -> Self {
+        // SAFETY: `current` is always valid; only it writes its own
+        // `thread_info.status` (the syscall entry sets `TS_COMPAT`, the
+        // return to user mode clears it, after the task work).
+        let status = unsafe { (*bindings::get_current()).thread_info.status };
+        if status & bindings::TS_COMPAT != 0 {
+            SyscallArch::I386
+        } else {
+            SyscallArch::X86_64
+        }
     }
 
-    /// Argument `n` (0 to 5), as the syscall sees it.
+    /// Its `AUDIT_ARCH_*` value, as `syscall_get_arch()` returns it and
+    /// seccomp's `struct seccomp_data` carries it.
+    pub(crate) fn audit_arch(self) -> u32 {
+        match self {
+            SyscallArch::X86_64 => bindings::AUDIT_ARCH_X86_64,
+            SyscallArch::I386 => bindings::AUDIT_ARCH_I386,
+        }
+    }
+}
+
+/// The registers of a syscall being entered or left, read and written as
+/// its ABI ([`SyscallArch`]) says: `nr()`, `arg(n)` and `return_value()`
+/// are what the syscall sees and the task gets, for either ABI.
+pub(crate) struct SyscallRegs<'a> {
+    regs: &'a mut bindings::pt_regs,
+    arch: SyscallArch,
+}
+
+impl<'a> SyscallRegs<'a> {
+    /// The registers of `current`'s syscall, in a syscall callback.
+    pub(super) fn new(regs: &'a mut bindings::pt_regs) -> Self {
+        SyscallRegs {
+            regs,
+            arch: SyscallArch::current(),
+        }
+    }
+}
+
+impl SyscallRegs<'_> {
+    /// The syscall's ABI: [`SyscallArch::I386`] for `int $0x80` and 32-bit
+    /// tasks, whose numbers are the i386 table's (20 is `getpid` there,
+    /// `writev` on x86-64).
+    pub(crate) fn arch(&self) -> SyscallArch {
+        self.arch
+    }
+
+    /// The syscall number, in the table of [`Self::arch`] (`orig_ax`, 32
+    /// bits for i386; -1 when an engine aborted it).
+    pub(crate) fn nr(&self) -> i64 {
+        match self.arch {
+            SyscallArch::X86_64 => self.regs.orig_ax as i64,
+            // The kernel runs `(int)orig_ax` (do_int80_emulation()).
+            SyscallArch::I386 => i64::from(self.regs.orig_ax as i32),
+        }
+    }
+
+    /// The register that holds argument `n` (0 to 5) in this ABI.
+    fn arg_slot(&mut self, n: usize) -> Option<&mut usize> {
+        let r = &mut *self.regs;
+        Some(match (self.arch, n) {
+            (SyscallArch::X86_64, 0) => &mut r.di,
+            (SyscallArch::X86_64, 1) => &mut r.si,
+            (SyscallArch::X86_64, 2) => &mut r.dx,
+            (SyscallArch::X86_64, 3) => &mut r.r10,
+            (SyscallArch::X86_64, 4) => &mut r.r8,
+            (SyscallArch::X86_64, 5) => &mut r.r9,
+            (SyscallArch::I386, 0) => &mut r.bx,
+            (SyscallArch::I386, 1) => &mut r.cx,
+            (SyscallArch::I386, 2) => &mut r.dx,
+            (SyscallArch::I386, 3) => &mut r.si,
+            (SyscallArch::I386, 4) => &mut r.di,
+            (SyscallArch::I386, 5) => &mut r.bp,
+            _ => return None,
+        })
+    }
+
+    /// Argument `n` (0 to 5), as the syscall sees it: for i386 the low 32
+    /// bits of its register, zero-extended (the kernel's ia32 entry
+    /// truncates them; a signed argument is `as i32`).
     pub(crate) fn arg(&self, n: usize) -> Option<u64> {
-        let r = &*self.0;
-        let value = match n {
-            0 => r.di,
-            1 => r.si,
-            2 => r.dx,
-            3 => r.r10,
-            4 => r.r8,
-            5 => r.r9,
+        let r = &*self.regs;
+        // `unsigned long` is 64 bits wide on x86-64.
+        let value = match (self.arch, n) {
+            (SyscallArch::X86_64, 0) => r.di,
+            (SyscallArch::X86_64, 1) => r.si,
+            (SyscallArch::X86_64, 2) => r.dx,
+            (SyscallArch::X86_64, 3) => r.r10,
+            (SyscallArch::X86_64, 4) => r.r8,
+            (SyscallArch::X86_64, 5) => r.r9,
+            (SyscallArch::I386, 0) => r.bx as u32 as usize,
+            (SyscallArch::I386, 1) => r.cx as u32 as usize,
+            (SyscallArch::I386, 2) => r.dx as u32 as usize,
+            (SyscallArch::I386, 3) => r.si as u32 as usize,
+            (SyscallArch::I386, 4) => r.di as u32 as usize,
+            (SyscallArch::I386, 5) => r.bp as u32 as usize,
             _ => return None,
         };
-        // `unsigned long` is 64 bits wide on x86-64.
         Some(value as u64)
     }
 
     /// Changes argument `n` (0 to 5) before the syscall runs. `EINVAL` for
-    /// another `n`.
+    /// another `n`. For i386 the register gets the low 32 bits of `value`,
+    /// zero-extended (as a 32-bit ptracer's write does).
     pub(crate) fn set_arg(&mut self, n: usize, value: u64) -> Result {
-        let r = &mut *self.0;
-        let slot = match n {
-            0 => &mut r.di,
-            1 => &mut r.si,
-            2 => &mut r.dx,
-            3 => &mut r.r10,
-            4 => &mut r.r8,
-            5 => &mut r.r9,
-            _ => return Err(EINVAL),
+        let value = match self.arch {
+            SyscallArch::X86_64 => value as usize,
+            SyscallArch::I386 => value as u32 as usize,
         };
-        *slot = value as usize;
+        *self.arg_slot(n).ok_or(EINVAL)? = value;
         Ok(())
     }
 
-    /// The return value (at exit; a negative errno on failure).
+    /// The return value (at exit; a negative errno on failure): for i386
+    /// `eax`, sign-extended (an address above 2 GiB reads negative: take
+    /// it `as u32`).
     pub(crate) fn return_value(&self) -> i64 {
-        self.0.ax as i64
+        match self.arch {
+            SyscallArch::X86_64 => self.regs.ax as i64,
+            SyscallArch::I386 => i64::from(self.regs.ax as i32),
+        }
     }
 
     /// Sets the return value: at exit, what the task sees; at entry, what
-    /// an aborted syscall returns.
+    /// an aborted syscall returns. For i386 the task sees its low 32 bits
+    /// in `eax` (stored sign-extended, as the kernel stores an ia32
+    /// syscall's result).
     pub(crate) fn set_return_value(&mut self, value: i64) {
-        self.0.ax = value as usize;
+        let value = match self.arch {
+            SyscallArch::X86_64 => value,
+            SyscallArch::I386 => i64::from(value as i32),
+        };
+        self.regs.ax = value as usize;
     }
 }

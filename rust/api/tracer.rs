@@ -719,7 +719,7 @@ unsafe fn syscall_cb<E: SyscallEngine>(
         resumed,
         _not_send: PhantomData,
     };
-    call(&shared.engine, &cx, &mut SyscallRegs(regs))
+    call(&shared.engine, &cx, &mut SyscallRegs::new(regs))
 }
 
 /// # Safety
@@ -754,7 +754,7 @@ unsafe extern "C" fn syscall_entry_sleepable_cb<E: SyscallEngine>(
         resumed: action & raw::UTRACE_SYSCALL_RESUMED != 0,
     };
     // SAFETY: `regs` is valid and ours for the callback.
-    let mut regs = SyscallRegs(unsafe { &mut *regs });
+    let mut regs = SyscallRegs::new(unsafe { &mut *regs });
     cx.cx
         .shared
         .engine

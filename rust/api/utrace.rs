@@ -54,7 +54,7 @@ pub(crate) mod tracer;
 mod usermem;
 
 pub(crate) use compat::{cstr_bytes, ktime_get_ns, kvec_pop, module_author, ARef, Escaped};
-pub(crate) use context::{Context, SleepingSyscall, SyscallContext, SyscallRegs};
+pub(crate) use context::{Context, SleepingSyscall, SyscallArch, SyscallContext, SyscallRegs};
 pub(crate) use control_file::{ControlFile, ControlHandler, Text};
 pub(crate) use engine::{Engine, SyscallEngine};
 pub(crate) use events::{Action, Control, Events, SyscallEntry};

@@ -7,7 +7,7 @@
 
 use super::errno;
 use super::syscalls::{Arg, Ret, Syscall};
-use super::utrace::SyscallContext;
+use super::utrace::{SyscallArch, SyscallContext};
 use core::fmt::{self, Write};
 
 /// Bytes of a path shown (longer ones end in `...`).
@@ -247,21 +247,31 @@ fn data(w: &mut Line, cx: &SyscallContext<'_>, addr: u64, len: u64) -> fmt::Resu
     }
 }
 
-fn timespec(w: &mut Line, cx: &SyscallContext<'_>, addr: u64) -> fmt::Result {
+/// A timespec at `addr`: two 64-bit fields, or two 32-bit ones
+/// (`narrow`, i386's `old_timespec32`).
+fn timespec(w: &mut Line, cx: &SyscallContext<'_>, addr: u64, narrow: bool) -> fmt::Result {
     let mut buf = [0u8; 16];
-    if addr == 0 || cx.read_user(addr, &mut buf).is_err() {
+    let size = if narrow { 8 } else { 16 };
+    if addr == 0 || cx.read_user(addr, &mut buf[..size]).is_err() {
         return pointer(w, addr);
     }
-    let mut sec = [0u8; 8];
-    let mut nsec = [0u8; 8];
-    sec.copy_from_slice(&buf[..8]);
-    nsec.copy_from_slice(&buf[8..]);
-    write!(
-        w,
-        "{{tv_sec={}, tv_nsec={}}}",
-        i64::from_ne_bytes(sec),
-        i64::from_ne_bytes(nsec)
-    )
+    let (sec, nsec) = if narrow {
+        let mut sec = [0u8; 4];
+        let mut nsec = [0u8; 4];
+        sec.copy_from_slice(&buf[..4]);
+        nsec.copy_from_slice(&buf[4..8]);
+        (
+            i64::from(i32::from_ne_bytes(sec)),
+            i64::from(i32::from_ne_bytes(nsec)),
+        )
+    } else {
+        let mut sec = [0u8; 8];
+        let mut nsec = [0u8; 8];
+        sec.copy_from_slice(&buf[..8]);
+        nsec.copy_from_slice(&buf[8..]);
+        (i64::from_ne_bytes(sec), i64::from_ne_bytes(nsec))
+    };
+    write!(w, "{{tv_sec={sec}, tv_nsec={nsec}}}")
 }
 
 fn pipe_fds(w: &mut Line, cx: &SyscallContext<'_>, addr: u64, ret: Option<i64>) -> fmt::Result {
@@ -276,11 +286,13 @@ fn pipe_fds(w: &mut Line, cx: &SyscallContext<'_>, addr: u64, ret: Option<i64>) 
     write!(w, "[{}, {}]", i32::from_ne_bytes(a), i32::from_ne_bytes(b))
 }
 
-/// One argument `v` of kind `kind`; `next` is the argument after it (the
-/// length of an [`Arg::OutBuf`]); `ret` the return value once known.
+/// One argument `v` of kind `kind` of a syscall of ABI `arch`; `next` is
+/// the argument after it (the length of an [`Arg::OutBuf`], the high half
+/// of an [`Arg::OffLoHi`]); `ret` the return value once known.
 fn arg(
     w: &mut Line,
     cx: &SyscallContext<'_>,
+    arch: SyscallArch,
     kind: Arg,
     v: u64,
     next: u64,
@@ -292,7 +304,14 @@ fn arg(
             Ok(())
         }
         Arg::Off => {
-            w.int(v as i64);
+            match arch {
+                SyscallArch::X86_64 => w.int(v as i64),
+                SyscallArch::I386 => w.int(v as i32),
+            };
+            Ok(())
+        }
+        Arg::OffLoHi => {
+            w.int(((next << 32) | (v & 0xffff_ffff)) as i64);
             Ok(())
         }
         Arg::UInt => {
@@ -363,17 +382,19 @@ fn arg(
             }
             Ok(())
         }
-        Arg::Timespec => timespec(w, cx, v),
+        Arg::Timespec => timespec(w, cx, v, false),
+        Arg::Timespec32 => timespec(w, cx, v, true),
         Arg::PipeFds => pipe_fds(w, cx, v, ret),
         Arg::Whence => named(w, v, &["SEEK_SET", "SEEK_CUR", "SEEK_END"]),
     }
 }
 
-/// `name(arguments)` of syscall `nr` (`sys` if decoded) with argument
-/// registers `args`; `ret` is the return value once known (at exit).
+/// `name(arguments)` of syscall `nr` of ABI `arch` (`sys` if decoded) with
+/// arguments `args`; `ret` is the return value once known (at exit).
 pub(crate) fn call(
     w: &mut Line,
     cx: &SyscallContext<'_>,
+    arch: SyscallArch,
     nr: i64,
     sys: Option<&Syscall>,
     args: &[u64; 6],
@@ -403,14 +424,20 @@ pub(crate) fn call(
             w.write_str(", ")?;
         }
         let next = args.get(i + 1).copied().unwrap_or(0);
-        arg(w, cx, kind, args[i], next, ret)?;
+        arg(w, cx, arch, kind, args[i], next, ret)?;
     }
     w.write_char(')')
 }
 
 /// ` = <ret>`: the value, `-1 ENOENT (No such file or directory)`, or
-/// `? ERESTARTSYS (...)` for the kernel's restart codes.
-pub(crate) fn result(w: &mut Line, sys: Option<&Syscall>, ret: i64) -> fmt::Result {
+/// `? ERESTARTSYS (...)` for the kernel's restart codes; an address as wide
+/// as ABI `arch` has them.
+pub(crate) fn result(
+    w: &mut Line,
+    arch: SyscallArch,
+    sys: Option<&Syscall>,
+    ret: i64,
+) -> fmt::Result {
     if (-4095..0).contains(&ret) {
         let e = -ret as i32;
         let first = if errno::is_restart(e) { "?" } else { "-1" };
@@ -428,6 +455,7 @@ pub(crate) fn result(w: &mut Line, sys: Option<&Syscall>, ret: i64) -> fmt::Resu
         return Ok(());
     }
     match sys.map(|s| s.ret) {
+        Some(Ret::Addr) if arch == SyscallArch::I386 => w.str(" = 0x").hex(u64::from(ret as u32)),
         Some(Ret::Addr) => w.str(" = 0x").hex(ret as u64),
         _ => w.str(" = ").int(ret),
     };

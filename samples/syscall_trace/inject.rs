@@ -6,12 +6,20 @@
 //! a number (1-4095). WHEN counts the calls of SYSCALL by every traced
 //! task together, from 1: `N` fails only the Nth, `N+` the Nth and every
 //! later one, `N..M` the Nth to the Mth; without `when=`, every call.
+//! SYSCALL is a name, looked up in each syscall ABI's table: `getpid` fails
+//! x86-64's 39 and i386's 20 (`int $0x80`), together counted; `mmap2` only
+//! i386's.
 
+use super::utrace::SyscallArch;
 use super::{errno, syscalls};
 
 /// A parsed `inject=` value.
 pub(crate) struct Inject {
-    pub(crate) syscall: &'static syscalls::Syscall,
+    /// The syscall's name.
+    pub(crate) name: &'static str,
+    /// Its number for x86-64 and for i386, where it has one.
+    nr_64: Option<i64>,
+    nr_32: Option<i64>,
     /// Positive.
     pub(crate) errno: i32,
     /// The calls failed: `first..=last` (counting from 1).
@@ -20,6 +28,15 @@ pub(crate) struct Inject {
 }
 
 impl Inject {
+    /// Whether syscall `nr` of ABI `arch` is the one to fail.
+    pub(crate) fn is(&self, arch: SyscallArch, nr: i64) -> bool {
+        let want = match arch {
+            SyscallArch::X86_64 => self.nr_64,
+            SyscallArch::I386 => self.nr_32,
+        };
+        want == Some(nr)
+    }
+
     /// Whether the `n`th call (from 1) is failed.
     pub(crate) fn hits(&self, n: u64) -> bool {
         (self.first..=self.last).contains(&n)
@@ -54,7 +71,11 @@ fn when(s: &[u8]) -> Option<(u64, u64)> {
 pub(crate) fn parse(s: &[u8]) -> Result<Inject, &'static str> {
     let mut parts = s.split(|&c| c == b':');
     let name = parts.next().unwrap_or(b"");
-    let syscall = syscalls::by_name(name).ok_or("unknown syscall name (see syscall-trace.rst)")?;
+    let sys_64 = syscalls::table(SyscallArch::X86_64).by_name(name);
+    let sys_32 = syscalls::table(SyscallArch::I386).by_name(name);
+    let sys = sys_64
+        .or(sys_32)
+        .ok_or("unknown syscall name (see syscall-trace.rst)")?;
     let (mut err, mut range) = (None, None);
     for part in parts {
         if let Some(v) = part.strip_prefix(b"error=") {
@@ -75,7 +96,9 @@ pub(crate) fn parse(s: &[u8]) -> Result<Inject, &'static str> {
     let errno = err.ok_or("error=ERRNO is required")?;
     let (first, last) = range.unwrap_or((1, u64::MAX));
     Ok(Inject {
-        syscall,
+        name: sys.name,
+        nr_64: sys_64.map(|s| i64::from(s.nr)),
+        nr_32: sys_32.map(|s| i64::from(s.nr)),
         errno,
         first,
         last,

@@ -152,18 +152,19 @@ impl utrace::Engine for Trace {
 }
 
 impl utrace::SyscallEngine for Trace {
-    /// Calls that do not return (`exit`, `exit_group`, `rt_sigreturn`) and
-    /// injected failures are shown here; everything else at exit.
+    /// Calls that do not return (`exit`, `exit_group`, `rt_sigreturn`,
+    /// i386's `sigreturn`) and injected failures are shown here; everything
+    /// else at exit. Numbers, arguments and results are read as the
+    /// syscall's ABI says (x86-64, or i386 for `int $0x80` and 32-bit
+    /// tasks).
     fn syscall_entry(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
-        let nr = regs.nr();
-        let sys = syscalls::by_number(nr);
+        let (arch, nr) = (regs.arch(), regs.nr());
+        let table = syscalls::table(arch);
+        let sys = table.by_number(nr);
         let mut line = Line::new();
         start(&mut line, cx.task());
-        if matches!(
-            nr,
-            syscalls::EXIT | syscalls::EXIT_GROUP | syscalls::RT_SIGRETURN
-        ) {
-            let _ = format::call(&mut line, cx, nr, sys, &args_of(regs), None);
+        if table.no_return(nr) {
+            let _ = format::call(&mut line, cx, arch, nr, sys, &args_of(regs), None);
             let _ = line.write_str(" = ?");
             self.emit(&line);
             return SyscallEntry::Run;
@@ -171,7 +172,7 @@ impl utrace::SyscallEngine for Trace {
         let Some(inject) = &self.inject else {
             return SyscallEntry::Run;
         };
-        if nr != i64::from(inject.syscall.nr) {
+        if !inject.is(arch, nr) {
             return SyscallEntry::Run;
         }
         let n = self.calls.fetch_add(1, Relaxed) + 1;
@@ -180,30 +181,30 @@ impl utrace::SyscallEngine for Trace {
         }
         let ret = -i64::from(inject.errno);
         regs.set_return_value(ret);
-        let _ = format::call(&mut line, cx, nr, sys, &args_of(regs), None);
-        let _ = format::result(&mut line, sys, ret);
+        let _ = format::call(&mut line, cx, arch, nr, sys, &args_of(regs), None);
+        let _ = format::result(&mut line, arch, sys, ret);
         let _ = line.write_str(" (INJECTED)");
         self.emit(&line);
         SyscallEntry::Abort
     }
 
     fn syscall_exit(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
-        let nr = regs.nr();
-        let ret = regs.return_value();
+        let (arch, nr, ret) = (regs.arch(), regs.nr(), regs.return_value());
+        let table = syscalls::table(arch);
         // -1: not run (injected above, or aborted by another engine) or
         // rt_sigreturn (shown at entry). A successful exec is shown by
         // the EXEC report. A new child's return (0) from fork, vfork,
         // clone or clone3 is shown, under the child's pid, as its first
         // line (utrace-rs reports it after the CLONE callback that
         // attached us to the child; strace -f does not show it).
-        if nr == -1 || (ret == 0 && syscalls::is_exec(nr)) {
+        if nr == -1 || (ret == 0 && table.is_exec(nr)) {
             return Action::Resume;
         }
-        let sys = syscalls::by_number(nr);
+        let sys = table.by_number(nr);
         let mut line = Line::new();
         start(&mut line, cx.task());
-        let _ = format::call(&mut line, cx, nr, sys, &args_of(regs), Some(ret));
-        let _ = format::result(&mut line, sys, ret);
+        let _ = format::call(&mut line, cx, arch, nr, sys, &args_of(regs), Some(ret));
+        let _ = format::result(&mut line, arch, sys, ret);
         self.emit(&line);
         Action::Resume
     }
@@ -240,7 +241,7 @@ impl kernel::Module for SyscallTrace {
             },
         };
         let stream = Stream::create(kernel::c_str!("syscall_trace"), records as u32)?;
-        let injected = inject.as_ref().map(|i| (i.syscall.name, i.errno));
+        let injected = inject.as_ref().map(|i| (i.name, i.errno));
         let tracer = Tracer::with_syscalls(Trace {
             stream,
             inject,

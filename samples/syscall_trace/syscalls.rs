@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The x86-64 syscalls syscall_trace decodes: number, name, what each
-//! argument is and how the return value reads. Any other syscall is shown
-//! as `syscall_<nr>(<six raw hex arguments>)`.
+//! The syscalls syscall_trace decodes, one table per syscall ABI (x86-64
+//! and i386, which `int $0x80` and 32-bit tasks use): number, name, what
+//! each argument is and how the return value reads. Any other syscall is
+//! shown as `syscall_<nr>(<six raw hex arguments>)`, its number never
+//! looked up in the other ABI's table.
+
+use super::utrace::SyscallArch;
 
 /// What an argument is, for its decoding.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Arg {
     /// A signed `int`, decimal.
     Int,
-    /// A file offset or length (`off_t`, `long`), decimal.
+    /// A file offset or length (`off_t`, `long`: 32 bits for i386),
+    /// decimal.
     Off,
+    /// A 64-bit file offset that i386 passes in two registers, this
+    /// argument's (the low half) and the next one's (the high half),
+    /// decimal; it counts as one argument (the last).
+    OffLoHi,
     /// A size or count, unsigned decimal.
     UInt,
     /// A value shown as raw hex.
@@ -55,8 +64,11 @@ pub(crate) enum Arg {
     Domain,
     /// `SOCK_*` of `socket()`.
     SockType,
-    /// A `struct timespec *`: `{tv_sec=1, tv_nsec=0}`.
+    /// A `struct __kernel_timespec *` (64-bit fields): `{tv_sec=1,
+    /// tv_nsec=0}`.
     Timespec,
+    /// i386's `struct old_timespec32 *` (32-bit fields), shown the same.
+    Timespec32,
     /// The `int[2]` that `pipe()` fills: `[3, 4]` once it succeeded.
     PipeFds,
     /// `SEEK_SET`, `SEEK_CUR`, `SEEK_END`.
@@ -70,7 +82,7 @@ use Arg::*;
 pub(crate) enum Ret {
     /// Decimal (or `-1 ERRNO (text)`).
     Dec,
-    /// An address, hex (`mmap()`, `brk()`).
+    /// An address, hex (`mmap()`, `brk()`; 32 bits for i386).
     Addr,
 }
 
@@ -100,20 +112,8 @@ const fn sys_addr(nr: u16, name: &'static str, args: &'static [Arg]) -> Syscall 
     }
 }
 
-pub(crate) const RT_SIGRETURN: i64 = 15;
-pub(crate) const EXECVE: i64 = 59;
-pub(crate) const EXIT: i64 = 60;
-pub(crate) const EXIT_GROUP: i64 = 231;
-pub(crate) const EXECVEAT: i64 = 322;
-
-/// Whether syscall `nr` is an exec, whose success (a 0 return) the EXEC
-/// report shows.
-pub(crate) fn is_exec(nr: i64) -> bool {
-    matches!(nr, EXECVE | EXECVEAT)
-}
-
-/// The decoded syscalls (x86-64 numbers, `arch/x86/entry/syscalls/syscall_64.tbl`).
-pub(crate) const SYSCALLS: &[Syscall] = &[
+/// The decoded x86-64 syscalls (`arch/x86/entry/syscalls/syscall_64.tbl`).
+const SYSCALLS_64: &[Syscall] = &[
     sys(0, "read", &[Fd, InBuf, UInt]),
     sys(1, "write", &[Fd, OutBuf, UInt]),
     sys(2, "open", &[Path, OpenFlags, Mode]),
@@ -221,17 +221,151 @@ pub(crate) const SYSCALLS: &[Syscall] = &[
     sys(439, "faccessat2", &[DirFd, Path, AccessMode, AtFlags]),
 ];
 
-/// One past the highest number in [`SYSCALLS`].
+/// The decoded i386 syscalls (`arch/x86/entry/syscalls/syscall_32.tbl`):
+/// those of x86-64 that i386 has, under the same names and with the i386
+/// argument order, and the i386 ones that its C libraries use instead
+/// (`mmap2`, `fstat64`, `getuid32`, the `*_time64` calls, ...).
+const SYSCALLS_32: &[Syscall] = &[
+    sys(1, "exit", &[Int]),
+    sys(2, "fork", &[]),
+    sys(3, "read", &[Fd, InBuf, UInt]),
+    sys(4, "write", &[Fd, OutBuf, UInt]),
+    sys(5, "open", &[Path, OpenFlags, Mode]),
+    sys(6, "close", &[Fd]),
+    sys(7, "waitpid", &[Int, Ptr, WaitOptions]),
+    sys(8, "creat", &[Path, Mode]),
+    sys(9, "link", &[Path, Path]),
+    sys(10, "unlink", &[Path]),
+    sys(11, "execve", &[Path, Ptr, Ptr]),
+    sys(12, "chdir", &[Path]),
+    sys(15, "chmod", &[Path, Mode]),
+    sys(19, "lseek", &[Fd, Off, Whence]),
+    sys(20, "getpid", &[]),
+    sys(24, "getuid", &[]),
+    sys(27, "alarm", &[UInt]),
+    sys(29, "pause", &[]),
+    sys(33, "access", &[Path, AccessMode]),
+    sys(37, "kill", &[Int, Signal]),
+    sys(38, "rename", &[Path, Path]),
+    sys(39, "mkdir", &[Path, Mode]),
+    sys(40, "rmdir", &[Path]),
+    sys(41, "dup", &[Fd]),
+    sys(42, "pipe", &[PipeFds]),
+    sys_addr(45, "brk", &[Ptr]),
+    sys(47, "getgid", &[]),
+    sys(49, "geteuid", &[]),
+    sys(50, "getegid", &[]),
+    sys(54, "ioctl", &[Fd, Hex, Hex]),
+    sys(55, "fcntl", &[Fd, Int, Hex]),
+    sys(57, "setpgid", &[Int, Int]),
+    sys(60, "umask", &[Mode]),
+    sys(63, "dup2", &[Fd, Fd]),
+    sys(64, "getppid", &[]),
+    sys(65, "getpgrp", &[]),
+    sys(66, "setsid", &[]),
+    // old_select() and old_mmap(): one pointer to the arguments.
+    sys(82, "select", &[Ptr]),
+    sys(83, "symlink", &[Path, Path]),
+    sys(85, "readlink", &[Path, Ptr, UInt]),
+    sys_addr(90, "mmap", &[Ptr]),
+    sys(91, "munmap", &[Ptr, UInt]),
+    sys(92, "truncate", &[Path, Off]),
+    sys(93, "ftruncate", &[Fd, Off]),
+    sys(94, "fchmod", &[Fd, Mode]),
+    sys(102, "socketcall", &[Int, Ptr]),
+    sys(106, "stat", &[Path, Ptr]),
+    sys(107, "lstat", &[Path, Ptr]),
+    sys(108, "fstat", &[Fd, Ptr]),
+    sys(114, "wait4", &[Int, Ptr, WaitOptions, Ptr]),
+    sys(118, "fsync", &[Fd]),
+    sys(119, "sigreturn", &[]),
+    // i386's order: flags, stack, parent tid, tls, child tid.
+    sys(120, "clone", &[CloneFlags, Ptr, Ptr, Hex, Ptr]),
+    sys(122, "uname", &[Ptr]),
+    sys(125, "mprotect", &[Ptr, UInt, Prot]),
+    sys(133, "fchdir", &[Fd]),
+    sys(141, "getdents", &[Fd, Ptr, UInt]),
+    sys(142, "_newselect", &[Int, Ptr, Ptr, Ptr, Ptr]),
+    sys(145, "readv", &[Fd, Ptr, UInt]),
+    sys(146, "writev", &[Fd, Ptr, UInt]),
+    sys(158, "sched_yield", &[]),
+    sys(162, "nanosleep", &[Timespec32, Ptr]),
+    sys_addr(163, "mremap", &[Ptr, UInt, UInt, Hex, Ptr]),
+    sys(168, "poll", &[Ptr, UInt, Int]),
+    sys(173, "rt_sigreturn", &[]),
+    sys(174, "rt_sigaction", &[Signal, Ptr, Ptr, UInt]),
+    sys(175, "rt_sigprocmask", &[SigHow, Ptr, Ptr, UInt]),
+    sys(180, "pread64", &[Fd, InBuf, UInt, OffLoHi]),
+    sys(181, "pwrite64", &[Fd, OutBuf, UInt, OffLoHi]),
+    sys(183, "getcwd", &[Ptr, UInt]),
+    sys(190, "vfork", &[]),
+    sys(191, "ugetrlimit", &[Int, Ptr]),
+    sys_addr(192, "mmap2", &[Ptr, UInt, Prot, MapFlags, Fd, Hex]),
+    sys(193, "truncate64", &[Path, OffLoHi]),
+    sys(194, "ftruncate64", &[Fd, OffLoHi]),
+    sys(195, "stat64", &[Path, Ptr]),
+    sys(196, "lstat64", &[Path, Ptr]),
+    sys(197, "fstat64", &[Fd, Ptr]),
+    sys(199, "getuid32", &[]),
+    sys(200, "getgid32", &[]),
+    sys(201, "geteuid32", &[]),
+    sys(202, "getegid32", &[]),
+    sys(219, "madvise", &[Ptr, UInt, Int]),
+    sys(220, "getdents64", &[Fd, Ptr, UInt]),
+    sys(221, "fcntl64", &[Fd, Int, Hex]),
+    sys(224, "gettid", &[]),
+    sys(240, "futex", &[Ptr, Int, Int, Ptr, Ptr, Int]),
+    sys(243, "set_thread_area", &[Ptr]),
+    sys(252, "exit_group", &[Int]),
+    sys(258, "set_tid_address", &[Ptr]),
+    sys(265, "clock_gettime", &[Int, Ptr]),
+    sys(267, "clock_nanosleep", &[Int, Int, Timespec32, Ptr]),
+    sys(270, "tgkill", &[Int, Int, Signal]),
+    sys(295, "openat", &[DirFd, Path, OpenFlags, Mode]),
+    sys(296, "mkdirat", &[DirFd, Path, Mode]),
+    sys(300, "fstatat64", &[DirFd, Path, Ptr, AtFlags]),
+    sys(301, "unlinkat", &[DirFd, Path, AtFlags]),
+    sys(302, "renameat", &[DirFd, Path, DirFd, Path]),
+    sys(305, "readlinkat", &[DirFd, Path, Ptr, UInt]),
+    sys(307, "faccessat", &[DirFd, Path, AccessMode]),
+    sys(308, "pselect6", &[Int, Ptr, Ptr, Ptr, Ptr, Ptr]),
+    sys(309, "ppoll", &[Ptr, UInt, Ptr, Ptr, UInt]),
+    sys(311, "set_robust_list", &[Ptr, UInt]),
+    sys(330, "dup3", &[Fd, Fd, FdFlags]),
+    sys(331, "pipe2", &[PipeFds, FdFlags]),
+    sys(340, "prlimit64", &[Int, Int, Ptr, Ptr]),
+    sys(355, "getrandom", &[Ptr, UInt, Hex]),
+    sys(358, "execveat", &[DirFd, Path, Ptr, Ptr, AtFlags]),
+    sys(359, "socket", &[Domain, SockType, Int]),
+    sys(360, "socketpair", &[Domain, SockType, Int, Ptr]),
+    sys(361, "bind", &[Fd, Ptr, UInt]),
+    sys(362, "connect", &[Fd, Ptr, UInt]),
+    sys(363, "listen", &[Fd, Int]),
+    sys(364, "accept4", &[Fd, Ptr, Ptr, FdFlags]),
+    sys(369, "sendto", &[Fd, OutBuf, UInt, Hex, Ptr, UInt]),
+    sys(371, "recvfrom", &[Fd, InBuf, UInt, Hex, Ptr, Ptr]),
+    sys(373, "shutdown", &[Fd, Int]),
+    sys(383, "statx", &[DirFd, Path, AtFlags, Hex, Ptr]),
+    sys(384, "arch_prctl", &[Hex, Hex]),
+    sys(386, "rseq", &[Ptr, UInt, Int, Hex]),
+    sys(403, "clock_gettime64", &[Int, Ptr]),
+    sys(407, "clock_nanosleep_time64", &[Int, Int, Timespec, Ptr]),
+    sys(413, "pselect6_time64", &[Int, Ptr, Ptr, Ptr, Ptr, Ptr]),
+    sys(414, "ppoll_time64", &[Ptr, UInt, Ptr, Ptr, UInt]),
+    sys(422, "futex_time64", &[Ptr, Int, Int, Ptr, Ptr, Int]),
+    sys(435, "clone3", &[Ptr, UInt]),
+    sys(439, "faccessat2", &[DirFd, Path, AccessMode, AtFlags]),
+];
+
+/// One past the highest number in either table.
 const MAX_NR: usize = 440;
 
-/// `BY_NR[nr]`: the index of syscall `nr` in [`SYSCALLS`] plus one, or 0.
-static BY_NR: [u8; MAX_NR] = by_nr();
-
-const fn by_nr() -> [u8; MAX_NR] {
+/// `by_nr(table)[nr]`: the index of syscall `nr` in `table` plus one, or 0.
+const fn by_nr(table: &[Syscall]) -> [u8; MAX_NR] {
     let mut out = [0u8; MAX_NR];
     let mut i = 0;
-    while i < SYSCALLS.len() {
-        let nr = SYSCALLS[i].nr as usize;
+    while i < table.len() {
+        let nr = table[i].nr as usize;
         assert!(nr < MAX_NR && out[nr] == 0 && i < 255);
         out[nr] = (i + 1) as u8;
         i += 1;
@@ -239,13 +373,60 @@ const fn by_nr() -> [u8; MAX_NR] {
     out
 }
 
-/// The syscall numbered `nr`, if decoded.
-pub(crate) fn by_number(nr: i64) -> Option<&'static Syscall> {
-    let i = *BY_NR.get(usize::try_from(nr).ok()?)?;
-    SYSCALLS.get(usize::from(i).checked_sub(1)?)
+/// The decoded syscalls of one ABI.
+pub(crate) struct Table {
+    syscalls: &'static [Syscall],
+    by_nr: [u8; MAX_NR],
+    /// Those that do not return (`exit`, `exit_group`, `rt_sigreturn`,
+    /// i386's `sigreturn`): shown as they are entered.
+    no_return: &'static [i64],
+    /// `execve` and `execveat`.
+    exec: [i64; 2],
 }
 
-/// The syscall named `name`, if decoded.
-pub(crate) fn by_name(name: &[u8]) -> Option<&'static Syscall> {
-    SYSCALLS.iter().find(|s| s.name.as_bytes() == name)
+static X86_64: Table = Table {
+    syscalls: SYSCALLS_64,
+    by_nr: by_nr(SYSCALLS_64),
+    no_return: &[60, 231, 15],
+    exec: [59, 322],
+};
+
+static I386: Table = Table {
+    syscalls: SYSCALLS_32,
+    by_nr: by_nr(SYSCALLS_32),
+    no_return: &[1, 252, 173, 119],
+    exec: [11, 358],
+};
+
+/// The table of syscall ABI `arch`.
+pub(crate) fn table(arch: SyscallArch) -> &'static Table {
+    match arch {
+        SyscallArch::X86_64 => &X86_64,
+        SyscallArch::I386 => &I386,
+    }
+}
+
+impl Table {
+    /// The syscall numbered `nr`, if decoded.
+    pub(crate) fn by_number(&self, nr: i64) -> Option<&'static Syscall> {
+        let i = *self.by_nr.get(usize::try_from(nr).ok()?)?;
+        self.syscalls.get(usize::from(i).checked_sub(1)?)
+    }
+
+    /// The syscall named `name`, if decoded.
+    pub(crate) fn by_name(&self, name: &[u8]) -> Option<&'static Syscall> {
+        self.syscalls.iter().find(|s| s.name.as_bytes() == name)
+    }
+
+    /// Whether syscall `nr` does not return to its caller (it is shown at
+    /// entry).
+    pub(crate) fn no_return(&self, nr: i64) -> bool {
+        self.no_return.contains(&nr)
+    }
+
+    /// Whether syscall `nr` is an exec, whose success (a 0 return) the EXEC
+    /// report shows.
+    pub(crate) fn is_exec(&self, nr: i64) -> bool {
+        self.exec.contains(&nr)
+    }
 }

@@ -32,14 +32,15 @@ done
 # the two would see its line).
 in_read() { read -r nr _ </proc/"$1"/syscall && [ "$nr" = 0 ]; }
 
-# run NAME ARGS...: start `sysseq ARGS` with stdin on the fifo /tmp/NAME.go
-# (its gate), wait until it waits there; sets PID. `go NAME` lets it run.
+# run NAME ARGS...: start `sysseq ARGS` (`$PROG ARGS` if PROG is set) with
+# stdin on the fifo /tmp/NAME.go (its gate), wait until it waits there; sets
+# PID. `go NAME` lets it run.
 run() {
 	name=$1
 	shift
 	rm -f /tmp/"$name".go /tmp/"$name".out /tmp/"$name".did
 	mkfifo /tmp/"$name".go
-	sysseq "$@" <>/tmp/"$name".go >/tmp/"$name".out 2>/tmp/"$name".did &
+	"${PROG:-sysseq}" "$@" <>/tmp/"$name".go >/tmp/"$name".out 2>/tmp/"$name".did &
 	PID=$!
 	wait_until 10 "grep -q ready /tmp/$name.out && in_read $PID"
 }
@@ -116,6 +117,44 @@ go t94c
 wait "$PID" || fail "sysseq inject failed: $?"
 unload syscall_trace
 expect_eq "what sysseq saw (when=2+)" "$(grep -c EACCES /tmp/t94c.did)" 2
+
+# --- 32-bit syscalls (int $0x80 from a 64-bit program): decoded by the
+# i386 numbers and registers, line by line as sys32 says it made them
+PROG=sys32 run t94g files /tmp/t94
+load syscall_trace pid="$PID"
+go t94g
+wait "$PID"
+rc=$?
+utrace-top -n $S >/tmp/t94g.rec
+cat /tmp/t94g.rec
+[ $rc = 0 ] || fail "sys32 files failed: $rc"
+unload syscall_trace
+n=$(wc -c </tmp/t94g.did)
+{
+	cat /tmp/t94g.did
+	printf 'write(2, "%s"..., %s) = %s\n' "$(head -c 32 /tmp/t94g.did | escape)" "$n" "$n"
+	echo 'exit_group(0) = ?'
+	echo '+++ exited with 0 +++'
+} >/tmp/t94g.want
+trace_of "$PID" t94g >/tmp/t94g.got
+diff /tmp/t94g.want /tmp/t94g.got || fail "the 32-bit trace differs from what sys32 did (- did, + traced)"
+echo "ok: $(wc -l </tmp/t94g.got) lines, each what sys32 did"
+
+# inject= by name, per ABI: getpid fails as i386 20 and as x86-64 39; i386
+# 39 (mkdir) runs
+PROG=sys32 run t94h inject /tmp/t94
+load syscall_trace pid="$PID" inject=getpid:error=EACCES
+go t94h
+wait "$PID" || fail "sys32 inject failed: $?"
+utrace-top -n $S >/tmp/t94h.rec
+unload syscall_trace
+cat /tmp/t94h.did
+expect_eq "what sys32 saw" "$(grep -o ' = .*' /tmp/t94h.did | tr '\n' '|')" \
+	" = 1| = -1 EACCES (Permission denied)| = 0| = 0| = -1 EACCES (Permission denied)|"
+trace_of "$PID" t94h | grep -v '^read(0\|^write(2\|^exit_group\|^+++' | tee /tmp/t94h.got
+grep -v '^read(0' /tmp/t94h.did | awk '/EACCES/ { $0 = $0 " (INJECTED)" } { print }' >/tmp/t94h.want
+diff /tmp/t94h.want /tmp/t94h.got || fail "the injected 32-bit trace differs (- want, + got)"
+echo "ok: getpid injected in both ABIs, i386 mkdir ran"
 
 # --- a full stream: records=16 keeps 15, the rest are counted exactly
 run t94d inject /tmp/t94/in 20
