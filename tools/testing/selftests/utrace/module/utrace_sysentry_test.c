@@ -21,6 +21,7 @@
  *                       back, get again: the same bytes (-EIO if not), and
  *                       orig_ax is NR, as at entry (-EPROTO if not)
  *   setarg I VALUE      while stopped: argument I of the syscall := VALUE
+ *                       (its register in the syscall's ABI, x86-64 or i386)
  *   setxmm N VALUE      while stopped: xmmN's low 64 bits := VALUE
  *   poke I STRING       while stopped: write STRING at the address in
  *                       argument I, read it back (-EIO if it differs)
@@ -271,17 +272,34 @@ struct setarg {
 	unsigned long value;
 };
 
+/*
+ * The registers of the stopped task's syscall arguments in @r, in the order
+ * of its syscall's ABI: x86-64, or i386 (int $0x80, 32-bit tasks) as
+ * syscall_get_arch() says while the task is in the syscall.
+ */
+static void arg_slots(struct user_regs_struct *r, unsigned long *slot[6])
+{
+	if (syscall_get_arch(task) == AUDIT_ARCH_I386) {
+		slot[0] = &r->bx, slot[1] = &r->cx, slot[2] = &r->dx;
+		slot[3] = &r->si, slot[4] = &r->di, slot[5] = &r->bp;
+	} else {
+		slot[0] = &r->di, slot[1] = &r->si, slot[2] = &r->dx;
+		slot[3] = &r->r10, slot[4] = &r->r8, slot[5] = &r->r9;
+	}
+}
+
 static int do_setarg(void *arg)
 {
 	struct setarg *sa = arg;
 	struct user_regs_struct r;
-	unsigned long *slot[] = { &r.di, &r.si, &r.dx, &r.r10, &r.r8, &r.r9 };
+	unsigned long *slot[6];
 	int ret = get_regs(&r);
 
 	if (ret)
 		return ret;
 	if (sa->i < 0 || sa->i >= ARRAY_SIZE(slot))
 		return -EINVAL;
+	arg_slots(&r, slot);
 	*slot[sa->i] = sa->value;
 	ret = utrace_regset_set(task, engine, NT_PRSTATUS, &r, sizeof(r));
 	if (ret)
@@ -324,7 +342,7 @@ static int do_poke(void *arg)
 {
 	struct poke *p = arg;
 	struct user_regs_struct r;
-	unsigned long args[6];
+	unsigned long *slot[6], addr;
 	char back[32];
 	int len = strlen(p->s), n = get_regs(&r);
 
@@ -332,12 +350,14 @@ static int do_poke(void *arg)
 		return n;
 	if (p->i < 0 || p->i > 5 || len > sizeof(back))
 		return -EINVAL;
-	args[0] = r.di, args[1] = r.si, args[2] = r.dx;
-	args[3] = r.r10, args[4] = r.r8, args[5] = r.r9;
-	n = utrace_access_vm(task, engine, args[p->i], (void *)p->s, len, true);
+	arg_slots(&r, slot);
+	addr = *slot[p->i];
+	if (syscall_get_arch(task) == AUDIT_ARCH_I386)
+		addr = (u32)addr;
+	n = utrace_access_vm(task, engine, addr, (void *)p->s, len, true);
 	if (n != len)
 		return n < 0 ? n : -EIO;
-	n = utrace_access_vm(task, engine, args[p->i], back, len, false);
+	n = utrace_access_vm(task, engine, addr, back, len, false);
 	if (n != len)
 		return n < 0 ? n : -EIO;
 	return memcmp(back, p->s, len) ? -EIO : 0;

@@ -579,7 +579,8 @@ static u32 cb_sys_entry(u32 action, struct utrace_engine *engine, struct pt_regs
 	}
 	if (!s || READ_ONCE(s->noop))
 		return UTRACE_RESUME;
-	if (READ_ONCE(s->stepping) && nr == __NR_getppid && regs->di == STEP_END) {
+	if (READ_ONCE(s->stepping) && nr == __NR_getppid && regs->di == STEP_END &&
+	    syscall_get_arch(current) == AUDIT_ARCH_X86_64) {
 		/* The end marker's syscall instruction: the steps before it count. */
 		WRITE_ONCE(s->stepping, false);
 		log_line("%d STEPS %d", n, atomic_read(&s->steps));
@@ -602,6 +603,9 @@ static noinline u32 follower_sys_exit(int n, struct pt_regs *regs)
 {
 	long nr = syscall_get_nr(current, regs);
 
+	/* x86-64 numbers: i386's 57 is setpgid, not fork. */
+	if (syscall_get_arch(current) != AUDIT_ARCH_X86_64)
+		return UTRACE_RESUME;
 	if (nr == __NR_fork || nr == __NR_vfork || nr == __NR_clone || nr == __NR_clone3)
 		log_line("%d FORK_RETURN %d nr=%ld ret=%ld", n, task_pid_nr(current), nr,
 			 syscall_get_return_value(current, regs));
@@ -614,7 +618,7 @@ static u32 cb_sys_exit(u32 action, struct utrace_engine *engine, struct pt_regs 
 	struct slot *s = n < NSLOTS ? &slots[n] : NULL;
 
 	if (s && READ_ONCE(s->step_mode) && syscall_get_nr(current, regs) == __NR_getppid &&
-	    regs->di == STEP_START) {
+	    regs->di == STEP_START && syscall_get_arch(current) == AUDIT_ARCH_X86_64) {
 		/* Step from the instruction after the start marker's syscall. */
 		atomic_set(&s->steps, 0);
 		atomic_set(&s->late_traps, 0);

@@ -20,6 +20,7 @@
 SE=/sys/kernel/debug/utrace_sysentry
 NR_write=1
 NR_openat=257
+NR32_write=4
 load utrace_rs
 load utrace_sysentry_test
 teardown() {
@@ -58,6 +59,31 @@ expect_eq "what it wrote" "$(cat /tmp/t49a.data)" "HELLO"
 expect_eq "new entries" "$(se_stat entries)" 2
 expect_eq "RESUMED re-reports" "$(se_stat resumed)" 1
 expect_eq "exits" "$(se_stat exits)" 2
+expect_se "detach" 0 detach
+
+# --- the same for a 32-bit write (int $0x80, i386 number 4, arguments in
+# ebx, ecx, edx): stopped before it, its count and buffer changed through
+# the i386 argument registers, restarted as a 32-bit syscall on RESUME
+rm -f /tmp/t49i.go /tmp/t49i.data
+mkfifo /tmp/t49i.go
+sys32 write /tmp/t49i.data <>/tmp/t49i.go >/tmp/t49i.out &
+pid=$!
+wait_until 5 '[ -e /tmp/t49i.data ]'
+expect_se "attach (atomic entry)" 0 attach $pid $NR32_write atomic
+expect_se "STOP at the next 32-bit write entry" 0 stopnext
+go t49i
+expect_se "stopped, examinable" 0 stopped
+expect_eq "no exit for the skipped pass" "$(se_stat exits)" 0
+expect_eq "nothing written yet" "$(wc -c </tmp/t49i.data)" 0
+expect_se "GPR + FP regset round trip, orig_ax = write" 0 roundtrip
+expect_se "count (edx) := 5" 0 setarg 2 5
+expect_se "buffer (ecx) := HELLO" 0 poke 1 HELLO
+expect_se "RESUME" 0 resume
+wait $pid
+expect_eq "what the task saw" "$(cat /tmp/t49i.out)" "ret=5"
+expect_eq "what it wrote" "$(cat /tmp/t49i.data)" "HELLO"
+expect_eq "RESUMED re-reports" "$(se_stat resumed)" 1
+expect_eq "exits" "$(se_stat exits)" 1
 expect_se "detach" 0 detach
 
 # --- sleepable entry reads the path
