@@ -185,19 +185,30 @@ pub(crate) enum SyscallArch {
 }
 
 impl SyscallArch {
-    /// The ABI of the syscall `current` is in (or whose exit it is about to
-    /// leave for user mode, in its task work): the kernel's
-    /// `syscall_get_arch(current)`.
-    fn current() -> Self {
-        // SAFETY: `current` is always valid; only it writes its own
-        // `thread_info.status` (the syscall entry sets `TS_COMPAT`, the
-        // return to user mode clears it, after the task work).
-        let status = unsafe { (*bindings::get_current()).thread_info.status };
+    /// The ABI of the syscall `task` is in (or whose exit it is about to
+    /// leave for user mode, in its task work, where utrace stops it): the
+    /// kernel's `syscall_get_arch(task)`; `X86_64` in none.
+    ///
+    /// # Safety
+    ///
+    /// `task` is valid, and is `current` or off its CPU for the call (its
+    /// `thread_info.status` is only written by itself: the syscall entry
+    /// sets `TS_COMPAT`, the return to user mode clears it, after the task
+    /// work).
+    pub(super) unsafe fn of(task: *mut bindings::task_struct) -> Self {
+        // SAFETY: By the function's safety requirements.
+        let status = unsafe { (*task).thread_info.status };
         if status & bindings::TS_COMPAT != 0 {
             SyscallArch::I386
         } else {
             SyscallArch::X86_64
         }
+    }
+
+    /// The ABI of the syscall `current` is in.
+    fn current() -> Self {
+        // SAFETY: `current` is always valid, and it is `current`.
+        unsafe { Self::of(bindings::get_current()) }
     }
 
     /// Its `AUDIT_ARCH_*` value, as `syscall_get_arch()` returns it and

@@ -7,6 +7,7 @@
 //! task of a callback, which is `current`) hand out.
 
 use super::raw::{self, TaskPtr};
+use super::SyscallArch;
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::mem::{offset_of, size_of};
@@ -72,6 +73,15 @@ impl Examined<'_> {
         to_result(unsafe {
             raw::utrace_regset_set(self.task, self.engine, note_type, buf, size as u32)
         })
+    }
+
+    /// The ABI of the syscall the task is in (stopped before it runs or at
+    /// its exit, or in a syscall callback), as `syscall_get_arch()` says:
+    /// how [`UserRegs::arg`] reads its arguments. `X86_64` in none.
+    pub(crate) fn syscall_arch(&self) -> SyscallArch {
+        // SAFETY: The task is valid for the witness's life, and `current`
+        // or off its CPU in its stop (see `examine`).
+        unsafe { SyscallArch::of(self.task) }
     }
 
     /// The general registers (as at syscall entry while stopped there:
@@ -178,31 +188,46 @@ const _: () = {
 };
 
 impl UserRegs {
-    /// Syscall argument `n` (0 to 5, the x86-64 syscall ABI).
-    pub(crate) fn arg(&self, n: usize) -> Option<u64> {
-        Some(match n {
-            0 => self.di,
-            1 => self.si,
-            2 => self.dx,
-            3 => self.r10,
-            4 => self.r8,
-            5 => self.r9,
+    /// The register of syscall argument `n` (0 to 5) in ABI `arch`.
+    fn arg_slot(&mut self, arch: SyscallArch, n: usize) -> Option<&mut u64> {
+        Some(match (arch, n) {
+            (SyscallArch::X86_64, 0) => &mut self.di,
+            (SyscallArch::X86_64, 1) => &mut self.si,
+            (SyscallArch::X86_64, 2) => &mut self.dx,
+            (SyscallArch::X86_64, 3) => &mut self.r10,
+            (SyscallArch::X86_64, 4) => &mut self.r8,
+            (SyscallArch::X86_64, 5) => &mut self.r9,
+            (SyscallArch::I386, 0) => &mut self.bx,
+            (SyscallArch::I386, 1) => &mut self.cx,
+            (SyscallArch::I386, 2) => &mut self.dx,
+            (SyscallArch::I386, 3) => &mut self.si,
+            (SyscallArch::I386, 4) => &mut self.di,
+            (SyscallArch::I386, 5) => &mut self.bp,
             _ => return None,
         })
     }
 
-    /// Sets syscall argument `n` (0 to 5); `EINVAL` for another `n`.
-    pub(crate) fn set_arg(&mut self, n: usize, value: u64) -> Result {
-        let slot = match n {
-            0 => &mut self.di,
-            1 => &mut self.si,
-            2 => &mut self.dx,
-            3 => &mut self.r10,
-            4 => &mut self.r8,
-            5 => &mut self.r9,
-            _ => return Err(EINVAL),
+    /// Syscall argument `n` (0 to 5) in syscall ABI `arch`
+    /// ([`Examined::syscall_arch`]): for i386 the low 32 bits of its
+    /// register, as the syscall sees it.
+    pub(crate) fn arg(&self, arch: SyscallArch, n: usize) -> Option<u64> {
+        let mut copy = *self;
+        let value = *copy.arg_slot(arch, n)?;
+        Some(match arch {
+            SyscallArch::X86_64 => value,
+            SyscallArch::I386 => u64::from(value as u32),
+        })
+    }
+
+    /// Sets syscall argument `n` (0 to 5) in syscall ABI `arch` (for i386
+    /// the low 32 bits of `value`, zero-extended); `EINVAL` for another
+    /// `n`.
+    pub(crate) fn set_arg(&mut self, arch: SyscallArch, n: usize, value: u64) -> Result {
+        let value = match arch {
+            SyscallArch::X86_64 => value,
+            SyscallArch::I386 => u64::from(value as u32),
         };
-        *slot = value;
+        *self.arg_slot(arch, n).ok_or(EINVAL)? = value;
         Ok(())
     }
 }

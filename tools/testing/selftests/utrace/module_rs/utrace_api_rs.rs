@@ -43,7 +43,7 @@ mod utrace;
 
 use utrace::{
     Action, Context, Control, EngineRef, Events, JctlReport, JobControl, Signal, SignalClass,
-    SignalReport, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
+    SignalReport, SyscallArch, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
 };
 
 utrace::module_author! {
@@ -263,7 +263,7 @@ impl utrace::Engine for Api {
 
 impl utrace::SyscallEngine for Api {
     fn syscall_entry(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
-        if regs.nr() != SYS_GETPPID {
+        if regs.arch() != SyscallArch::X86_64 || regs.nr() != SYS_GETPPID {
             return SyscallEntry::Run;
         }
         if self.stepping.load(Relaxed) && regs.arg(0) == Some(STEP_END) {
@@ -285,7 +285,7 @@ impl utrace::SyscallEngine for Api {
     }
 
     fn syscall_exit(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
-        if regs.nr() == SYS_GETPPID {
+        if regs.arch() == SyscallArch::X86_64 && regs.nr() == SYS_GETPPID {
             self.counts.exits.fetch_add(1, Relaxed);
             if self.step && regs.arg(0) == Some(STEP_START) {
                 // Step from the instruction after the marker's syscall.

@@ -27,8 +27,8 @@ use kernel::sync::{new_mutex, Mutex};
 mod utrace;
 
 use utrace::{
-    Action, Context, Control, EngineRef, Events, SleepingSyscall, SyscallContext, SyscallEntry,
-    SyscallRegs, Tracer,
+    Action, Context, Control, EngineRef, Events, SleepingSyscall, SyscallArch, SyscallContext,
+    SyscallEntry, SyscallRegs, Tracer,
 };
 
 utrace::module_author! {
@@ -96,11 +96,13 @@ impl Stopper {
                     "stopped as at entry",
                     regs.orig_ax == SYS_WRITE as u64 && regs.ax == ENOSYS.wrapping_neg(),
                 );
-                check("count was 12", regs.arg(2) == Some(12));
-                regs.set_arg(2, 5)?;
+                let arch = x.syscall_arch();
+                check("an x86-64 syscall", arch == SyscallArch::X86_64);
+                check("count was 12", regs.arg(arch, 2) == Some(12));
+                regs.set_arg(arch, 2, 5)?;
                 x.set_regs(&regs)?;
-                check("count reads back 5", x.regs()?.arg(2) == Some(5));
-                let buf = regs.arg(1).ok_or(EINVAL)?;
+                check("count reads back 5", x.regs()?.arg(arch, 2) == Some(5));
+                let buf = regs.arg(arch, 1).ok_or(EINVAL)?;
                 check("buffer written", x.write_memory(buf, b"HELLO")? == 5);
                 let mut back = [0u8; 5];
                 x.read_memory(buf, &mut back)?;
@@ -153,7 +155,7 @@ impl utrace::Engine for Stopper {
 
 impl utrace::SyscallEngine for Stopper {
     fn syscall_entry(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
-        if regs.nr() != SYS_WRITE {
+        if regs.arch() != SyscallArch::X86_64 || regs.nr() != SYS_WRITE {
             return SyscallEntry::Run;
         }
         if cx.resumed() {
@@ -169,7 +171,10 @@ impl utrace::SyscallEngine for Stopper {
     }
 
     fn syscall_exit(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
-        if regs.nr() == SYS_WRITE && self.exits.fetch_add(1, Relaxed) == 0 {
+        if regs.arch() == SyscallArch::X86_64
+            && regs.nr() == SYS_WRITE
+            && self.exits.fetch_add(1, Relaxed) == 0
+        {
             self.first_exit.store(regs.return_value(), Relaxed);
         }
         Action::Resume
@@ -192,7 +197,7 @@ impl utrace::SyscallEngine for PathReader {
         cx: &SleepingSyscall<'_, Self>,
         regs: &mut SyscallRegs<'_>,
     ) -> SyscallEntry {
-        if regs.nr() != SYS_OPENAT {
+        if regs.arch() != SyscallArch::X86_64 || regs.nr() != SYS_OPENAT {
             return SyscallEntry::Run;
         }
         self.entries.fetch_add(1, Relaxed);
@@ -214,7 +219,7 @@ impl utrace::SyscallEngine for PathReader {
     }
 
     fn syscall_exit(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
-        if regs.nr() == SYS_OPENAT {
+        if regs.arch() == SyscallArch::X86_64 && regs.nr() == SYS_OPENAT {
             self.exits.fetch_add(1, Relaxed);
         }
         Action::Resume

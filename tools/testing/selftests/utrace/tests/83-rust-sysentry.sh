@@ -31,8 +31,8 @@ expect_eq "opens" "$(cat /tmp/t83o.out)" "opened=1"
 wait_until 10 "[ ! -d /proc/$ctl ]"
 unload utrace_sysentry_rs
 ! dmesg_has "check .* FAILED" || fail "checks: $(dmesg_since_mark | grep FAILED)"
-# 10 by the controller, one per path read.
-expect_eq "checks passed" "$(dmesg_since_mark | grep -c 'utrace_sysentry_rs: check .* ok')" 12
+# 11 by the controller, one per path read.
+expect_eq "checks passed" "$(dmesg_since_mark | grep -c 'utrace_sysentry_rs: check .* ok')" 13
 read_counters 'utrace_sysentry_rs: entries='
 # The write, and printf's write of the line above.
 expect_eq "write entries" "$(counter_value entries)" 2
