@@ -19,6 +19,8 @@
  *     number 39, x86-64's getpid), getpid (64-bit).
  * sys32 write FILE: open FILE, wait for a byte on stdin, write(fd,
  *   "hello world\n", 12) with int $0x80; prints "ret=<result>".
+ * sys32 open PATH: wait for a byte on stdin, openat(AT_FDCWD, PATH,
+ *   O_RDONLY) with int $0x80; prints "ret=<result>".
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -41,6 +43,7 @@
 #define NR32_nanosleep 162
 #define NR32_mmap2 192
 #define NR32_getuid32 199
+#define NR32_openat 295
 
 /*
  * long int80(long nr, long a1, long a2, long a3, long a4, long a5, long a6):
@@ -205,6 +208,15 @@ static void do_write(const char *file)
 	printf("ret=%ld\n", ret);
 }
 
+static void do_open(const char *path)
+{
+	long ret;
+
+	wait_go();
+	ret = sys32(NR32_openat, AT_FDCWD, low_str(0, path), O_RDONLY);
+	printf("ret=%ld\n", ret);
+}
+
 int main(int argc, char **argv)
 {
 	char c;
@@ -218,6 +230,10 @@ int main(int argc, char **argv)
 		die("mmap MAP_32BIT");
 	if (!strcmp(argv[1], "write")) {
 		do_write(argv[2]);
+		return 0;
+	}
+	if (!strcmp(argv[1], "open")) {
+		do_open(argv[2]);
 		return 0;
 	}
 	if (write(1, "ready\n", 6) != 6)

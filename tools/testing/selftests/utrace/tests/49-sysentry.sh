@@ -7,6 +7,10 @@
 #   engine changes the count (5), the buffer's bytes ("HELLO", through the
 #   task's memory) and xmm1; on RESUME the write runs with all three, its
 #   entry reported again with UTRACE_SYSCALL_RESUMED, its exit once;
+# - the same for a 32-bit write() (int $0x80, progs/sys32.c): its i386
+#   argument registers changed while stopped, restarted as an i386 syscall;
+#   and a sleepable entry of a 32-bit openat() reads its path, then the
+#   syscall runs once;
 # - UTRACE_OPS_SYSCALL_SLEEPABLE: entry callbacks read each openat() path
 #   from user memory and sleep, once per call, exits once per call; an abort
 #   from there fails the open with the errno set and is reported at exit;
@@ -21,6 +25,7 @@ SE=/sys/kernel/debug/utrace_sysentry
 NR_write=1
 NR_openat=257
 NR32_write=4
+NR32_openat=295
 load utrace_rs
 load utrace_sysentry_test
 teardown() {
@@ -84,6 +89,25 @@ expect_eq "what the task saw" "$(cat /tmp/t49i.out)" "ret=5"
 expect_eq "what it wrote" "$(cat /tmp/t49i.data)" "HELLO"
 expect_eq "RESUMED re-reports" "$(se_stat resumed)" 1
 expect_eq "exits" "$(se_stat exits)" 1
+expect_se "detach" 0 detach
+
+# --- a sleepable entry of a 32-bit openat (i386 295): its path read from
+# ecx, then the syscall restarted as an i386 one and run once
+rm -f /tmp/t49j.go
+mkfifo /tmp/t49j.go
+sys32 open /utrace/selftests/lib.sh <>/tmp/t49j.go >/tmp/t49j.out &
+pid=$!
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 5 '[ "$(cat /proc/'"$pid"'/comm 2>/dev/null)" = sys32 ]'
+expect_se "attach (sleepable entry)" 0 attach $pid $NR32_openat sleep
+go t49j
+wait $pid
+expect_eq "what the task saw" "$(cat /tmp/t49j.out)" "ret=3"
+expect_eq "entries, once" "$(se_stat entries)" 1
+expect_eq "callbacks that slept" "$(se_stat slept)" 1
+expect_eq "path read" "$(se_stat path)" /utrace/selftests/lib.sh
+expect_eq "exits, once" "$(se_stat exits)" 1
+expect_eq "result" "$(se_stat exit_ret)" 3
 expect_se "detach" 0 detach
 
 # --- sleepable entry reads the path
