@@ -247,14 +247,12 @@ impl SyscallRegs<'_> {
         self.arch
     }
 
-    /// The syscall number, in the table of [`Self::arch`] (`orig_ax`, 32
-    /// bits for i386; -1 when an engine aborted it).
+    /// The syscall number, in the table of [`Self::arch`]: the low 32 bits
+    /// of `orig_ax`, sign-extended, which is what the kernel runs for
+    /// either ABI (`syscall_get_nr()` is an `int`: `syscall` with rax
+    /// 0x1_0000_0027 runs x86-64's 39); -1 when an engine aborted it.
     pub(crate) fn nr(&self) -> i64 {
-        match self.arch {
-            SyscallArch::X86_64 => self.regs.orig_ax as i64,
-            // The kernel runs `(int)orig_ax` (do_int80_emulation()).
-            SyscallArch::I386 => i64::from(self.regs.orig_ax as i32),
-        }
+        i64::from(self.regs.orig_ax as i32)
     }
 
     /// The register that holds argument `n` (0 to 5) in this ABI.

@@ -14,9 +14,11 @@
  *     open, open+write+close of DIR/out, nanosleep, lseek(0, -1, SEEK_CUR),
  *     mmap2/munmap, getppid, getuid32, an unknown syscall (500) whose
  *     registers have their upper halves set (the syscall sees the lower
- *     ones).
+ *     ones), and an x86-64 getpid whose rax has its upper half set (the
+ *     kernel runs eax's number).
  *   inject: getpid (32-bit), mkdir and rmdir of DIR/sub (32-bit: mkdir is
- *     number 39, x86-64's getpid), getpid (64-bit).
+ *     number 39, x86-64's getpid), getpid (64-bit, then with the upper half
+ *     of rax set).
  * sys32 write FILE: open FILE, wait for a byte on stdin, write(fd,
  *   "hello world\n", 12) with int $0x80; prints "ret=<result>".
  * sys32 open PATH: wait for a byte on stdin, openat(AT_FDCWD, PATH,
@@ -126,6 +128,21 @@ static long sys32(long nr, long a1, long a2, long a3)
 	return int80(nr, a1, a2, a3, 0, 0, 0);
 }
 
+/*
+ * x86-64 getpid with a `syscall` whose rax has its upper half set: the
+ * kernel runs the number in eax (do_syscall_64() takes an int).
+ */
+static long getpid_wide_rax(void)
+{
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "0"(0x100000000L | SYS_getpid)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
 static void files(const char *dir)
 {
 	char in[256], out[256], missing[256];
@@ -178,6 +195,8 @@ static void files(const char *dir)
 	r = int80(500, 0x100000001L, 0x200000002L, 0x300000003L, 0x400000004L, 0x500000005L,
 		  0x600000006L);
 	say("syscall_500(0x1, 0x2, 0x3, 0x4, 0x5, 0x6)%s\n", result(r));
+	r = getpid_wide_rax();
+	say("getpid()%s\n", result(r));
 }
 
 static void inject(const char *dir)
@@ -194,6 +213,8 @@ static void inject(const char *dir)
 	say("rmdir(\"%s\")%s\n", sub, result(r));
 	r = syscall(SYS_getpid);
 	say("getpid()%s\n", result(r < 0 ? -errno : r));
+	r = getpid_wide_rax();
+	say("getpid()%s\n", result(r));
 }
 
 static void do_write(const char *file)
