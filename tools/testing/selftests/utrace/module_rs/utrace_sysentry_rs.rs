@@ -3,8 +3,10 @@
 //! A Rust engine for the selftests of stopping before a syscall, the
 //! sleepable syscall entry and examining a task, through the safe API.
 //!
-//! `insmod utrace_sysentry_rs.ko pid=N ctl=M open=O`:
-//! - N (`sysentry write FILE`) is stopped before its first write();
+//! `insmod utrace_sysentry_rs.ko pid=N ctl=M open=O [i386=1]`:
+//! - N (`sysentry write FILE`) is stopped before its first write(); with
+//!   `i386=1`, N (`sys32 write FILE`) before its first i386 write()
+//!   (`int $0x80`, number 4, arguments in ebx, ecx, edx);
 //! - when M execs, its EXEC callback examines N through an `EngineRef`:
 //!   checks the registers are as at entry (`orig_ax` write, `ax` -ENOSYS),
 //!   sets the count to 5, writes "HELLO" over the buffer (read back) and
@@ -52,8 +54,15 @@ utrace::module_param_int!(
     0,
     "read this task's openat() paths where it may sleep"
 );
+utrace::module_param_int!(
+    I386,
+    "i386",
+    0,
+    "1: stop pid= before its first i386 write() (int $0x80)"
+);
 
 const SYS_WRITE: i64 = 1;
+const SYS32_WRITE: i64 = 4;
 const SYS_OPENAT: i64 = 257;
 const ENOSYS: u64 = 38;
 const XMM1: u64 = 0x3333_3333_3333_3333;
@@ -69,6 +78,9 @@ fn check(name: &str, ok: bool) {
 /// Stops `pid` before its first write(); `ctl`'s exec changes and resumes it.
 struct Stopper {
     ctl: i32,
+    /// The write() to stop: its ABI and number.
+    arch: SyscallArch,
+    nr: i64,
     entries: AtomicU32,
     resumed: AtomicU32,
     exits: AtomicU32,
@@ -94,10 +106,10 @@ impl Stopper {
                 let mut regs = x.regs()?;
                 check(
                     "stopped as at entry",
-                    regs.orig_ax == SYS_WRITE as u64 && regs.ax == ENOSYS.wrapping_neg(),
+                    regs.orig_ax == self.nr as u64 && regs.ax == ENOSYS.wrapping_neg(),
                 );
                 let arch = x.syscall_arch();
-                check("an x86-64 syscall", arch == SyscallArch::X86_64);
+                check("the syscall's ABI", arch == self.arch);
                 check("count was 12", regs.arg(arch, 2) == Some(12));
                 regs.set_arg(arch, 2, 5)?;
                 x.set_regs(&regs)?;
@@ -155,7 +167,7 @@ impl utrace::Engine for Stopper {
 
 impl utrace::SyscallEngine for Stopper {
     fn syscall_entry(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
-        if regs.arch() != SyscallArch::X86_64 || regs.nr() != SYS_WRITE {
+        if regs.arch() != self.arch || regs.nr() != self.nr {
             return SyscallEntry::Run;
         }
         if cx.resumed() {
@@ -171,9 +183,7 @@ impl utrace::SyscallEngine for Stopper {
     }
 
     fn syscall_exit(&self, _cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
-        if regs.arch() == SyscallArch::X86_64
-            && regs.nr() == SYS_WRITE
-            && self.exits.fetch_add(1, Relaxed) == 0
+        if regs.arch() == self.arch && regs.nr() == self.nr && self.exits.fetch_add(1, Relaxed) == 0
         {
             self.first_exit.store(regs.return_value(), Relaxed);
         }
@@ -233,8 +243,14 @@ struct SysentryModule {
 
 impl kernel::Module for SysentryModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let (arch, nr) = match I386.get() {
+            0 => (SyscallArch::X86_64, SYS_WRITE),
+            _ => (SyscallArch::I386, SYS32_WRITE),
+        };
         let stopper = Tracer::with_syscalls(Stopper {
             ctl: CTL.get(),
+            arch,
+            nr,
             entries: AtomicU32::new(0),
             resumed: AtomicU32::new(0),
             exits: AtomicU32::new(0),

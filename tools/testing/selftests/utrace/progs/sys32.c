@@ -20,7 +20,9 @@
  *     number 39, x86-64's getpid), getpid (64-bit, then with the upper half
  *     of rax set).
  * sys32 write FILE: open FILE, wait for a byte on stdin, write(fd,
- *   "hello world\n", 12) with int $0x80; prints "ret=<result>".
+ *   "hello world\n", 12) with int $0x80, xmm1 loaded with
+ *   0x1111111111111111 around it; prints "ret=<result> xmm1=<xmm1's low
+ *   64 bits after>" (as progs/sysentry.c's write).
  * sys32 open PATH: wait for a byte on stdin, openat(AT_FDCWD, PATH,
  *   O_RDONLY) with int $0x80; prints "ret=<result>".
  */
@@ -219,14 +221,21 @@ static void inject(const char *dir)
 
 static void do_write(const char *file)
 {
+	unsigned long long in = 0x1111111111111111ULL, out;
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	long ret;
+	long ret, buf = low_str(0, "hello world\n");
 
 	if (fd < 0)
 		die(file);
 	wait_go();
-	ret = sys32(NR32_write, fd, low_str(0, "hello world\n"), 12);
-	printf("ret=%ld\n", ret);
+	/* As progs/sysentry.c's write, with int $0x80: xmm1 is not clobbered. */
+	asm volatile("movq %[in], %%xmm1\n\t"
+		     "int $0x80\n\t"
+		     "movq %%xmm1, %[out]"
+		     : "=a"(ret), [out] "=r"(out)
+		     : "0"((long)NR32_write), "b"((long)fd), "c"(buf), "d"(12L), [in] "r"(in)
+		     : "r8", "r9", "r10", "r11", "memory", "xmm1");
+	printf("ret=%d xmm1=%016llx\n", (int)ret, out);
 }
 
 static void do_open(const char *path)

@@ -85,7 +85,7 @@ expect_se "count (edx) := 5" 0 setarg 2 5
 expect_se "buffer (ecx) := HELLO" 0 poke 1 HELLO
 expect_se "RESUME" 0 resume
 wait $pid
-expect_eq "what the task saw" "$(cat /tmp/t49i.out)" "ret=5"
+expect_eq "what the task saw" "$(cat /tmp/t49i.out)" "ret=5 xmm1=1111111111111111"
 expect_eq "what it wrote" "$(cat /tmp/t49i.data)" "HELLO"
 expect_eq "RESUMED re-reports" "$(se_stat resumed)" 1
 expect_eq "exits" "$(se_stat exits)" 1
