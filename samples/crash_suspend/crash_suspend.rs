@@ -32,8 +32,9 @@ use kernel::task::Task;
 mod utrace;
 
 use utrace::{
-    ARef, Action, Cgroup, Context, ControlFile, ControlHandler, Escaped, Events, Signal,
-    SignalReport, Stream, TaskIds, TaskInfo, Text, Timer, TimerHandler, TimerRef, Tracer,
+    ARef, Action, Cgroup, Context, Control as EngineControl, ControlFile, ControlHandler, Escaped,
+    Events, Signal, SignalReport, Stream, TaskIds, TaskInfo, Text, Timer, TimerHandler, TimerRef,
+    Tracer,
 };
 
 utrace::module_author! {
@@ -262,9 +263,10 @@ impl TimerHandler for Expiry {
 }
 
 impl Suspend {
-    /// Whether the crash of `task` is to be suspended; else why not (for
-    /// the log), or `None` if it is not selected at all.
-    fn decide(&self, task: &Task, info: &TaskInfo, ids: &TaskIds) -> Result<(), Option<NotHeld>> {
+    /// Whether the crash of `task` is selected: `Ok(max)` with the cap to
+    /// check when it takes its slot; else why not (for the log), or `None`
+    /// if it is not selected at all.
+    fn decide(&self, task: &Task, info: &TaskInfo, ids: &TaskIds) -> Result<u32, Option<NotHeld>> {
         let cfg = self.state.config.lock().clone();
         if cfg.uid.is_some_and(|uid| uid != ids.uid())
             || cfg.comm().is_some_and(|c| c != info.comm())
@@ -281,10 +283,31 @@ impl Suspend {
         if info.ppid == 1 && !cfg.orphans_suspend {
             return Err(Some(NotHeld::Orphan));
         }
-        if self.state.suspended.lock().len() >= cfg.max as usize {
-            return Err(Some(NotHeld::Max(cfg.max)));
-        }
-        Ok(())
+        Ok(cfg.max)
+    }
+
+    /// Logs and records why a selected crash is not suspended.
+    fn not_held(&self, info: &TaskInfo, ids: &TaskIds, signr: i32, why: NotHeld) {
+        pr_info!(
+            "pid {} ({}) thread {} gets signal {} ({}): not suspended, {}: it dumps core\n",
+            info.tgid,
+            Escaped(info.comm()),
+            info.pid,
+            signr,
+            signal_name(signr),
+            // 7.x's pr_*! take kernel::fmt::Display, which
+            // core::fmt::Arguments has on both kernels.
+            format_args!("{}", why)
+        );
+        self.state.record(format_args!(
+            "core pid={} tid={} comm={} uid={} signal={} why=\"{}\"",
+            info.tgid,
+            info.pid,
+            Escaped(info.comm()),
+            ids.uid(),
+            signal_name(signr),
+            why
+        ));
     }
 
     fn suspend(&self, cx: &Context<'_, Self>, sig: &SignalReport<'_>) -> Signal {
@@ -294,36 +317,36 @@ impl Suspend {
         let task = cx.task();
         let info = TaskInfo::of(task);
         let ids = TaskIds::of(task);
-        match self.decide(task, &info, &ids) {
-            Ok(()) => {}
+        let max = match self.decide(task, &info, &ids) {
+            Ok(max) => max,
             Err(None) => return Signal::Deliver,
             Err(Some(why)) => {
-                pr_info!(
-                    "pid {} ({}) thread {} gets signal {} ({}): not suspended, {}: it dumps core\n",
-                    info.tgid,
-                    Escaped(info.comm()),
-                    info.pid,
-                    signr,
-                    signal_name(signr),
-                    // 7.x's pr_*! take kernel::fmt::Display, which
-                    // core::fmt::Arguments has on both kernels.
-                    format_args!("{}", why)
-                );
-                self.state.record(format_args!(
-                    "core pid={} tid={} comm={} uid={} signal={} why=\"{}\"",
-                    info.tgid,
-                    info.pid,
-                    Escaped(info.comm()),
-                    ids.uid(),
-                    signal_name(signr),
-                    why
-                ));
+                self.not_held(&info, &ids, signr, why);
                 return Signal::Deliver;
             }
-        }
-        // To learn when it is over (death); if even that fails, the list
-        // and the timer notice the exit.
-        let _ = cx.attach(task, WATCH_EVENTS);
+        };
+        // A suspension is listed until the thread's death says it is over:
+        // without the engine that reports it there is no suspension. The
+        // framework refuses it (ESRCH) for a thread that is exiting (the
+        // signal came while it was in exit(): its report runs on its way
+        // out, and the thread's end discards the signal anyway), or when
+        // memory is short: the signal then goes on as without the module.
+        // The thread is `current`, so it cannot begin to exit meanwhile: once
+        // attached, its death is reported.
+        let watch = match cx.attach(task, WATCH_EVENTS) {
+            Ok(watch) => watch,
+            Err(e) => {
+                if e != ESRCH {
+                    pr_warn!(
+                        "pid {}: cannot watch thread {} ({}): it dumps core\n",
+                        info.tgid,
+                        info.pid,
+                        utrace::attach_error(e)
+                    );
+                }
+                return Signal::Deliver;
+            }
+        };
         let entry = Suspension {
             task: ARef::from(task),
             pid: info.tgid,
@@ -335,13 +358,23 @@ impl Suspend {
             since_ns: utrace::ktime_get_ns(),
             timed_out: false,
         };
-        {
+        // The cap and the slot are one decision, under the list's lock.
+        let taken = {
             let mut list = self.state.suspended.lock();
-            if list.push(entry, GFP_KERNEL).is_err() {
-                drop(list);
-                pr_warn!("pid {}: out of memory: it dumps core\n", info.tgid);
-                return Signal::Deliver;
+            if list.len() >= max as usize {
+                Err(Some(NotHeld::Max(max)))
+            } else {
+                list.push(entry, GFP_KERNEL).map_err(|_| None)
             }
+        };
+        if let Err(why) = taken {
+            // Its death is no business of ours any more.
+            let _ = watch.control(EngineControl::Detach);
+            match why {
+                Some(why) => self.not_held(&info, &ids, signr, why),
+                None => pr_warn!("pid {}: out of memory: it dumps core\n", info.tgid),
+            }
+            return Signal::Deliver;
         }
         pr_info!(
             "pid {} ({}) thread {} suspended on signal {} ({}, code {}, address {}): attach a debugger (gdb -p {}) or send SIGCONT to let it dump core\n",
@@ -384,7 +417,9 @@ impl utrace::Engine for Suspend {
         let info = TaskInfo::of(cx.task());
         let now = utrace::ktime_get_ns();
         let mut list = self.state.suspended.lock();
-        let found = list.iter().position(|s| s.tid == info.pid);
+        let found = list
+            .iter()
+            .position(|s| core::ptr::eq::<Task>(&*s.task, cx.task()));
         if let Some(s) = found.and_then(|i| take(&mut list, i)) {
             drop(list);
             let code = info.exit_code;

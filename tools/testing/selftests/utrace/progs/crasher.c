@@ -11,10 +11,19 @@
  *            live_on() makes it wait for signals
  * crasher run MODE: fork a child running MODE (core dumps allowed), wait
  * for it and print "exit=<code> signal=<sig> core=<0|1>".
+ * crasher exitrace N: N processes, one after the other, in which a thread
+ *   calls exit() while the main thread tgkill()s it with SIGSEGV (at a
+ *   different moment in each); a process that stops (suspended) is killed.
+ *   Prints "exitrace: exited=A suspended=B signaled=C".
+ * crasher together N: N processes segfault at the same moment; waits until
+ *   each has stopped (suspended) or died, kills the stopped ones and prints
+ *   "together: suspended=A died=B".
+ * Their children dump no core (RLIMIT_CORE 0).
  */
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "progs.h"
 
@@ -74,6 +83,112 @@ __attribute__((noinline, used)) void fixed_up(void)
 	_exit(7);
 }
 
+static volatile int exiter_tid, exiter_go;
+
+/* A thread that exits (the raw syscall: only this thread) when told to. */
+static void *exiter(void *arg)
+{
+	__atomic_store_n(&exiter_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&exiter_go, __ATOMIC_ACQUIRE))
+		;
+	syscall(SYS_exit, 0);
+	return arg;
+}
+
+static void no_core(void)
+{
+	struct rlimit none = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &none);
+}
+
+static int exit_race(int n)
+{
+	int i, status, exited = 0, suspended = 0, signaled = 0;
+	volatile int spin;
+	int turns;
+	pthread_t t;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			no_core();
+			if (pthread_create(&t, NULL, exiter, NULL))
+				_exit(3);
+			while (!__atomic_load_n(&exiter_tid, __ATOMIC_ACQUIRE))
+				;
+			__atomic_store_n(&exiter_go, 1, __ATOMIC_RELEASE);
+			/*
+			 * A different moment of the thread's exit each time:
+			 * 1 to 65536 turns, spread over every order of size.
+			 */
+			turns = ((i * 7919) % 1024 + 1) << (i % 7);
+			for (spin = 0; spin < turns; spin++)
+				;
+			syscall(SYS_tgkill, getpid(), exiter_tid, SIGSEGV);
+			usleep(10000);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, WUNTRACED) < 0)
+			die("waitpid");
+		if (WIFSTOPPED(status)) {
+			suspended++;
+			kill(pid, SIGKILL);
+			if (waitpid(pid, &status, 0) < 0)
+				die("waitpid");
+		} else if (WIFEXITED(status)) {
+			exited++;
+		} else {
+			signaled++;
+		}
+	}
+	printf("exitrace: exited=%d suspended=%d signaled=%d\n", exited, suspended, signaled);
+	return 0;
+}
+
+static int together(int n)
+{
+	int i, status, gate[2], suspended = 0, died = 0;
+	pid_t pid, stopped[64];
+	char c;
+
+	if (n < 1 || n > 64 || pipe(gate))
+		return 2;
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			no_core();
+			close(gate[1]);
+			if (read(gate[0], &c, 1) < 0)
+				_exit(3);
+			crash_here(0);
+			_exit(2);
+		}
+	}
+	close(gate[0]);
+	close(gate[1]); /* every child's read returns now */
+	for (i = 0; i < n; i++) {
+		pid = waitpid(-1, &status, WUNTRACED);
+		if (pid < 0)
+			die("waitpid");
+		if (WIFSTOPPED(status))
+			stopped[suspended++] = pid;
+		else
+			died++;
+	}
+	for (i = 0; i < suspended; i++) {
+		kill(stopped[i], SIGKILL);
+		waitpid(stopped[i], &status, 0);
+	}
+	printf("together: suspended=%d died=%d\n", suspended, died);
+	return 0;
+}
+
 static int run(const char *mode)
 {
 	pthread_t t;
@@ -113,6 +228,10 @@ int main(int argc, char **argv)
 
 	if (argc == 2)
 		return run(argv[1]);
+	if (argc == 3 && !strcmp(argv[1], "exitrace"))
+		return exit_race(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "together"))
+		return together(atoi(argv[2]));
 	if (argc != 3 || strcmp(argv[1], "run"))
 		return 2;
 	setrlimit(RLIMIT_CORE, &unlimited);
