@@ -629,6 +629,15 @@ void utrace_task_ids(struct task_struct *task, struct utrace_task_ids *ids);
 bool utrace_task_descends_from(struct task_struct *task, pid_t tgid);
 
 /*
+ * The same by identity: whether @task's process is the one whose thread
+ * group pid is @tgid (a struct pid the caller holds, e.g. from
+ * get_task_pid(PIDTYPE_TGID)) or descends from it by real parents. A
+ * process that has exited matches nothing, also once its number is reused.
+ * Any context but hardirq.
+ */
+bool utrace_task_descends_from_pid(struct task_struct *task, struct pid *tgid);
+
+/*
  * cgroup v2 selection. utrace_cgroup_get() returns the default hierarchy's
  * cgroup at @path (absolute, from the caller's cgroup namespace root, e.g.
  * "/system.slice") with a reference, or an ERR_PTR: -ENOENT (no such

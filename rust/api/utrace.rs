@@ -25,7 +25,8 @@
 //! (the callback trait), [`context`] (what a callback can reach),
 //! [`examine`] (a stopped task's registers and memory),
 //! [`tracer`] (attaching, the callback trampolines), [`task`] (task
-//! facts), [`process`] (users, namespaces, ancestry, signals),
+//! facts), [`process`] (users, namespaces, ancestry, signals), [`pid`]
+//! (a process held by identity),
 //! [`stream`] (event streams), [`control_file`] (root-only control files),
 //! [`timer`] (deadlines), [`param`] (module parameters), `usermem`
 //! (reading the task's memory in syscall callbacks) and `raw` (the C ABI).
@@ -44,6 +45,7 @@ pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod examine;
 pub(crate) mod param;
+pub(crate) mod pid;
 pub(crate) mod process;
 mod raw;
 pub(crate) mod signal;
@@ -61,6 +63,7 @@ pub(crate) use events::{Action, Control, Events, SyscallEntry};
 pub(crate) use examine::{Examined, FpRegs, UserRegs};
 pub(crate) use param::{modinfo_bytes, module_param_entry, module_param_int, IntParam, ParamEntry};
 pub(crate) use param::{module_param_str, KparamString, StrParam};
+pub(crate) use pid::Pid;
 pub(crate) use process::{descends_from, signal_process, wall_seconds, Cgroup, TaskIds};
 pub(crate) use signal::{JctlReport, JobControl, Signal, SignalClass, SignalReport};
 pub(crate) use stream::{Record, Stream};
