@@ -33,8 +33,8 @@ mod utrace;
 
 use utrace::{
     ARef, Action, Cgroup, Context, Control as EngineControl, ControlFile, ControlHandler, Escaped,
-    Events, Signal, SignalReport, Stream, TaskIds, TaskInfo, Text, Timer, TimerHandler, TimerRef,
-    Tracer,
+    Events, Pid, Signal, SignalReport, Stream, TaskIds, TaskInfo, Text, Timer, TimerHandler,
+    TimerRef, Tracer,
 };
 
 utrace::module_author! {
@@ -99,6 +99,14 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+/// A `tree=` (or `pid=`) selector: the process (held by identity, so the
+/// selection never moves to a process that gets its number later) and the
+/// number it was given as (in the writer's pid namespace).
+struct TreeSel {
+    process: Pid,
+    nr: i32,
+}
+
 /// A `cgroup=` selector: the cgroup (held) and the path it was given as.
 struct CgroupSel {
     cgroup: Cgroup,
@@ -114,7 +122,7 @@ struct Config {
     /// Exact `comm` (up to 15 bytes).
     comm: Option<([u8; 16], usize)>,
     /// This process and its descendants.
-    tree: Option<i32>,
+    tree: Option<Arc<TreeSel>>,
     /// Tasks in this cgroup v2 cgroup or below it.
     cgroup: Option<Arc<CgroupSel>>,
     /// Seconds; 0: never.
@@ -272,7 +280,8 @@ impl Suspend {
             || cfg.comm().is_some_and(|c| c != info.comm())
             || cfg
                 .tree
-                .is_some_and(|pid| !utrace::descends_from(task, pid))
+                .as_ref()
+                .is_some_and(|sel| !sel.process.is_ancestor_of(task))
             || cfg
                 .cgroup
                 .as_ref()
@@ -490,15 +499,17 @@ fn parse_u32(v: &[u8]) -> Result<u32, Refused> {
     Ok(n)
 }
 
-/// Checks `pid` names a live user process, as `tree=` and `pid=` want.
-fn check_tree(pid: i32) -> Result<(), Refused> {
-    let Some(task) = utrace::task_by_pid(pid) else {
-        return Err(Refused(ESRCH, "no such process"));
-    };
-    if TaskIds::of(&task).is_kernel() {
-        return Err(Refused(EPERM, "it is a kernel thread"));
-    }
-    Ok(())
+/// The process `pid` names in the calling task's pid namespace (the
+/// writer's, or insmod's), held, as `tree=` and `pid=` want.
+fn tree_sel(pid: i32) -> Result<Arc<TreeSel>, Refused> {
+    let process = Pid::of_number(pid).map_err(|e| {
+        if e == EPERM {
+            Refused(e, "it is a kernel thread")
+        } else {
+            Refused(ESRCH, "no such process")
+        }
+    })?;
+    Arc::new(TreeSel { process, nr: pid }, GFP_KERNEL).map_err(|_| Refused(ENOMEM, "out of memory"))
 }
 
 /// Applies one `key=value` word to `cfg`.
@@ -530,8 +541,7 @@ fn apply(cfg: &mut Config, word: &[u8]) -> Result<(), Refused> {
                 if pid == 0 {
                     return Err(Refused(EINVAL, "0 is not a process"));
                 }
-                check_tree(pid)?;
-                Some(pid)
+                Some(tree_sel(pid)?)
             }
         }
         b"cgroup" => cfg.cgroup = if any { None } else { Some(cgroup(value)?) },
@@ -602,8 +612,15 @@ fn show_config(cfg: &Config, out: &mut Text<'_>) {
         Some(c) => writeln!(out, "comm={}", Escaped(c)),
         None => writeln!(out, "comm=any"),
     };
-    let _ = match cfg.tree {
-        Some(pid) => writeln!(out, "tree={}", pid),
+    let _ = match &cfg.tree {
+        // As the reader's pid namespace numbers it.
+        Some(sel) => match sel.process.number_here() {
+            Some(nr) => writeln!(out, "tree={}", nr),
+            None if sel.process.is_alive() => {
+                writeln!(out, "tree={} (in another pid namespace)", sel.nr)
+            }
+            None => writeln!(out, "tree={} (exited)", sel.nr),
+        },
         None => writeln!(out, "tree=any"),
     };
     let _ = match &cfg.cgroup {
@@ -719,11 +736,13 @@ impl kernel::Module for CrashSuspend {
                 pr_err!("pid={} is not a process id\n", pid);
                 return Err(EINVAL);
             }
-            if let Err(Refused(e, why)) = check_tree(pid) {
-                pr_err!("pid={}: {} (errno {})\n", pid, why, e.to_errno());
-                return Err(e);
+            match tree_sel(pid) {
+                Ok(sel) => config.tree = Some(sel),
+                Err(Refused(e, why)) => {
+                    pr_err!("pid={}: {} (errno {})\n", pid, why, e.to_errno());
+                    return Err(e);
+                }
             }
-            config.tree = Some(pid);
         }
         let (timeout, max) = (config.timeout, config.max);
         let state = Arc::new(
