@@ -15,8 +15,8 @@ trap 'unload_settled crash_suspend; unload_settled utrace_rs' EXIT
 # held NAME: `crasher run segv` whose child crashes and is suspended; sets P.
 held() {
 	rm -f /tmp/"$1".out
-	crasher run segv >/tmp/"$1".out &
 	mark
+	crasher run segv >/tmp/"$1".out &
 	wait_until 20 "dmesg_since_mark | grep -q 'suspended on signal 11 '"
 	P=$(dmesg_since_mark | sed -n 's/.*crash_suspend: pid \([0-9]*\) .*suspended on signal 11 .*/\1/p' | tail -n 1)
 	# shellcheck disable=SC2016 # wait_until evaluates it
