@@ -23,8 +23,11 @@
 # meta-tests, UTRACE_GUARD=0 to skip the hot-path regression guard
 # (scripts/bench-guard.sh), UTRACE_ONLY="WORD..." to run only the guest tests
 # whose name contains one of the words (and no guard); UTRACE_STRESS_SECS,
-# UTRACE_STORM and UTRACE_REARM_SECS (numbers) are passed to the guest tests
-# that read them.
+# UTRACE_STORM, UTRACE_REARM_SECS, UTRACE_DIFF_SEEDS, UTRACE_DIFF_SEED,
+# UTRACE_DIFF_STEPS, UTRACE_DIFF_CALLS, UTRACE_DIFF_BUDGET and
+# UTRACE_DIFF_REPORTS (numbers), UTRACE_DIFF_FEATURES and UTRACE_DIFF_MODES
+# (letters, commas, / and +: tests/4[79]-*-diff.sh) are passed to the guest
+# tests that read them.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +46,10 @@ if [ "$variant" != test ]; then
 	build_variant_modules "$variant" || { echo "check: module build for $variant failed" >&2; exit 1; }
 	# KASAN under TCG runs fork+exec about 4x slower: a smaller storm.
 	[ "$variant" = debug ] && export UTRACE_STORM=${UTRACE_STORM:-2000}
+	# The differential tests (tests/4[79]-*-diff.sh): as many seeds as
+	# 90 s each allow (the guest's whole run must stay within its limit).
+	[ "$variant" = debug ] && export UTRACE_DIFF_SEEDS=${UTRACE_DIFF_SEEDS:-100} \
+		UTRACE_DIFF_BUDGET=${UTRACE_DIFF_BUDGET:-90}
 	# QEMU's TCG CPU offers LA57; with 5-level paging an interrupt during
 	# identify_cpu() at boot sometimes trips a KASAN wild-memory-access
 	# report in handle_edge_irq (before any module loads). 4-level paging
@@ -139,7 +146,7 @@ source_checks() {
 INITRD=$top/build/$boot.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD" || { echo "check: cannot build the initramfs" >&2; exit 1; }
 [ -n "${UTRACE_ONLY:-}" ] && boot_args+=("UTRACE_ONLY=${UTRACE_ONLY// /,}")
-mapfile -t -O "${#boot_args[@]}" boot_args < <(env | grep -E '^UTRACE_(STRESS_SECS|STORM|REARM_SECS)=[0-9]+$')
+mapfile -t -O "${#boot_args[@]}" boot_args < <(env | grep -E '^UTRACE_(STRESS_SECS|STORM|REARM_SECS|DIFF_SEEDS|DIFF_SEED|DIFF_STEPS|DIFF_CALLS|DIFF_BUDGET|DIFF_REPORTS)=[0-9]+$|^UTRACE_DIFF_(FEATURES|MODES)=[A-Za-z,/+]+$')
 limit=1500
 [ "$variant" = debug ] && limit=1800
 boot_guest "$boot" "${UTRACE_CHECK_TIMEOUT:-$limit}" utrace.mode=check "${boot_args[@]}"
