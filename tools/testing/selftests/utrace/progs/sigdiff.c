@@ -2,7 +2,7 @@
 /*
  * sigdiff: the signal side of the differential tests (tests/49-signal-diff.sh).
  *
- * sigdiff [-r READY] [-n STEPS] [-v] SEED [FEATURES]
+ * sigdiff [-r READY] [-n STEPS] [-s MSEC] [-v] SEED [FEATURES]
  *
  * A controller (this process) forks a target with NT threads (role 0 is
  * its main thread) whose SA_SIGINFO handlers record, in shared memory,
@@ -38,7 +38,9 @@
  *
  * -r READY: write "<pid> <tid1> ... <tidN-1>" of the target to READY, then
  * wait for a line on stdin before the first step (time to attach engines).
- * -v: the schedule, step by step, on stderr.
+ * -s MSEC: a pause after each step (so that engines that stop or hold the
+ * threads now and then have time to). -v: the schedule, step by step, on
+ * stderr.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -280,7 +282,7 @@ static int post_main(int fd)
 /* --- the controller -------------------------------------------------- */
 
 static uint64_t rng;
-static int verbose, timeouts, nsteps = 24;
+static int verbose, timeouts, nsteps = 24, pause_ms;
 static pid_t target;
 static char *out[MAXOUT];
 static int nout;
@@ -795,16 +797,17 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--post"))
 		return post_main(atoi(argv[2]));
-	while ((opt = getopt(argc, argv, "r:n:v")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:s:v")) != -1) {
 		switch (opt) {
 		case 'r': ready = optarg; break;
 		case 'n': nsteps = atoi(optarg); break;
+		case 's': pause_ms = atoi(optarg); break;
 		case 'v': verbose = 1; break;
 		default: return 2;
 		}
 	}
 	if (optind >= argc || nsteps < 1 || nsteps > MAXSTEPS) {
-		fprintf(stderr, "usage: sigdiff [-r READY] [-n STEPS] [-v] SEED [FEATURES]\n");
+		fprintf(stderr, "usage: sigdiff [-r READY] [-n STEPS] [-s MSEC] [-v] SEED [FEATURES]\n");
 		return 2;
 	}
 	seed = strtoull(argv[optind], NULL, 0);
@@ -863,8 +866,11 @@ int main(int argc, char **argv)
 			line[0] = '\0';
 	}
 	printf("sigdiff seed %llu features %s steps %d\n", seed, features, nsteps);
-	for (step = 0; step < nsteps && timeouts < MAXTIMEOUTS; step++)
+	for (step = 0; step < nsteps && timeouts < MAXTIMEOUTS; step++) {
 		step_run(step, features);
+		if (pause_ms > 0)
+			sleep_ms(pause_ms);
+	}
 	if (has(features, 'e') && timeouts < MAXTIMEOUTS)
 		exec_step(step++);
 	st(&shm->step, step);

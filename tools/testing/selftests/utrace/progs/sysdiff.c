@@ -2,7 +2,7 @@
 /*
  * sysdiff: the syscall side of the differential tests (tests/47-syscall-diff.sh).
  *
- * sysdiff [-r READY] [-n CALLS] [-d DIR] [-v] SEED [ABIS]
+ * sysdiff [-r READY] [-n CALLS] [-d DIR] [-s USEC] [-v] SEED [ABIS]
  *
  * Runs a seeded random program of CALLS syscalls (default 200) in a fresh
  * directory DIR (default /tmp/sysdiff.d), each made with the raw 64-bit
@@ -16,10 +16,13 @@
  * that is transparent.
  *
  * -r READY: write the pid to READY, then wait for a line on stdin before the
- * first call (time to attach engines). -v: the calls also on stderr as made.
+ * first call (time to attach engines). -s USEC: sleep USEC between calls
+ * (so that an engine's STOPs land on many). -v: the calls also on stderr as
+ * made.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -401,21 +404,22 @@ static void end_state(void)
 int main(int argc, char **argv)
 {
 	const char *ready = NULL, *abis = "64,32";
-	int opt, n = 200, i, fd, has32, has64;
+	int opt, n = 200, i, fd, has32, has64, usec = 0;
 	unsigned long long seed;
 	char line[16];
 
-	while ((opt = getopt(argc, argv, "r:n:d:v")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:d:s:v")) != -1) {
 		switch (opt) {
 		case 'r': ready = optarg; break;
 		case 'n': n = atoi(optarg); break;
 		case 'd': dir = optarg; break;
+		case 's': usec = atoi(optarg); break;
 		case 'v': verbose = 1; break;
 		default: return 2;
 		}
 	}
 	if (optind >= argc || n < 1 || dir[0] != '/') {
-		fprintf(stderr, "usage: sysdiff [-r READY] [-n CALLS] [-d DIR] [-v] SEED [64|32|64,32]\n");
+		fprintf(stderr, "usage: sysdiff [-r READY] [-n CALLS] [-d DIR] [-s USEC] [-v] SEED [64|32|64,32]\n");
 		return 2;
 	}
 	seed = strtoull(argv[optind], NULL, 0);
@@ -428,6 +432,8 @@ int main(int argc, char **argv)
 	rng = seed * 0x9e3779b97f4a7c15ULL + 0x7654321;
 	if (!rng)
 		rng = 1;
+	/* a write to a pipe without a reader returns -EPIPE, and that is all */
+	signal(SIGPIPE, SIG_IGN);
 	low = mmap(NULL, LOW, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	if (low == MAP_FAILED)
 		die("mmap");
@@ -455,8 +461,11 @@ int main(int argc, char **argv)
 	}
 	/* stdout is a file: nothing is written to it until the end */
 	printf("sysdiff seed %llu abis %s calls %d\n", seed, abis, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		one(i, has32 && (!has64 || pick(2)));
+		if (usec > 0)
+			usleep(usec);
+	}
 	end_state();
 	fflush(stdout);
 	return 0;

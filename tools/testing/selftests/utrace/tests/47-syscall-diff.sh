@@ -43,15 +43,19 @@ rm -f /tmp/sysdiff.probe
 sysdiff -n 1 -d /tmp/sysdiff.probe.d 1 32 >/tmp/sysdiff.probe 2>&1 ||
 	skip "int \$0x80 does not work here: $(cat /tmp/sysdiff.probe)"
 
-# toggler: while /tmp/syd.run exists (and the module is loaded), STOP and
-# RESUME slot 0 every 20 ms.
+# toggler PID: while /tmp/syd.run exists (and the module is loaded), STOP
+# and RESUME slot 0 every 10 ms; counts in /tmp/syd.seen the rounds that
+# found PID stopped (state I) before the RESUME.
 toggler() {
+	local seen=0
 	while [ -e /tmp/syd.run ] && [ -d $UT ]; do
 		utctl control 0 $ACT_STOP >/dev/null
-		sleep 0.02
+		sleep 0.01
+		[ "$(state_of "$1" 2>/dev/null)" = I ] && seen=$((seen + 1))
 		utctl control 0 $ACT_RESUME >/dev/null
-		sleep 0.02
+		sleep 0.01
 	done
+	echo "$seen" >/tmp/syd.seen
 }
 
 # run SEED MODE OUT: one sysdiff run under MODE ("none": no engine).
@@ -59,7 +63,8 @@ run() {
 	local seed=$1 mode=$2 out=$3 tpid='' pid
 	rm -f /tmp/syd.go /tmp/syd.ready /tmp/syd.run
 	mkfifo /tmp/syd.go
-	sysdiff -r /tmp/syd.ready -n "$calls" "$seed" $abis <>/tmp/syd.go >"$out" 2>&1 &
+	# (1 ms between calls: the STOPs land on many of them)
+	sysdiff -r /tmp/syd.ready -s 1000 -n "$calls" "$seed" $abis <>/tmp/syd.go >"$out" 2>&1 &
 	pid=$!
 	wait_until 10 "[ -s /tmp/syd.ready ]"
 	case "$mode" in
@@ -71,7 +76,8 @@ run() {
 			utctl ret 0 $ACT_STOP >/dev/null
 			utctl events 0 $((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT)) >/dev/null
 			: >/tmp/syd.run
-			toggler &
+			echo 0 >/tmp/syd.seen
+			toggler "$(cat /tmp/syd.ready)" &
 			tpid=$!
 		fi
 		;;
@@ -81,6 +87,8 @@ run() {
 	wait "$pid" || echo "sysdiff exited $?" >>"$out"
 	rm -f /tmp/syd.run
 	[ -z "$tpid" ] || wait "$tpid"
+	[ "$mode" = stop ] && echo "  (stop: $(cat /tmp/syd.seen) rounds found the task stopped," \
+		"$(utlog | awk '$3 == "QUIESCE"' | wc -l) QUIESCE reports)"
 	if [ "$mode" = trace ]; then
 		unload_settled syscall_trace || fail "rmmod syscall_trace failed"
 	elif [ "$mode" != none ]; then
@@ -103,6 +111,12 @@ while [ "$seed" -lt $((first + seeds)) ]; do
 		diff /tmp/syd.base /tmp/syd.base2
 		fail "seed $seed: two runs without an engine differ (sysdiff is not deterministic: a bug of the test)"
 	fi
+	! grep -q '^sysdiff exited' /tmp/syd.base || fail "seed $seed: $(tail -n 3 /tmp/syd.base)"
+	# Both ABIs ran (a kernel refusing int $0x80 would compare equal too).
+	for abi in 64 32; do
+		grep -Eq "^[0-9]+ $abi [a-z_0-9]+\(.*\) = [0-9]+" /tmp/syd.base ||
+			fail "seed $seed: no $abi-bit syscall succeeded: $(head -n 5 /tmp/syd.base)"
+	done
 	for mode in $modes; do
 		run "$seed" "$mode" /tmp/syd.out
 		if cmp -s /tmp/syd.base /tmp/syd.out; then
@@ -112,7 +126,7 @@ while [ "$seed" -lt $((first + seeds)) ]; do
 			diff /tmp/syd.base /tmp/syd.out | grep '^[-+][^-+]' | head -n 40
 			echo "replay: make check UTRACE_ONLY=syscall-diff UTRACE_DIFF_SEED=$seed UTRACE_DIFF_SEEDS=1" \
 				"UTRACE_DIFF_MODES=$mode UTRACE_DIFF_CALLS=$calls"
-			echo "  (in the guest: sysdiff -v -n $calls $seed $abis)"
+			echo "  (in the guest: sysdiff -v -s 1000 -n $calls $seed $abis)"
 			failed="$failed $seed/$mode"
 		fi
 	done

@@ -10,8 +10,9 @@
 #   deliver  every thread: all signal events, report_signal answers DELIVER
 #            (with UTRACE_DIFF_REPORTS=1, also: each handler run was reported
 #            once)
-#   hold     the same answering HOLD; every 50 ms the answer becomes DELIVER
-#            and the threads are RESUMEd (each held signal reported again)
+#   hold     the same answering HOLD; whenever a thread is held, the answer
+#            becomes DELIVER and the threads are RESUMEd (each held signal
+#            reported again), and 20 ms later HOLD again
 #   jctl     every thread: JCTL and SIGNAL_STOP (DELIVER)
 #   stop     every thread: QUIESCE (callbacks return STOP) and all signal
 #            events (DELIVER); every 50 ms the threads are STOPped, then
@@ -102,28 +103,44 @@ engines() {
 	NSLOTS=$s
 }
 
-# toggler MODE: while /tmp/sd.run exists (and the module is loaded), let
-# held signals go (hold) or stop and resume the threads (stop), every 50 ms.
+# toggler MODE PID: while /tmp/sd.run exists (and the module is loaded):
+# hold: whenever a thread of PID is held (state I), answer DELIVER and
+# RESUME every thread, then HOLD again 20 ms later; stop: STOP every thread,
+# 50 ms later RESUME them, and again 50 ms later. Counts in /tmp/sd.seen the
+# rounds that found a thread held or stopped.
 toggler() {
-	local s
+	local s seen=0
 	while [ -e /tmp/sd.run ] && [ -d $UT ]; do
-		s=0
-		while [ $s -lt "$NSLOTS" ]; do
-			case "$1" in
-			hold) utctl sigret $s $SIGRET_HOLD ;;
-			stop) utctl control $s $ACT_STOP ;;
-			esac
-			s=$((s + 1))
-		done >/dev/null
-		sleep 0.05
+		if [ "$1" = stop ]; then
+			s=0
+			while [ $s -lt "$NSLOTS" ]; do
+				utctl control $s $ACT_STOP
+				s=$((s + 1))
+			done >/dev/null
+			sleep 0.05
+		fi
+		if ! cat /proc/"$2"/task/*/stat 2>/dev/null | grep -q ') I '; then
+			[ "$1" = hold ] && sleep 0.01
+			[ "$1" = hold ] && continue
+		else
+			seen=$((seen + 1))
+		fi
 		s=0
 		while [ $s -lt "$NSLOTS" ]; do
 			[ "$1" = hold ] && utctl sigret $s $SIGRET_DELIVER
 			utctl control $s $ACT_RESUME
 			s=$((s + 1))
 		done >/dev/null
-		sleep 0.05
+		[ "$1" = stop ] && sleep 0.05
+		[ "$1" = stop ] && continue
+		sleep 0.02
+		s=0
+		while [ $s -lt "$NSLOTS" ]; do
+			utctl sigret $s $SIGRET_HOLD
+			s=$((s + 1))
+		done >/dev/null
 	done
+	echo "$seen" >/tmp/sd.seen
 }
 
 # run SEED MODE OUT: one sigdiff run under MODE ("none": no engine).
@@ -131,7 +148,8 @@ run() {
 	local seed=$1 mode=$2 out=$3 tpid=''
 	rm -f /tmp/sd.go /tmp/sd.ready /tmp/sd.run
 	mkfifo /tmp/sd.go
-	sigdiff -r /tmp/sd.ready -n "$steps" "$seed" "$features" <>/tmp/sd.go >"$out" 2>&1 &
+	# (20 ms after each step: the holds and stops land on many)
+	sigdiff -r /tmp/sd.ready -s 20 -n "$steps" "$seed" "$features" <>/tmp/sd.go >"$out" 2>&1 &
 	pid=$!
 	wait_until 10 "[ -s /tmp/sd.ready ]"
 	# shellcheck disable=SC2046 # the target's pid and its threads' tids
@@ -139,7 +157,8 @@ run() {
 	case "$mode" in
 	hold | stop)
 		: >/tmp/sd.run
-		toggler "$mode" &
+		echo 0 >/tmp/sd.seen
+		toggler "$mode" "$(cut -d' ' -f1 /tmp/sd.ready)" &
 		tpid=$!
 		;;
 	esac
@@ -159,6 +178,11 @@ run() {
 		utlog | awk '$3 == "SIGNAL" && $6 == "class=0x0" { sub("sig=", "", $5); n[$5]++ }
 			END { for (s in n) print s, n[s] }' | sort >/tmp/sd.reported
 	fi
+	# That the engines did act.
+	case "$mode" in
+	hold | stop) echo "  ($mode: $(cat /tmp/sd.seen) rounds found a thread held or stopped," \
+		"$(utlog | awk '$3 == "QUIESCE"' | wc -l) QUIESCE reports)" ;;
+	esac
 	if [ "$mode" != none ]; then
 		utctl release >/dev/null
 		utctl cleanup >/dev/null
@@ -185,6 +209,7 @@ for set in $sets; do
 			fail "seed $seed features $features: two runs without an engine differ" \
 				"(sigdiff's schedule is not deterministic: a bug of the test)"
 		fi
+		! grep -q '^sigdiff exited' /tmp/sd.base || fail "seed $seed: $(tail -n 3 /tmp/sd.base)"
 		for mode in $smodes; do
 			run "$seed" "$mode" /tmp/sd.out
 			if ! cmp -s /tmp/sd.handled /tmp/sd.reported; then
@@ -201,7 +226,7 @@ for set in $sets; do
 			diff /tmp/sd.base /tmp/sd.out | grep '^[-+][^-+]' | head -n 30
 			echo "replay: make check UTRACE_ONLY=signal-diff UTRACE_DIFF_SEED=$seed UTRACE_DIFF_SEEDS=1" \
 				"UTRACE_DIFF_FEATURES=$features UTRACE_DIFF_MODES=$mode UTRACE_DIFF_STEPS=$steps"
-			echo "  (in the guest: sigdiff -v -n $steps $seed $features; the schedule is in its output)"
+			echo "  (in the guest: sigdiff -v -s 20 -n $steps $seed $features; the schedule is in its output)"
 			failed="$failed $seed/$features/$mode"
 		done
 		seed=$((seed + 1))
