@@ -27,6 +27,10 @@ pub(crate) const SIGNAL_CORE: Events = event(12);
 pub(crate) const JCTL: Events = event(13);
 /// `UTRACE_EVENT_SIGNAL_ALL`: every event reported by `report_signal`.
 pub(crate) const SIGNAL_ALL: Events = SIGNAL | SIGNAL_IGN | SIGNAL_STOP | SIGNAL_TERM | SIGNAL_CORE;
+/// The events that hold signals, for which the signal kprobe is armed:
+/// [`SIGNAL_ALL`], and JCTL (stop signals are hidden until the JCTL
+/// reports are made, and a SIGCONT's send must cancel exactly those).
+pub(crate) const SIGNAL_HOLDING: Events = SIGNAL_ALL | JCTL;
 
 /// What a per-task engine may ask for today.
 pub(crate) const TASK_EVENTS: Events =

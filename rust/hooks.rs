@@ -327,8 +327,8 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_send(sig: i32, task: *mut binding
 /// held in any thread (for SIGNAL_STOP engines, for a JCTL report, or
 /// suspended) are shown and no longer held, so that the kernel's own flush
 /// takes them, and exactly them: a stop signal sent after this SIGCONT is
-/// a new one, held and reported as usual. (Were the kprobe not armed, the
-/// SIGCONT probe cancels them instead: see [`continued`].)
+/// a new one, held and reported as usual. (Without the kprobe in this
+/// kernel, the SIGCONT probe cancels them instead: see [`continued`].)
 ///
 /// # Safety
 ///
@@ -532,8 +532,10 @@ fn continued(st: &State, task: *mut bindings::task_struct) {
     unsafe {
         shim::signal::for_each_thread(task, true, |t| {
             if let Some(ut) = st.table.lookup(t, &rcu) {
-                // Held stop signals are cancelled, as prepare_signal()
-                // flushes the queued ones (it cannot see hidden ones).
+                // Held stop signals left (the send kprobe, which cancels
+                // them, is not in this kernel) are cancelled, as
+                // prepare_signal() flushes the queued ones (it cannot see
+                // hidden ones).
                 let stops = ut.held.load(SeqCst) & STOP_SIGNALS;
                 if stops != 0 {
                     ut.cancelled.fetch_or(stops, SeqCst);

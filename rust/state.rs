@@ -49,8 +49,8 @@ pub(crate) struct State {
     #[pin]
     syscall: OnDemand,
     /// The signal kprobe (`shim/kprobes.c`), armed while an engine has
-    /// signal events (`SIGNAL_ALL`): every other signal sent (a SIGCHLD per
-    /// fork) passes it unhooked.
+    /// signal or JCTL events (`SIGNAL_HOLDING`): every other signal sent (a
+    /// SIGCHLD per fork) passes it unhooked.
     #[pin]
     signal: OnDemand,
     /// The `UTask`s of freed tasks, and the work item that reaps them.
@@ -279,7 +279,7 @@ impl State {
         if events & crate::events::SYSCALL != 0 {
             self.syscall.add()?;
         }
-        if events & crate::events::SIGNAL_ALL != 0 {
+        if events & crate::events::SIGNAL_HOLDING != 0 {
             if let Err(e) = self.signal.add() {
                 if events & crate::events::SYSCALL != 0 {
                     self.syscall.sub();
@@ -297,7 +297,7 @@ impl State {
         if events & crate::events::SYSCALL != 0 {
             self.syscall.sub();
         }
-        if events & crate::events::SIGNAL_ALL != 0 {
+        if events & crate::events::SIGNAL_HOLDING != 0 {
             self.signal.sub();
         }
     }

@@ -100,6 +100,39 @@ for sig in STOP TSTP; do
 done
 echo "ok: a stop signal sent after SIGCONT is not cancelled with the one held before it"
 
+# The same with a JCTL engine, which hides a stop signal only until its
+# report is made: STOP, STOP again while stopped (hidden, its report waits
+# for the stop to end), CONT, STOP.
+# stop_stop_cont_stop SLOT: as stop_cont_stop, with a JCTL engine SLOT if
+# SLOT is not "-".
+stop_stop_cont_stop() {
+	local out=/tmp/t48h2j.out pid
+	rm -f $out
+	sigmodel handlers $out &
+	pid=$!
+	wait_until 5 "grep -q ready $out"
+	if [ "$1" != - ]; then
+		expect_ut "attach" 0 attach "$1" "$pid" $A_CREATE >&2
+		expect_ut "JCTL" 0 events "$1" $EV_JCTL >&2
+	fi
+	kill -STOP "$pid"
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 10 '[ "$(state_of $pid)" = T ]'
+	kill -STOP "$pid"
+	sleep 0.3
+	kill -CONT "$pid"
+	kill -STOP "$pid"
+	sleep 0.8
+	state_of "$pid"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+}
+want=$(stop_stop_cont_stop -)
+expect_eq "STOP, STOP, CONT, STOP under a JCTL engine: the state without an engine" \
+	"$(stop_stop_cont_stop 5)" "$want"
+utctl cleanup >/dev/null
+echo "ok: under a JCTL engine, the stop signal sent after SIGCONT stops the process"
+
 # --- 3. Realtime signals under HOLD: each queued instance is reported and
 # decided once (three sent while the first is held: three reports after
 # RESUME, three handler runs; ignored: three reports, no handler run).

@@ -30,9 +30,7 @@
 #   UTRACE_DIFF_MODES     the engine set-ups, comma-separated (default all four)
 #   UTRACE_DIFF_STEPS     steps a seed (default 24)
 #   UTRACE_DIFF_REPORTS   1: the deliver engines' SIGNAL reports are counted
-#                         too (fails today with r, realtime instances queued
-#                         at once reported once: issue 29 item 3, and with
-#                         e, the signals the exec'd image gets not reported)
+#                         too (each handler run reported once)
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 
@@ -42,13 +40,12 @@
 # threads at once, B SIGTSTP SIGCONT SIGTSTP at once, x threads exiting,
 # e an exec at the end; J stops with SIGTSTP (and SIGTSTP or SIGSTOP
 # while stopped).
-# Known to fail today (issue 29): b (a second delivery of the signal with an
-# empty siginfo, from=0, under every mode but jctl: item 1), B and J (SIGTSTP
-# after a SIGCONT that cancelled one does not stop, under every mode: item
-# 2), and j under jctl (now and then SIGSTOP's group stop never completes).
+# Known to fail today: B, J and j under the jctl engines (now and then a
+# stop signal's group stop never completes; SIGSTOP's too). b, B and J used
+# to fail under the other modes (issue 29 items 1 and 2).
 DIFF_SIG_ALL=ktrRmcjJbBxe
-DIFF_SIG_OK=ktrRmcjxe/deliver+hold+stop,ktrRmcxe/jctl
-DIFF_SIG_KNOWN=kb,kB,kjJ,kj/jctl
+DIFF_SIG_OK=ktrRmcjJbBxe/deliver+hold+stop,ktrRmcbxe/jctl
+DIFF_SIG_KNOWN=kB/jctl,kjJ/jctl,kj/jctl
 seeds=${UTRACE_DIFF_SEEDS:-2}
 first=${UTRACE_DIFF_SEED:-1}
 budget=$(($(date +%s) + ${UTRACE_DIFF_BUDGET:-200}))
