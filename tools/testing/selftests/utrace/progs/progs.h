@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,15 @@ static inline void wait_go(void)
 
 	if (read(0, &c, 1) < 0)
 		die("read go");
+}
+
+/* The next number of a seeded xorshift64 sequence, from *state (not 0). */
+static inline uint64_t xorshift64(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
 }
 
 #endif

@@ -290,10 +290,7 @@ static int dedup_step[MAXSTEPS + 2];
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 static int pick(int n) { return (int)(rnd() % (uint64_t)n); }
 

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include "progs.h"
+#include "say.h"
 
 /* i386 syscall numbers (arch/x86/entry/syscalls/syscall_32.tbl). */
 #define NR32_exit_group 252
@@ -76,20 +77,6 @@ asm(".text\n"
     "ret\n\t"
     ".size int80, .-int80\n");
 
-static char log_buf[8192];
-static size_t log_len;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_len += vsnprintf(log_buf + log_len, sizeof(log_buf) - log_len, fmt, ap);
-	va_end(ap);
-	if (log_len >= sizeof(log_buf))
-		exit(3);
-}
 
 /* " = N", or " = -1 ENAME (text)" for a -errno result. */
 static const char *result(long ret)

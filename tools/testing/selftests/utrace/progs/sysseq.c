@@ -20,21 +20,7 @@
 #include <signal.h>
 #include <time.h>
 #include "progs.h"
-
-static char log_buf[8192];
-static size_t log_len;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_len += vsnprintf(log_buf + log_len, sizeof(log_buf) - log_len, fmt, ap);
-	va_end(ap);
-	if (log_len >= sizeof(log_buf))
-		exit(3);
-}
+#include "say.h"
 
 /* " = N", or " = -1 ENAME (text)" for the errors the sequence expects. */
 static const char *result(long ret, int err)
