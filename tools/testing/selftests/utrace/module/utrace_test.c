@@ -1524,25 +1524,28 @@ static void softirq_emit_fn(struct timer_list *t)
 		complete(&se->done);
 }
 
+/* One at a time: ctl serialises the command. */
+static struct softirq_emit softirq_emit;
+
 static int cmd_streamsoftirq(long n)
 {
-	struct softirq_emit se = { .left = n };
+	struct softirq_emit *se = &softirq_emit;
 	int i;
 
 	if (n < 1 || n > 1000)
 		return -EINVAL;
-	se.stream = utrace_stream_create("utrace_test_softirq", 64);
-	if (IS_ERR(se.stream))
-		return PTR_ERR(se.stream);
-	init_completion(&se.done);
-	timer_setup_on_stack(&se.timer, softirq_emit_fn, 0);
-	mod_timer(&se.timer, jiffies + 1);
-	for (i = 0; i < 1000 && !completion_done(&se.done); i++)
-		utrace_stream_emit(se.stream, "process", 7);
-	wait_for_completion(&se.done);
-	timer_delete_sync(&se.timer);
-	destroy_timer_on_stack(&se.timer);
-	utrace_stream_destroy(se.stream);
+	se->left = n;
+	se->stream = utrace_stream_create("utrace_test_softirq", 64);
+	if (IS_ERR(se->stream))
+		return PTR_ERR(se->stream);
+	init_completion(&se->done);
+	timer_setup(&se->timer, softirq_emit_fn, 0);
+	mod_timer(&se->timer, jiffies + 1);
+	for (i = 0; i < 1000 && !completion_done(&se->done); i++)
+		utrace_stream_emit(se->stream, "process", 7);
+	wait_for_completion(&se->done);
+	timer_delete_sync(&se->timer);
+	utrace_stream_destroy(se->stream);
 	return 0;
 }
 
@@ -1755,8 +1758,7 @@ static int run_cmd(char *buf)
 static bool ctl_unlocked(const char *cmd)
 {
 	return !strncmp(cmd, "barrier", 7) || !strncmp(cmd, "release", 7) ||
-	       !strncmp(cmd, "chaos", 5) || !strncmp(cmd, "waitstop", 8) ||
-	       !strncmp(cmd, "streamsoftirq", 13);
+	       !strncmp(cmd, "chaos", 5) || !strncmp(cmd, "waitstop", 8);
 }
 
 #include "test_ctl.h"
