@@ -52,7 +52,9 @@ pub(super) fn task_ptr(task: &Task) -> *mut bindings::task_struct {
     (task as *const Task).cast_mut().cast()
 }
 
-/// The task with thread id `pid` in the initial pid namespace.
+/// The task with thread id `pid` in the calling task's pid namespace
+/// (`find_get_pid()`: a module parameter's is resolved in the pid namespace
+/// of the process that loads the module).
 pub(crate) fn task_by_pid(pid: i32) -> Option<ARef<Task>> {
     if pid <= 0 {
         return None;
