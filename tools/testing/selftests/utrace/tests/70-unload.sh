@@ -18,6 +18,10 @@ echo "ok: both unloads refused"
 expect_ut "detach" 0 control 0 $ACT_DETACH
 ! rmmod utrace_test 2>/dev/null || fail "rmmod utrace_test succeeded while a handle is held"
 expect_ut "put" 0 put 0
+# The engine's release (which drops its module's reference) runs an RCU
+# grace period after the detach, in a worker: after a fork storm in the
+# previous test that can take a moment on a slow guest.
+wait_until 10 "[ \$(cat /sys/module/utrace_test/refcnt) = 0 ]"
 mark
 unload utrace_test
 unload utrace_rs
