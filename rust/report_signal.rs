@@ -352,14 +352,13 @@ pub(crate) fn release_held(ut: &UTask, mask: u64) {
 /// (`discard`) takes it out of the queues.
 fn release(ut: &UTask, sig: i32, discard: bool) {
     let bit = 1u64 << (sig - 1);
-    let (private, shared) = ut.unhold(bit);
-    if private | shared != 0 {
-        let at = shim::signal::Hidden {
+    shim::signal::release(sig, discard, || {
+        let (private, shared) = ut.unhold(bit);
+        shim::signal::Hidden {
             private: private != 0,
             shared: shared != 0,
-        };
-        shim::signal::release(sig, at, discard);
-    }
+        }
+    });
 }
 
 /// Carries out signal action `sa` on `current`'s queued `sig` (still

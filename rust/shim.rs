@@ -59,8 +59,8 @@ mod ffi {
         pub(super) fn utrace_shim_signal_discard(sig: c_int, private: bool, shared: bool, nth: u32);
         pub(super) fn utrace_shim_signal_release(
             sig: c_int,
-            private: bool,
-            shared: bool,
+            unhold: unsafe extern "C" fn(*mut c_void) -> u32,
+            data: *mut c_void,
             discard: bool,
         );
         pub(super) fn utrace_shim_signal_release_locked(
@@ -419,11 +419,41 @@ pub(crate) mod signal {
     }
 
     /// Shows `current`'s hidden `sig` again (delivered as usual), or
-    /// (`discard`) takes it out of the queues.
-    pub(crate) fn release(sig: i32, at: Hidden, discard: bool) {
-        // SAFETY: Task context; takes `current`'s siglock.
-        unsafe { ffi::utrace_shim_signal_release(sig, at.private, at.shared, discard) }
+    /// (`discard`) takes it out of the queues. `unhold` stops holding it
+    /// and says where it is hidden: it runs under `current`'s siglock, in
+    /// the same section as the showing, so that a signal probe (which runs
+    /// under that lock) never finds the hold gone while the signal is still
+    /// hidden. It must not sleep.
+    pub(crate) fn release<F: FnOnce() -> Hidden>(sig: i32, discard: bool, unhold: F) {
+        /// `unhold`, called by the shim with `data` pointing to it.
+        ///
+        /// # Safety
+        ///
+        /// `data` is the `Option<F>` `release` passes, alive for the call.
+        unsafe extern "C" fn call<F: FnOnce() -> Hidden>(data: *mut c_void) -> u32 {
+            // SAFETY: By the function's safety requirements.
+            let f = unsafe { &mut *data.cast::<Option<F>>() };
+            f.take().map_or(0, |f| {
+                let at = f();
+                (u32::from(at.private) * HID_PRIVATE) | (u32::from(at.shared) * HID_SHARED)
+            })
+        }
+        let mut f = Some(unhold);
+        // SAFETY: Task context; takes `current`'s siglock and calls `call`
+        // once under it, with `f`, which lives across the call.
+        unsafe {
+            ffi::utrace_shim_signal_release(
+                sig,
+                call::<F>,
+                (&mut f as *mut Option<F>).cast(),
+                discard,
+            )
+        }
     }
+
+    /// `shim.h`'s `UTRACE_SHIM_HID_*`.
+    const HID_PRIVATE: u32 = 1;
+    const HID_SHARED: u32 = 2;
 
     /// Shows `t`'s suspended signals again (bit `sig - 1`, on its own set
     /// and on the group's).

@@ -129,7 +129,10 @@ unsigned int utrace_shim_signal_count(int sig, bool private, bool shared);
 void utrace_shim_signal_rewrite(int sig, bool private, bool shared, unsigned int nth,
 				const struct kernel_siginfo *info);
 void utrace_shim_signal_discard(int sig, bool private, bool shared, unsigned int nth);
-void utrace_shim_signal_release(int sig, bool private, bool shared, bool discard);
+/* Where a held signal is hidden: current's own set, its group's. */
+#define UTRACE_SHIM_HID_PRIVATE 1U
+#define UTRACE_SHIM_HID_SHARED 2U
+void utrace_shim_signal_release(int sig, u32 (*unhold)(void *data), void *data, bool discard);
 void utrace_shim_signal_release_locked(struct task_struct *t, u64 private, u64 shared);
 int utrace_shim_ka_kind(const struct k_sigaction *ka);
 void utrace_shim_send_self(int sig, struct kernel_siginfo *info);

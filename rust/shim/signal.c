@@ -300,15 +300,27 @@ static void wake_one_for(int sig)
 /*
  * Release current's hidden @sig: show it again and, if @discard, take every
  * queued instance out (an engine ignored it), in one siglock section so
- * that no other thread dequeues it in between.
+ * that no other thread dequeues it in between. @unhold(@data) runs first in
+ * that section: it stops holding @sig and says where it was hidden
+ * (UTRACE_SHIM_HID_*; nothing to do if 0). The signal probes, which run
+ * under the same lock, so never see the hold gone while the signal is
+ * still hidden (a send in between would start a second hold of an
+ * instance this release then shows and merges away).
  */
-void utrace_shim_signal_release(int sig, bool private, bool shared, bool discard)
+void utrace_shim_signal_release(int sig, u32 (*unhold)(void *data), void *data, bool discard)
 {
 	kernel_siginfo_t info;
 	enum pid_type type;
+	bool private, shared;
 	sigset_t others;
+	u32 where;
 
 	spin_lock_irq(&current->sighand->siglock);
+	where = unhold(data);
+	private = where & UTRACE_SHIM_HID_PRIVATE;
+	shared = where & UTRACE_SHIM_HID_SHARED;
+	if (!private && !shared)
+		goto out;
 	if (private)
 		unhide(&current->pending, sig);
 	if (shared)
@@ -323,6 +335,7 @@ void utrace_shim_signal_release(int sig, bool private, bool shared, bool discard
 		wake_one_for(sig);
 	}
 	recalc_sigpending();
+out:
 	spin_unlock_irq(&current->sighand->siglock);
 }
 
