@@ -321,11 +321,7 @@ pub(crate) fn report_jctl_hold(st: &State, ut: &UTask) {
             own & JCTL_STOP_NOTIFY != 0,
         );
     }
-    for sig in 1..=64 {
-        if bits & (1u64 << (sig - 1)) != 0 {
-            release(ut, sig, false);
-        }
-    }
+    release_held(ut, bits);
 }
 
 /// JCTL reports for a stop of `current`'s process that utrace-rs decided.
