@@ -8,7 +8,9 @@
 # machines), run scripts/bench/bench.sh there and print a markdown table of
 # ns/op, spread, ratios to the baseline and to ptrace, and the goals.
 # Writes the table to build/bench.md and the guest's RESULT lines to
-# build/bench.results. Never fails for slowness.
+# build/bench.results; a full run (no BENCH_PLAN) also writes the table into
+# Documentation/utrace-rs/bench-results.inc (scripts/bench-doc.py), the
+# table benchmarks.rst shows. Never fails for slowness.
 #
 # `scripts/bench.sh distro` (`make bench-distro`): the same on Debian's
 # unmodified 7.3.4 kernel, as `make check-distro` boots it (scripts/distro.sh:
@@ -47,6 +49,12 @@ results=$top/build/$name.results
 } >"$results"
 python3 "$top/scripts/bench-table.py" <"$results" | tee "$top/build/$name.md"
 echo "bench: $(printf '%.0f' "$BOOT_SECS") s; table in build/$name.md"
+# A full run on the benchmark kernel is the documentation's table.
+if [ "$kernel" = bench ] && [ "$plan" = full ]; then
+	python3 "$top/scripts/bench-doc.py" "$results" "$top/build/$name.md" \
+		"$top/Documentation/utrace-rs/bench-results.inc"
+	echo "bench: table written into Documentation/utrace-rs/bench-results.inc"
+fi
 other=$top/build/bench.results
 [ "$kernel" = distro ] || other=$top/build/bench-distro.results
 if [ -f "$other" ] && [ "$(head -n 1 "$other")" = "$(head -n 1 "$results")" ]; then

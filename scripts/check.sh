@@ -17,9 +17,9 @@
 # build/distro-src.
 #
 # Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
-# limit in seconds, default 1500; 1800 for the debug kernel: make check-debug
-# took 1,296 s alone in a cold CI run, its guest 1,465 s beside another
-# guest), UTRACE_META=0 to skip the runner's
+# limit in seconds, default 1500; 1800 for the debug kernel, whose guest
+# takes over 20 minutes on a slow 2-core machine beside another guest),
+# UTRACE_META=0 to skip the runner's
 # meta-tests, UTRACE_GUARD=0 to skip the hot-path regression guard
 # (scripts/bench-guard.sh), UTRACE_ONLY="WORD..." to run only the guest tests
 # whose name contains one of the words (and no guard); UTRACE_STRESS_SECS,
@@ -127,7 +127,8 @@ source_checks() {
 	fi
 	# The guest tests run programs by name (progs/, busybox applets, the
 	# crash-suspend tools): a lib.sh function of the same name would shadow
-	# the program in every test (72078da's 'counter' broke 46-stop-freezer).
+	# the program in every test (a function 'counter' once broke
+	# 46-stop-freezer).
 	what="no lib.sh function is named like a guest program or busybox applet"
 	if out=$(shadowed_programs); [ -z "$out" ]; then
 		host_result OK "$what"
