@@ -2,7 +2,8 @@
 /*
  * utrace-rs: the C ABI of utrace_rs.ko.
  *
- * Engines attach to user tasks (or globally, to every user task) and get
+ * This header is the reference of the C API, in kernel-doc; the concepts
+ * and examples are in Documentation/utrace-rs/api.rst. Engines attach to user tasks (or globally, to every user task) and get
  * callbacks at safe points. The semantics follow utrace (Roland McGrath,
  * UTRACE_API_VERSION 20091216) unless Documentation/utrace-rs/api.rst says
  * otherwise; read it before writing an engine.
@@ -21,7 +22,29 @@ struct task_struct;
 
 #define UTRACE_RS_API_VERSION 3
 
-/* Event bits, in utrace's order. Not every bit is reported yet: see the docs. */
+/**
+ * enum utrace_events - the event bits, in utrace's order
+ * @_UTRACE_EVENT_QUIESCE: the task reaches a safe point (report_quiesce)
+ * @_UTRACE_EVENT_REAP: the task was reaped (report_reap)
+ * @_UTRACE_EVENT_CLONE: the task made a new task (report_clone)
+ * @_UTRACE_EVENT_EXEC: the task ran an exec (report_exec)
+ * @_UTRACE_EVENT_EXIT: the task is exiting (report_exit)
+ * @_UTRACE_EVENT_DEATH: the task is dead (report_death)
+ * @_UTRACE_EVENT_SYSCALL_ENTRY: the task enters a syscall
+ *	(report_syscall_entry)
+ * @_UTRACE_EVENT_SYSCALL_EXIT: the task leaves a syscall
+ *	(report_syscall_exit)
+ * @_UTRACE_EVENT_SIGNAL: a signal whose delivery will run a user handler
+ * @_UTRACE_EVENT_SIGNAL_IGN: a signal that will be ignored
+ * @_UTRACE_EVENT_SIGNAL_STOP: a signal whose delivery will stop the process
+ * @_UTRACE_EVENT_SIGNAL_TERM: a signal that will kill without a core dump
+ * @_UTRACE_EVENT_SIGNAL_CORE: a signal that will kill with a core dump
+ * @_UTRACE_EVENT_JCTL: job control stop or continue (report_jctl)
+ * @_UTRACE_NEVENTS: the number of events
+ *
+ * An engine asks for events with a mask of UTRACE_EVENT(name) bits
+ * (utrace_set_events()). The five signal events all use report_signal.
+ */
 enum utrace_events {
 	_UTRACE_EVENT_QUIESCE,
 	_UTRACE_EVENT_REAP,
@@ -57,23 +80,26 @@ enum utrace_events {
 	(UTRACE_EVENT(CLONE) | UTRACE_EVENT(EXEC) | UTRACE_EVENT(EXIT) | UTRACE_EVENT(DEATH) | \
 	 UTRACE_EVENT(SIGNAL_CORE))
 
-/*
- * Resume actions: what a callback returns (low bits) and what
- * utrace_control() takes. When engines disagree the smallest value wins.
- * Only UTRACE_STOP is sticky: an engine's stop lasts until one of its
- * callbacks returns something else or it calls utrace_control() with
- * another action. From a callback (utrace's meaning):
- *   UTRACE_STOP       stop at the next safe point (before user mode)
- *   UTRACE_INTERRUPT  INTERRUPT's report (see utrace_control) before user
- *                     mode, soon
- *   UTRACE_REPORT     a QUIESCE report (event 0) before user mode
- *   UTRACE_SINGLESTEP run one user instruction, then trap (x86: a SIGTRAP,
- *                     reported to SIGNAL engines, which consume it with
- *                     UTRACE_SIGNAL_IGN; return SINGLESTEP again to go on)
- *   UTRACE_BLOCKSTEP  run up to the next taken branch, then trap (single
- *                     steps where the CPU has no block step)
- *   UTRACE_RESUME     keep going (and stop stepping)
- * The action that wins the last report before user mode decides stepping.
+/**
+ * enum utrace_resume_action - what a callback returns, what utrace_control() takes
+ * @UTRACE_STOP: stop at the next safe point (before user mode)
+ * @UTRACE_INTERRUPT: INTERRUPT's report (see utrace_control()) before user
+ *	mode, soon
+ * @UTRACE_REPORT: a QUIESCE report (event 0) before user mode
+ * @UTRACE_SINGLESTEP: run one user instruction, then trap (x86: a SIGTRAP,
+ *	reported to SIGNAL engines, which consume it with UTRACE_SIGNAL_IGN;
+ *	return SINGLESTEP again to go on)
+ * @UTRACE_BLOCKSTEP: run up to the next taken branch, then trap (single
+ *	steps where the CPU has no block step)
+ * @UTRACE_RESUME: keep going (and stop stepping)
+ * @UTRACE_DETACH: detach the engine right after this callback
+ * @UTRACE_RESUME_MAX: the number of actions
+ *
+ * The resume action is in the low bits (UTRACE_RESUME_MASK) of a callback's
+ * return. When engines disagree the smallest value wins. Only UTRACE_STOP is
+ * sticky: an engine's stop lasts until one of its callbacks returns
+ * something else or it calls utrace_control() with another action. The
+ * action that wins the last report before user mode decides stepping.
  */
 enum utrace_resume_action {
 	UTRACE_STOP,
@@ -87,25 +113,38 @@ enum utrace_resume_action {
 };
 #define UTRACE_RESUME_MASK 0x0f
 
+/**
+ * utrace_resume_action() - the resume action of a callback's @action
+ * @action: a callback's @action argument or return value
+ *
+ * Return: the low bits, an &enum utrace_resume_action.
+ */
 static inline enum utrace_resume_action utrace_resume_action(u32 action)
 {
 	return action & UTRACE_RESUME_MASK;
 }
 
-/*
- * The signal action of report_signal (utrace's values): in @action, what
- * will happen to the signal as the engines before this one left it (the
- * first engine sees the class of the signal's disposition); in the return
- * value, what this engine wants. The last engine's choice is done.
- *   DELIVER  as the disposition says (a handler runs, or the default action;
- *            @return_ka may change it for this delivery, see report_signal)
- *   IGN      discard the signal
- *   TERM     kill the process (as a default SIGTERM does)
- *   CORE     kill it with a core dump (as a default SIGQUIT does)
- *   STOP     stop the process (as SIGSTOP does)
- *   TSTP     job-control stop (as SIGTSTP does, unless its group is orphaned)
- *   REPORT   in @action only: no signal, INTERRUPT's report (utrace's)
- *   HANDLER  in @action only: a handler frame was just set up for @info
+/**
+ * enum utrace_signal_action - the signal action of report_signal
+ * @UTRACE_SIGNAL_DELIVER: as the disposition says (a handler runs, or the
+ *	default action; @return_ka may change it for this delivery, see
+ *	report_signal)
+ * @UTRACE_SIGNAL_IGN: discard the signal
+ * @UTRACE_SIGNAL_TERM: kill the process (as a default SIGTERM does)
+ * @UTRACE_SIGNAL_CORE: kill it with a core dump (as a default SIGQUIT does)
+ * @UTRACE_SIGNAL_STOP: stop the process (as SIGSTOP does)
+ * @UTRACE_SIGNAL_TSTP: job-control stop (as SIGTSTP does, unless its group
+ *	is orphaned)
+ * @UTRACE_SIGNAL_REPORT: in @action only: no signal, INTERRUPT's report
+ *	(utrace's)
+ * @UTRACE_SIGNAL_HANDLER: in @action only: a handler frame was just set up
+ *	for @info
+ *
+ * utrace's values, in the bits UTRACE_SIGNAL_MASK of report_signal's
+ * @action and return value. In @action, what will happen to the signal as
+ * the engines before this one left it (the first engine sees the class of
+ * the signal's disposition); in the return value, what this engine wants.
+ * The last engine's choice is done.
  */
 enum utrace_signal_action {
 	UTRACE_SIGNAL_DELIVER	= 0x00,
@@ -119,6 +158,12 @@ enum utrace_signal_action {
 };
 #define UTRACE_SIGNAL_MASK	0xf0
 
+/**
+ * utrace_signal_action() - the signal action of report_signal's @action
+ * @action: report_signal's @action argument or return value
+ *
+ * Return: the bits UTRACE_SIGNAL_MASK, an &enum utrace_signal_action.
+ */
 static inline enum utrace_signal_action utrace_signal_action(u32 action)
 {
 	return action & UTRACE_SIGNAL_MASK;
@@ -179,9 +224,14 @@ static inline enum utrace_signal_action utrace_signal_action(u32 action)
  */
 #define UTRACE_ATTACH_NOFOLLOW		0x0200
 
-/*
- * An attached engine. Only @ops and @data are public; the rest belongs to
- * utrace_rs.ko. The pointer stays valid while you hold a reference.
+/**
+ * struct utrace_engine - an attached engine
+ * @ops: the callbacks it was attached with
+ * @data: the engine module's data, as passed to utrace_attach_task()
+ *
+ * Only @ops and @data are public; the rest belongs to utrace_rs.ko. The
+ * pointer stays valid while you hold a reference (utrace_engine_get(),
+ * utrace_engine_put()).
  */
 struct utrace_engine {
 	const struct utrace_engine_ops *ops;
@@ -189,8 +239,10 @@ struct utrace_engine {
 	/* private fields follow */
 };
 
-/*
- * Callbacks. Every member may be NULL. @action is the resume action chosen by
+/**
+ * struct utrace_engine_ops - an engine's callbacks
+ *
+ * Every callback may be NULL. @action is the resume action chosen by
  * the engines called before this one for the same event (UTRACE_RESUME for the
  * first); return the action this engine wants (UTRACE_RESUME, or
  * UTRACE_DETACH to detach right after this callback).
@@ -208,7 +260,6 @@ struct utrace_engine {
  * inside a callback, else from a utrace-rs worker (the last reference
  * dropped by utrace-rs itself, e.g. after a DETACH or a reap, by a callback,
  * or by a caller that may not sleep).
-
  *
  * The ops are the module's constant table: @owner, @flags and the two
  * syscall callbacks are read once, when an engine is created (a missing
@@ -216,8 +267,8 @@ struct utrace_engine {
  * each report.
  */
 struct utrace_engine_ops {
-	/*
-	 * The module whose code the callbacks are. By default it is pinned
+	/**
+	 * @owner: The module whose code the callbacks are. By default it is pinned
 	 * while one of its engines exists (it cannot be unloaded before they
 	 * are detached and put). With UTRACE_OPS_UNPINNED in @flags it is not
 	 * pinned; instead, when it unloads, utrace-rs detaches the engines it
@@ -228,23 +279,49 @@ struct utrace_engine_ops {
 	 */
 	struct module *owner;
 
+	/**
+	 * @report_clone: CLONE: @parent made @child with @clone_flags. The
+	 * callback may attach engines to @child, which is held at its first
+	 * instruction until the CLONE callbacks are done (see
+	 * UTRACE_ATTACH_NOFOLLOW).
+	 */
 	u32 (*report_clone)(u32 action, struct utrace_engine *engine,
 			    struct task_struct *parent, unsigned long clone_flags,
 			    struct task_struct *child);
-	/* @regs: the new image's user registers (task_pt_regs(current)). */
+	/**
+	 * @report_exec: EXEC: the task runs @filename; @old_pid is its thread
+	 * id before the exec (a non-leader thread's exec takes the leader's);
+	 * @regs: the new image's user registers (task_pt_regs(current)).
+	 */
 	u32 (*report_exec)(u32 action, struct utrace_engine *engine,
 			   const char *filename, pid_t old_pid, struct pt_regs *regs);
-	/* *code may be changed: see "Exit codes" in the docs. */
+	/**
+	 * @report_exit: EXIT: the task is exiting with @orig_code; *@code
+	 * may be changed: see "Exit codes" in api.rst.
+	 */
 	u32 (*report_exit)(u32 action, struct utrace_engine *engine,
 			   long orig_code, long *code);
+	/**
+	 * @report_death: DEATH: the task is dead; @group_dead when it was
+	 * the last of its thread group; @signal is the signal its parent is
+	 * sent, or -1 for none.
+	 */
 	u32 (*report_death)(struct utrace_engine *engine, bool group_dead,
 			    int signal);
+	/**
+	 * @report_reap: REAP: @task was reaped; the engine is detached after
+	 * this call. From a workqueue: must not block.
+	 */
 	void (*report_reap)(struct utrace_engine *engine,
 			    struct task_struct *task);
+	/**
+	 * @release: called once with the engine's @data when its last
+	 * reference is gone (see above for where).
+	 */
 	void (*release)(void *data);
 
-	/*
-	 * SIGNAL_*: a signal is about to be delivered to the task. Which event
+	/**
+	 * @report_signal: SIGNAL_*: a signal is about to be delivered to the task. Which event
 	 * it is follows the disposition in force: SIGNAL (a handler will run),
 	 * SIGNAL_IGN (SIG_IGN, or ignored by default), SIGNAL_STOP (SIGSTOP,
 	 * SIGTSTP, SIGTTIN, SIGTTOU at their default), SIGNAL_TERM (killed
@@ -291,8 +368,8 @@ struct utrace_engine_ops {
 			     const struct k_sigaction *orig_ka,
 			     struct k_sigaction *return_ka);
 
-	/*
-	 * QUIESCE: called before every other callback of the same engine
+	/**
+	 * @report_quiesce: QUIESCE: called before every other callback of the same engine
 	 * (except reap) with @event = that event's bit, and with @event = 0 at
 	 * the return-to-user safe point that utrace_control(STOP, REPORT or
 	 * INTERRUPT) or a callback's REPORT or INTERRUPT asked for. The task's
@@ -301,8 +378,8 @@ struct utrace_engine_ops {
 	 */
 	u32 (*report_quiesce)(u32 action, struct utrace_engine *engine, unsigned long event);
 
-	/*
-	 * SYSCALL_ENTRY / SYSCALL_EXIT: the task enters or leaves a syscall;
+	/**
+	 * @report_syscall_entry: SYSCALL_ENTRY, and for SYSCALL_EXIT: the task enters or leaves a syscall;
 	 * @regs are its registers (syscall_get_nr(), syscall_get_arguments(),
 	 * syscall_get_return_value() and their set_ counterparts apply, for
 	 * either ABI). syscall_get_arch(current) says the syscall's ABI, whose
@@ -333,10 +410,15 @@ struct utrace_engine_ops {
 	 * slow path while registered).
 	 */
 	u32 (*report_syscall_entry)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
+	/**
+	 * @report_syscall_exit: SYSCALL_EXIT: see @report_syscall_entry;
+	 * syscall_get_return_value() is the syscall's result, and may be
+	 * changed with syscall_set_return_value().
+	 */
 	u32 (*report_syscall_exit)(u32 action, struct utrace_engine *engine, struct pt_regs *regs);
 
-	/*
-	 * JCTL: the task is about to stop for job control (@type CLD_STOPPED:
+	/**
+	 * @report_jctl: JCTL: the task is about to stop for job control (@type CLD_STOPPED:
 	 * a stop signal is about to be delivered to its process) or was just
 	 * continued (@type CLD_CONTINUED: SIGCONT ended a stop), reported in
 	 * each thread that has the event, before it stops or returns to user
@@ -345,7 +427,8 @@ struct utrace_engine_ops {
 	 */
 	u32 (*report_jctl)(u32 action, struct utrace_engine *engine, int type, int notify);
 
-	unsigned int flags;	/* UTRACE_OPS_* */
+	/** @flags: UTRACE_OPS_* */
+	unsigned int flags;
 };
 
 /* ops->flags: @owner is not pinned (see above). */
@@ -361,29 +444,100 @@ struct utrace_engine_ops {
  */
 #define UTRACE_OPS_SYSCALL_SLEEPABLE	0x2
 
+/**
+ * utrace_api_version() - the API version of the loaded utrace_rs.ko
+ *
+ * Context: any.
+ * Return: UTRACE_RS_API_VERSION of the module.
+ */
 unsigned int utrace_api_version(void);
 
-/*
- * Returns a new reference (put it with utrace_engine_put()) or an ERR_PTR:
+/**
+ * utrace_attach_task() - attach an engine to a task, or look one up
+ * @task: the user task, or NULL with UTRACE_ATTACH_GLOBAL (every user task)
+ * @flags: UTRACE_ATTACH_* (CREATE to attach, MATCH_* to look up)
+ * @ops: the engine's callbacks (the module's constant table)
+ * @data: the engine's data, passed to the callbacks as engine->data
+ *
+ * A new engine has no events: ask for them with utrace_set_events().
+ *
+ * Context: may sleep (a lookup without CREATE does not).
+ * Return: a new reference (put it with utrace_engine_put()) or an ERR_PTR:
  * -EINVAL (bad flags, NULL ops with CREATE, events a global engine cannot
  * have), -ENOENT (no match without CREATE), -EEXIST (EXCLUSIVE and a match),
  * -EPERM (kernel thread or io_uring/vhost worker), -ESRCH (CREATE on a task
  * dead or exiting; a lookup without CREATE works until the task is reaped,
- * e.g. from the engine's own EXIT or DEATH callback), -ENOMEM, -ENODEV (ops->owner is going away), -EWOULDBLOCK
- * (CREATE where the caller may not sleep). Context: may sleep (a lookup
- * without CREATE does not).
+ * e.g. from the engine's own EXIT or DEATH callback), -ENOMEM, -ENODEV
+ * (ops->owner is going away), -EWOULDBLOCK (CREATE where the caller may not
+ * sleep).
  */
 struct utrace_engine *utrace_attach_task(struct task_struct *task, int flags,
 					 const struct utrace_engine_ops *ops,
 					 void *data);
+/**
+ * utrace_attach_pid() - utrace_attach_task() by struct pid
+ * @pid: the task's pid (a reference the caller holds)
+ * @flags: as for utrace_attach_task()
+ * @ops: as for utrace_attach_task()
+ * @data: as for utrace_attach_task()
+ *
+ * Context: may sleep (a lookup without CREATE does not).
+ * Return: as utrace_attach_task(); -ESRCH when @pid names no task.
+ */
 struct utrace_engine *utrace_attach_pid(struct pid *pid, int flags,
 					const struct utrace_engine_ops *ops,
 					void *data);
 
+/**
+ * utrace_engine_get() - take a reference to an engine
+ * @engine: an engine the caller holds a reference to
+ *
+ * Context: any.
+ */
 void utrace_engine_get(struct utrace_engine *engine);
+/**
+ * utrace_engine_put() - drop a reference to an engine
+ * @engine: the engine
+ *
+ * The last reference runs ops->release (see &struct utrace_engine_ops for
+ * where).
+ *
+ * Context: any.
+ */
 void utrace_engine_put(struct utrace_engine *engine);
 
-/*
+/**
+ * utrace_set_events() - choose the events an engine is told about
+ * @target: the task the engine is attached to, or NULL for a global engine
+ * @engine: the engine
+ * @events: a mask of UTRACE_EVENT() bits (UTRACE_TASK_EVENTS, or
+ *	UTRACE_GLOBAL_EVENTS for a global engine)
+ *
+ * The new mask replaces the old one. The first engine with SYSCALL events
+ * registers the syscall probes, the first with signal events puts in the
+ * signal kprobe: those calls may sleep (see report_syscall_entry).
+ *
+ * Context: any (may be called from the engine's own callbacks); where the
+ * caller may not sleep, the first SYSCALL or signal engine's call fails.
+ * Return: 0 (in force), -EINPROGRESS (bits were cleared while a callback
+ * of this engine, other than the caller's own, may be running or on its
+ * way: use utrace_barrier()), -EALREADY (DEATH asked for after the exit was
+ * reported, or cleared while it is being reported: report_death and
+ * report_reap will still come), -ESRCH (detached, or REAP has begun),
+ * -EINVAL (events this kind of engine cannot have; wrong target), -ENOMEM
+ * (the syscall probes could not be registered; events unchanged),
+ * -EWOULDBLOCK (the probes or the kprobe would have to be put in where the
+ * caller may not sleep; events unchanged, logged).
+ */
+int utrace_set_events(struct task_struct *target, struct utrace_engine *engine,
+		      unsigned long events);
+/**
+ * utrace_control() - act on a task from outside, or from a callback
+ * @target: the task the engine is attached to (not NULL: a global engine
+ *	gets -EINVAL)
+ * @engine: the engine
+ * @action: the resume action
+ *
  * utrace_control() actions on a task (not on a global engine: -EINVAL):
  * UTRACE_STOP: the task stops at its next safe point (return to user mode,
  *   or right after the report in progress): 0 if it already is stopped,
@@ -423,41 +577,55 @@ void utrace_engine_put(struct utrace_engine *engine);
  * it, so a RESUME sent while the callback that returns STOP still runs is
  * undone by it.
  *
- * @target is the task the engine is attached to, or NULL for a global
- * engine. Return 0, -EINPROGRESS (the change took effect but a callback to
- * this engine may be running or on its way: use utrace_barrier()),
- * -EALREADY (DEATH reporting has begun: report_death and report_reap will
- * still come), -ESRCH (detached, or REAP has begun), -EINVAL.
+ *
  * Context: any (may be called from the engine's own callbacks).
+ * Return: 0 (done; STOP: already stopped), -EINPROGRESS (STOP: it stops at
+ * its next safe point; DETACH: detached, but a callback to this engine may
+ * still be running or on its way: use utrace_barrier()), -EALREADY (DETACH
+ * once DEATH reporting has begun: not detached, report_death and
+ * report_reap will still come), -ESRCH (already detached, REAP has begun,
+ * or the task is dead or exiting), -EINVAL (REPORT, SINGLESTEP or
+ * BLOCKSTEP without QUIESCE; a global engine), -EOPNOTSUPP (BLOCKSTEP: the
+ * CPU has no block step).
  */
-int utrace_set_events(struct task_struct *target, struct utrace_engine *engine,
-		      unsigned long events);
 int utrace_control(struct task_struct *target, struct utrace_engine *engine,
 		   enum utrace_resume_action action);
 
-/*
- * Wait until no callback to @engine is in progress. On a detached engine it
- * also waits until utrace_rs.ko has dropped its implicit reference, so that
- * afterwards the caller's references are the only ones: its last
- * utrace_engine_put() calls ->release() right there. Returns 0,
- * -ERESTARTSYS (a signal interrupted the wait) or -ESRCH (the engine was
- * already detached with no callback in progress when called). Works on
- * detached engines. -EWOULDBLOCK where it would have to wait but the caller
- * may not sleep. Context: may sleep; returns 0 at once when called from a
- * callback of @engine (report_reap included, which runs in a workqueue),
- * or with @target == current and @engine attached (no
- * callback of the caller's own task can be in flight).
+/**
+ * utrace_barrier() - wait until no callback to an engine is in progress
+ * @target: the task the engine is attached to, or NULL for a global engine
+ * @engine: the engine (attached or detached)
+ *
+ * On a detached engine it also waits until utrace_rs.ko has dropped its
+ * implicit reference, so that afterwards the caller's references are the
+ * only ones: its last utrace_engine_put() calls ->release() right there.
  *
  * An engine module whose ops have no owner (ops->owner == NULL) is not
  * pinned by its engines and must, before it unloads, for every engine:
  * utrace_control(DETACH), then utrace_barrier() (even after 0 or -ESRCH from
  * the detach), then utrace_engine_put() of all its references.
+ *
+ * Context: may sleep; returns 0 at once when called from a callback of
+ * @engine (report_reap included, which runs in a workqueue), or with
+ * @target == current and @engine attached (no callback of the caller's own
+ * task can be in flight).
+ * Return: 0, -ERESTARTSYS (a signal interrupted the wait), -ESRCH (the
+ * engine was already detached with no callback in progress when called),
+ * -EWOULDBLOCK (it would have to wait but the caller may not sleep).
  */
 int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
 
-/*
- * Wait until @target sleeps in its utrace stop with @engine's stop in force:
- * the debugger's STOP, wait, RESUME. utrace_control(@target, @engine,
+/* utrace_wait_stopped() flag: only a fatal signal ends the wait. */
+#define UTRACE_WAIT_KILLABLE 0x1
+
+/**
+ * utrace_wait_stopped() - wait until a task sleeps in an engine's stop
+ * @target: the task
+ * @engine: the engine, attached to @target, that stopped it
+ * @flags: 0 or UTRACE_WAIT_KILLABLE
+ *
+ * Waits until @target sleeps in its utrace stop with @engine's stop in
+ * force: the debugger's STOP, wait, RESUME. utrace_control(@target, @engine,
  * UTRACE_STOP), then utrace_wait_stopped(): when it returns 0 the task is in
  * its stop (off its CPU, or about to be: utrace_prepare_examine() waits for
  * that), no callback to @engine is in flight, and the stop holds until
@@ -468,35 +636,51 @@ int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
  * context-switch pair per stop. It keeps waiting while @engine does not
  * hold the task stopped (a callback of it that returns anything but
  * UTRACE_STOP drops the stop: the wait then ends at a later stop, or as
- * below). Returns 0, -ESRCH (@engine is or gets detached, or the task
- * exits or is gone), -ERESTARTSYS (a signal to the waiter; with
- * UTRACE_WAIT_KILLABLE in @flags only a fatal one; neither wait counts as
- * load), -EINVAL (a global engine, an unknown flag, or not @target's
- * engine), -EDEADLK (@target is
- * current, or called from a callback of @engine), -EWOULDBLOCK where it
- * would have to wait but the caller may not sleep. Context: may sleep.
+ * below). Neither wait counts as load.
+ *
+ * Context: may sleep.
+ * Return: 0, -ESRCH (@engine is or gets detached, or the task exits or is
+ * gone), -ERESTARTSYS (a signal to the waiter; with UTRACE_WAIT_KILLABLE
+ * in @flags only a fatal one), -EINVAL (a global engine, an unknown flag,
+ * or not @target's engine), -EDEADLK (@target is current, or called from a
+ * callback of @engine), -EWOULDBLOCK (it would have to wait but the caller
+ * may not sleep).
  */
-#define UTRACE_WAIT_KILLABLE 0x1
 int utrace_wait_stopped(struct task_struct *target, struct utrace_engine *engine,
 			unsigned int flags);
 
-/*
+/**
+ * utrace_release_engines() - detach and release a module's engines
+ * @mod: the module (ops->owner of the engines)
+ * @flags: 0, or UTRACE_ATTACH_MATCH_DATA
+ * @data: with UTRACE_ATTACH_MATCH_DATA: only the engines with this data
+ *
  * Detach every engine whose ops->owner is @mod (with UTRACE_ATTACH_MATCH_DATA
  * in @flags: only those whose data is @data), wait until no callback to them
  * can come, and run their ->release here, for those that still have
  * references too (their later puts only free memory). When it returns, no
  * code of @mod is called for those engines again. Engines attached by a
- * callback in flight meanwhile are detached too. Returns how many engines
- * it detached, or -EINVAL (NULL @mod, other flags), -EDEADLK (called from a
- * callback of one of those engines: nothing done), -EWOULDBLOCK (called
- * where it may not sleep: nothing done). Context: process, may sleep; not
- * from a callback or a release of those engines. utrace-rs calls it (for
+ * callback in flight meanwhile are detached too. utrace-rs calls it (for
  * all of a module's engines) when a module unloads.
+ *
+ * Context: process, may sleep; not from a callback or a release of those
+ * engines.
+ * Return: how many engines it detached, or -EINVAL (NULL @mod, other
+ * flags), -EDEADLK (called from a callback of one of those engines:
+ * nothing done), -EWOULDBLOCK (called where it may not sleep: nothing
+ * done).
  */
 int utrace_release_engines(struct module *mod, int flags, void *data);
 
-/*
- * Tracer handoff: replace @from (attached to @target, or global when @target
+/**
+ * utrace_handoff() - hand a task's tracing over to a new engine
+ * @target: the task, or NULL for a global engine
+ * @from: the engine to replace
+ * @ops: the new engine's callbacks
+ * @data: the new engine's data
+ * @events: the new engine's events (0: @from's events)
+ *
+ * Replaces @from (attached to @target, or global when @target
  * is NULL) by a new engine with @ops, @data and @events (0: @from's events),
  * atomically. Every event of the task is reported to exactly one of the two:
  * the new engine's first event is the one right after the last event @from
@@ -504,77 +688,161 @@ int utrace_release_engines(struct module *mod, int flags, void *data);
  * @from is detached, as by UTRACE_DETACH: a stop it held ends (and so do
  * its suspended signals and stepping); the new engine holds no stop, as a
  * newly attached one. One callback to @from may still be running when this
- * returns: utrace_barrier(@target, @from) waits for it.
+ * function returns; utrace_barrier(@target, @from) waits for it.
  *
- * Returns a reference to the new engine, or ERR_PTR: -ESRCH (@from detached,
- * or the task reaped), -EINVAL (NULL ops, events this kind cannot have,
- * wrong target), -ENOMEM, -ENODEV, -EWOULDBLOCK (the caller may not sleep).
  * Context: may sleep.
+ * Return: a reference to the new engine, or ERR_PTR: -ESRCH (@from
+ * detached, or the task reaped), -EINVAL (NULL ops, events this kind cannot
+ * have, wrong target), -ENOMEM, -ENODEV, -EWOULDBLOCK (the caller may not
+ * sleep).
  */
 struct utrace_engine *utrace_handoff(struct task_struct *target,
 				     struct utrace_engine *from,
 				     const struct utrace_engine_ops *ops,
 				     void *data, unsigned long events);
 
-/*
+/**
+ * struct utrace_examiner - what utrace_prepare_examine() saw
+ * @state: the target's __state at prepare
+ * @ncsw: its nvcsw + nivcsw at prepare
+ *
  * Examining a stopped task (utrace's protocol): utrace_prepare_examine()
- * checks that @engine holds @target stopped and waits until it is off its
- * CPU; then read or change its registers and memory (below, or the kernel's
- * regset API); then utrace_finish_examine() says whether the task stayed
- * put meanwhile. Both return 0, -EINVAL (@engine does not hold @target
- * stopped, or wrong target), -EAGAIN (not in its stop yet, or it ran
- * between the two calls: what was read may be stale, retry), -ESRCH (dead
- * or detached). With @target == current both return 0 at once. A task woken
- * in its stop for a moment (a SIGCONT) is waited for to sleep again (every
- * millisecond, 20 times at most, then -EAGAIN); another engine's RESUME
- * does not wake it while @engine holds it.
- * Context: process, may sleep (prepare waits for the task to leave its CPU).
+ * checks that the engine holds the target stopped and waits until it is off
+ * its CPU; then read or change its registers and memory
+ * (utrace_regset_get(), utrace_access_vm(), or the kernel's regset API);
+ * then utrace_finish_examine() says whether the task stayed put meanwhile.
  */
 struct utrace_examiner {
-	long state;		/* @target's __state at prepare */
-	unsigned long ncsw;	/* its nvcsw + nivcsw at prepare */
+	long state;
+	unsigned long ncsw;
 };
+
+/**
+ * utrace_prepare_examine() - wait until a stopped task is off its CPU
+ * @target: the task
+ * @engine: the engine that holds @target stopped
+ * @exam: filled in, for utrace_finish_examine()
+ *
+ * With @target == current it returns 0 at once. A task woken in its stop
+ * for a moment (a SIGCONT) is waited for to sleep again (every millisecond,
+ * 20 times at most, then -EAGAIN); another engine's RESUME does not wake it
+ * while @engine holds it.
+ *
+ * Context: process, may sleep (it waits for the task to leave its CPU).
+ * Return: 0, -EINVAL (@engine does not hold @target stopped, or wrong
+ * target), -EAGAIN (not in its stop yet: retry), -ESRCH (dead or
+ * detached).
+ */
 int utrace_prepare_examine(struct task_struct *target, struct utrace_engine *engine,
 			   struct utrace_examiner *exam);
+/**
+ * utrace_finish_examine() - whether a task stayed put since prepare
+ * @target: the task
+ * @engine: the engine that holds @target stopped
+ * @exam: as utrace_prepare_examine() filled it
+ *
+ * With @target == current it returns 0 at once.
+ *
+ * Context: process.
+ * Return: 0, -EINVAL (@engine does not hold @target stopped, or wrong
+ * target), -EAGAIN (it ran since prepare: what was read may be stale,
+ * retry), -ESRCH (dead or detached).
+ */
 int utrace_finish_examine(struct task_struct *target, struct utrace_engine *engine,
 			  struct utrace_examiner *exam);
 
-/*
- * The user registers of @target, through its native regset view, by ELF
- * note type: NT_PRSTATUS (struct user_regs_struct), NT_PRFPREG (struct
- * user_i387_struct, the fxsave layout), NT_X86_XSTATE, ... get copies up to
- * @size bytes and returns how many; set writes @size bytes (at most the
- * regset's size) and returns 0. The task's memory, as a debugger reaches it
- * (access_process_vm(), FOLL_FORCE): returns the bytes done, or -EFAULT
- * when none could be. All need @target == current (a callback in the
- * task's own context: QUIESCE, EXEC, SIGNAL, EXIT, a sleepable entry) or
- * @engine holding @target in its stop, off its CPU: -EINVAL, -EAGAIN,
- * -ESRCH as above; -ENODEV (no such regset), -EWOULDBLOCK (atomic context).
+/**
+ * utrace_regset_get() - read a task's user registers
+ * @target: the task
+ * @engine: the engine that holds @target in its stop
+ * @note_type: the regset of @target's native view, by ELF note type:
+ *	NT_PRSTATUS (struct user_regs_struct), NT_PRFPREG (struct
+ *	user_i387_struct, the fxsave layout), NT_X86_XSTATE, ...
+ * @buf: where to copy them
+ * @size: the size of @buf
+ *
+ * Needs @target == current (a callback in the task's own context: QUIESCE,
+ * EXEC, SIGNAL, EXIT, a sleepable entry) or @engine holding @target in its
+ * stop, off its CPU.
+ *
  * Context: process, may sleep.
+ * Return: the bytes copied (up to @size); -EINVAL, -EAGAIN, -ESRCH as for
+ * utrace_prepare_examine(); -ENODEV (no such regset), -EWOULDBLOCK (atomic
+ * context).
  */
 int utrace_regset_get(struct task_struct *target, struct utrace_engine *engine,
 		      unsigned int note_type, void *buf, unsigned int size);
+/**
+ * utrace_regset_set() - change a task's user registers
+ * @target: the task
+ * @engine: the engine that holds @target in its stop
+ * @note_type: the regset, as for utrace_regset_get()
+ * @buf: the new contents
+ * @size: how many bytes to write from the regset's start: a whole number
+ *	of its units, at most its size (-EINVAL otherwise)
+ *
+ * Needs @target == current or @engine holding @target in its stop, off its
+ * CPU, as utrace_regset_get().
+ *
+ * Context: process, may sleep.
+ * Return: 0; -EINVAL, -EAGAIN, -ESRCH as for utrace_prepare_examine();
+ * -ENODEV (no such regset), -EWOULDBLOCK (atomic context).
+ */
 int utrace_regset_set(struct task_struct *target, struct utrace_engine *engine,
 		      unsigned int note_type, const void *buf, unsigned int size);
+/**
+ * utrace_access_vm() - read or write a task's memory as a debugger does
+ * @target: the task
+ * @engine: the engine that holds @target in its stop
+ * @addr: the user address in @target
+ * @buf: the kernel buffer
+ * @len: how many bytes
+ * @write: write @buf into the task instead of reading
+ *
+ * access_process_vm() with FOLL_FORCE. Needs @target == current or @engine
+ * holding @target in its stop, off its CPU, as utrace_regset_get().
+ *
+ * Context: process, may sleep.
+ * Return: the bytes done, -EFAULT when none could be; -EINVAL, -EAGAIN,
+ * -ESRCH as for utrace_prepare_examine(); -EWOULDBLOCK (atomic context).
+ */
 int utrace_access_vm(struct task_struct *target, struct utrace_engine *engine,
 		     unsigned long addr, void *buf, int len, bool write);
 
-/* What a trace record wants to know about a task. */
+/**
+ * struct utrace_task_info - what a trace record wants to know about a task
+ * @pid: thread id (init namespace)
+ * @tgid: thread-group id
+ * @ppid: thread-group id of the real parent
+ * @exit_code: as do_exit() recorded it (wait status)
+ * @comm: the task's command name
+ */
 struct utrace_task_info {
-	pid_t pid;		/* thread id (init namespace) */
-	pid_t tgid;		/* thread-group id */
-	pid_t ppid;		/* thread-group id of the real parent */
-	int exit_code;		/* as do_exit() recorded it (wait status) */
+	pid_t pid;
+	pid_t tgid;
+	pid_t ppid;
+	int exit_code;
 	char comm[16];
 };
 
-/* Fill @info for @task (valid task). Context: process, may not sleep inside. */
+/**
+ * utrace_task_info() - fill a &struct utrace_task_info
+ * @task: a valid task
+ * @info: filled in
+ *
+ * Context: process; does not sleep.
+ */
 void utrace_task_info(struct task_struct *task, struct utrace_task_info *info);
 
-/*
- * Events the framework could not report to any engine because memory ran out
- * in a hook (GFP_ATOMIC), since utrace_rs.ko was loaded. Streams announce
- * increases as "<seq> <ns> LOST <n>" records. Any context.
+/**
+ * utrace_lost_events() - events lost for want of memory
+ *
+ * Events the framework could not report to any engine because memory ran
+ * out in a hook (GFP_ATOMIC), since utrace_rs.ko was loaded. Streams
+ * announce increases as "<seq> <ns> LOST <n>" records.
+ *
+ * Context: any.
+ * Return: the count.
  */
 u64 utrace_lost_events(void);
 
@@ -591,26 +859,62 @@ u64 utrace_lost_events(void);
  */
 struct utrace_stream;
 
-/* @records: ring size (16 to 65536 records of up to 256 bytes). ERR_PTR on error. */
+/**
+ * utrace_stream_create() - create an event stream
+ * @name: the file's name under /sys/kernel/debug/utrace/
+ * @records: ring size (16 to 65536 records of up to 256 bytes)
+ *
+ * Context: process, may sleep.
+ * Return: the stream, or an ERR_PTR.
+ */
 struct utrace_stream *utrace_stream_create(const char *name, unsigned int records);
-/* 0, -ENOSPC (dropped: ring full) or -ESHUTDOWN. Any context but hardirq. */
+/**
+ * utrace_stream_emit() - add a record to a stream
+ * @stream: the stream
+ * @text: the record's text (the stream prefixes "<seq> <ns> ")
+ * @len: its length
+ *
+ * Context: any but hardirq.
+ * Return: 0, -ENOSPC (dropped: ring full) or -ESHUTDOWN.
+ */
 int utrace_stream_emit(struct utrace_stream *stream, const char *text, size_t len);
-/* Records dropped so far. */
+/**
+ * utrace_stream_dropped() - records a stream dropped so far
+ * @stream: the stream
+ *
+ * Context: any.
+ * Return: the count.
+ */
 u64 utrace_stream_dropped(struct utrace_stream *stream);
-/* Remove the file; readers blocked in read() get end of file. May sleep. */
+/**
+ * utrace_stream_destroy() - remove a stream's file
+ * @stream: the stream
+ *
+ * Readers blocked in read() get end of file.
+ *
+ * Context: process, may sleep.
+ */
 void utrace_stream_destroy(struct utrace_stream *stream);
 
-/*
- * Who a task is, for tools that act on people's processes (e.g. select by
- * user, or print the pid a debugger in the task's container would use).
+/**
+ * struct utrace_task_ids - who a task is
+ * @uid: real uid (init user namespace)
+ * @euid: effective uid (init user namespace)
+ * @ns_pid: thread id in the task's own pid namespace (0: gone)
+ * @ns_tgid: process id in the task's own pid namespace
+ * @flags: UTRACE_TASK_*
+ * @held: signals pending and blocked (bit sig-1), e.g. held ones
+ *
+ * For tools that act on people's processes (e.g. select by user, or print
+ * the pid a debugger in the task's container would use).
  */
 struct utrace_task_ids {
-	u32 uid;		/* real uid (init user namespace) */
-	u32 euid;		/* effective uid (init user namespace) */
-	pid_t ns_pid;		/* thread id in the task's own pid namespace (0: gone) */
-	pid_t ns_tgid;		/* process id in the task's own pid namespace */
-	u32 flags;		/* UTRACE_TASK_* */
-	u64 held;		/* signals pending and blocked (bit sig-1), e.g. held ones */
+	u32 uid;
+	u32 euid;
+	pid_t ns_pid;
+	pid_t ns_tgid;
+	u32 flags;
+	u64 held;
 };
 #define UTRACE_TASK_KERNEL	0x1	/* kernel thread or io_uring/vhost worker */
 #define UTRACE_TASK_PTRACED	0x2	/* a debugger is attached (ptrace) */
@@ -618,65 +922,131 @@ struct utrace_task_ids {
 #define UTRACE_TASK_TRACED	0x8	/* stopped for its debugger (t) */
 #define UTRACE_TASK_EXITING	0x10	/* exiting or dead */
 
-/* Fill @ids for @task (valid task). Any context but hardirq. */
+/**
+ * utrace_task_ids() - fill a &struct utrace_task_ids
+ * @task: a valid task
+ * @ids: filled in
+ *
+ * Context: any but hardirq.
+ */
 void utrace_task_ids(struct task_struct *task, struct utrace_task_ids *ids);
 
-/*
- * Whether @task's process is @tgid (init namespace) or descends from it by
- * real parents (a process reparented to a reaper no longer descends from its
- * old ancestors). Any context but hardirq.
+/**
+ * utrace_task_descends_from() - whether a task's process descends from a pid
+ * @task: a valid task
+ * @tgid: a process id (init namespace)
+ *
+ * Descent is by real parents: a process reparented to a reaper no longer
+ * descends from its old ancestors.
+ *
+ * Context: any but hardirq.
+ * Return: true if @task's process is @tgid or descends from it.
  */
 bool utrace_task_descends_from(struct task_struct *task, pid_t tgid);
 
-/*
- * The same by identity: whether @task's process is the one whose thread
- * group pid is @tgid (a struct pid the caller holds, e.g. from
- * get_task_pid(PIDTYPE_TGID)) or descends from it by real parents. A
- * process that has exited matches nothing, also once its number is reused.
- * Any context but hardirq.
+/**
+ * utrace_task_descends_from_pid() - utrace_task_descends_from() by identity
+ * @task: a valid task
+ * @tgid: the thread group pid of a process (a struct pid the caller holds,
+ *	e.g. from get_task_pid(PIDTYPE_TGID))
+ *
+ * A process that has exited matches nothing, also once its number is
+ * reused.
+ *
+ * Context: any but hardirq.
+ * Return: true if @task's process is @tgid's or descends from it by real
+ * parents.
  */
 bool utrace_task_descends_from_pid(struct task_struct *task, struct pid *tgid);
 
-/*
- * cgroup v2 selection. utrace_cgroup_get() returns the default hierarchy's
- * cgroup at @path (absolute, from the caller's cgroup namespace root, e.g.
- * "/system.slice") with a reference, or an ERR_PTR: -ENOENT (no such
- * cgroup), -ENOTDIR (not a directory), -EOPNOTSUPP (kernel without
- * CONFIG_CGROUPS). Process context, may sleep. utrace_cgroup_put() drops
- * the reference (any context). utrace_task_in_cgroup() says whether @task
- * (valid) is in @cgrp or a cgroup below it; no lock, any context but NMI.
- */
 struct cgroup;
+/**
+ * utrace_cgroup_get() - look up a cgroup v2 by path
+ * @path: absolute, from the caller's cgroup namespace root, e.g.
+ *	"/system.slice"
+ *
+ * Context: process, may sleep.
+ * Return: the default hierarchy's cgroup at @path with a reference, or an
+ * ERR_PTR: -ENOENT (no such cgroup), -ENOTDIR (not a directory),
+ * -EOPNOTSUPP (kernel without CONFIG_CGROUPS).
+ */
 struct cgroup *utrace_cgroup_get(const char *path);
+/**
+ * utrace_cgroup_put() - drop utrace_cgroup_get()'s reference
+ * @cgrp: the cgroup
+ *
+ * Context: any.
+ */
 void utrace_cgroup_put(struct cgroup *cgrp);
+/**
+ * utrace_task_in_cgroup() - whether a task is in a cgroup or below it
+ * @task: a valid task
+ * @cgrp: the cgroup (a reference from utrace_cgroup_get())
+ *
+ * Context: any but NMI; takes no lock.
+ * Return: true if @task is in @cgrp or a cgroup below it.
+ */
 bool utrace_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp);
 
-/*
- * Control files: /sys/kernel/debug/utrace/<name>, mode 0600 (root). A read
- * returns what @show wrote into @buf (at most @len bytes, cut beyond), made
- * at open; a write of up to 1024 bytes is passed to @store as one
- * NUL-terminated string and the write returns @store's result (0: all of
- * it taken, or a negative errno, which the writer gets). @show and @store
- * run in process context and may sleep. utrace_file_destroy() removes the
- * file and waits for reads and writes in flight: no callback runs after it
- * returns (a descriptor still open then reads what it read before, and
- * writes fail with -EIO). ERR_PTR on error (-EEXIST: the name is taken).
- */
 struct utrace_file;
+/**
+ * utrace_file_create() - create a control file
+ * @name: the file's name under /sys/kernel/debug/utrace/ (mode 0600, root)
+ * @data: passed to @show and @store
+ * @show: writes the file's contents into @buf (at most @len bytes, cut
+ *	beyond) at open; a read returns them
+ * @store: gets a write of up to 1024 bytes as one NUL-terminated string;
+ *	its result is the write's (0: all of it taken, or a negative errno,
+ *	which the writer gets)
+ *
+ * @show and @store run in process context and may sleep.
+ *
+ * Context: process, may sleep.
+ * Return: the file, or an ERR_PTR (-EEXIST: the name is taken).
+ */
 struct utrace_file *utrace_file_create(const char *name, void *data,
 				       size_t (*show)(void *data, char *buf, size_t len),
 				       int (*store)(void *data, const char *text));
+/**
+ * utrace_file_destroy() - remove a control file
+ * @file: the file
+ *
+ * Waits for reads and writes in flight: no callback runs after it returns
+ * (a descriptor still open then reads what it read before, and writes fail
+ * with -EIO).
+ *
+ * Context: process, may sleep.
+ */
 void utrace_file_destroy(struct utrace_file *file);
 
-/*
- * Timers: @fn(@data) runs in process context (a workqueue; it may sleep)
- * once utrace_timer_arm()'s @msecs have passed; arming again replaces the
- * deadline. utrace_timer_destroy() cancels it and waits for a running @fn:
- * no call runs after it returns (@fn may re-arm the timer meanwhile).
- */
 struct utrace_timer;
+/**
+ * utrace_timer_create() - create a timer whose function may sleep
+ * @fn: called with @data in process context (a workqueue; it may sleep)
+ *	once utrace_timer_arm()'s delay has passed
+ * @data: passed to @fn
+ *
+ * Context: process, may sleep.
+ * Return: the timer, or ERR_PTR(-ENOMEM).
+ */
 struct utrace_timer *utrace_timer_create(void (*fn)(void *data), void *data);
+/**
+ * utrace_timer_arm() - (re)arm a timer
+ * @timer: the timer
+ * @msecs: the delay; arming again replaces the deadline
+ *
+ * Context: any.
+ */
 void utrace_timer_arm(struct utrace_timer *timer, unsigned int msecs);
+/**
+ * utrace_timer_destroy() - cancel a timer and free it
+ * @timer: the timer
+ *
+ * Waits for a running @fn: no call runs after it returns (@fn may re-arm
+ * the timer meanwhile).
+ *
+ * Context: process, may sleep.
+ */
 void utrace_timer_destroy(struct utrace_timer *timer);
 
 #endif /* _UTRACE_RS_H */
