@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Event bits, resume actions and attach flags: the numbers of
-//! `include/utrace_rs.h`, which is their definition. Keep the two in step.
+//! `include/utrace_rs.h`, which is their definition (`scripts/check-abi.py`,
+//! run by `make check`, checks every constant here against it).
 
 /// An event mask (`UTRACE_EVENT(...)` bits).
 pub(crate) type Events = u64;

@@ -119,8 +119,8 @@ source_checks() {
 	else
 		host_result FAIL "$what" "$(echo "$out" | head -n 40)"
 	fi
-	what="lib.sh and rust/events.rs spell the ABI numbers as include/utrace_rs.h does (check-abi.sh)"
-	if out=$("$top/scripts/check-abi.sh" 2>&1); then
+	what="every copy of the ABI numbers agrees with include/utrace_rs.h, and a drifted one is caught (check-abi.py)"
+	if out=$(python3 "$top/scripts/check-abi.py" --self-test 2>&1); then
 		host_result OK "$what"
 	else
 		host_result FAIL "$what" "$out"

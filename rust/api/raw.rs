@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The C ABI, as `include/utrace_rs.h` declares it. Keep the two in step;
-//! the layout assertions below and `UTRACE_RS_API_VERSION` (checked by
-//! [`Tracer::new`](super::Tracer::new)) catch a drift.
+//! The C ABI, as `include/utrace_rs.h` declares it. The layout assertions
+//! below, `UTRACE_RS_API_VERSION` (checked by
+//! [`Tracer::new`](super::Tracer::new)) and `scripts/check-abi.py` (every
+//! `UTRACE_*` number here, run by `make check`) catch a drift.
 
 use super::TaskInfo;
 use core::ffi::c_void;

@@ -89,7 +89,7 @@ modinfo_field() {
 
 # --- utrace_test.ko helpers -------------------------------------------------
 # Event bits, attach flags, actions and signal actions of
-# include/utrace_rs.h (scripts/check-abi.sh checks them against it).
+# include/utrace_rs.h (scripts/check-abi.py checks them against it).
 EV_REAP=0x2 EV_CLONE=0x4 EV_EXEC=0x8 EV_EXIT=0x10 EV_DEATH=0x20
 A_MATCH_OPS=0x1 A_MATCH_DATA=0x2 A_CREATE=0x10 A_EXCLUSIVE=0x20 A_GLOBAL=0x100 A_NOFOLLOW=0x200
 ACT_STOP=0 ACT_INTERRUPT=1 ACT_REPORT=2 ACT_SINGLESTEP=3 ACT_BLOCKSTEP=4 ACT_RESUME=5 ACT_DETACH=6

@@ -236,10 +236,22 @@ static int stopwait_slot = -1;
 /* Syscalls the stopwait slot's task entered (only that task writes it). */
 static unsigned long stopwait_syscalls;
 
-static const char *const event_names[] = {
-	"QUIESCE", "REAP", "CLONE", "EXEC", "EXIT", "DEATH",
-	"SYSCALL_ENTRY", "SYSCALL_EXIT", "SIGNAL", "SIGNAL_IGN", "SIGNAL_STOP",
-	"SIGNAL_TERM", "SIGNAL_CORE", "JCTL",
+/* By bit (scripts/check-abi.py checks every event of the header is here). */
+static const char *const event_names[_UTRACE_NEVENTS] = {
+	[_UTRACE_EVENT_QUIESCE] = "QUIESCE",
+	[_UTRACE_EVENT_REAP] = "REAP",
+	[_UTRACE_EVENT_CLONE] = "CLONE",
+	[_UTRACE_EVENT_EXEC] = "EXEC",
+	[_UTRACE_EVENT_EXIT] = "EXIT",
+	[_UTRACE_EVENT_DEATH] = "DEATH",
+	[_UTRACE_EVENT_SYSCALL_ENTRY] = "SYSCALL_ENTRY",
+	[_UTRACE_EVENT_SYSCALL_EXIT] = "SYSCALL_EXIT",
+	[_UTRACE_EVENT_SIGNAL] = "SIGNAL",
+	[_UTRACE_EVENT_SIGNAL_IGN] = "SIGNAL_IGN",
+	[_UTRACE_EVENT_SIGNAL_STOP] = "SIGNAL_STOP",
+	[_UTRACE_EVENT_SIGNAL_TERM] = "SIGNAL_TERM",
+	[_UTRACE_EVENT_SIGNAL_CORE] = "SIGNAL_CORE",
+	[_UTRACE_EVENT_JCTL] = "JCTL",
 };
 
 static void log_line(const char *fmt, ...)
