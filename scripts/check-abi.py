@@ -14,7 +14,7 @@ flags, the API version. Code that cannot include it spells them again:
   rust/api/events.rs         the safe API's Events
   rust/api/tracer.rs         the wait flag
   tools/testing/selftests/utrace/lib.sh   EV_*, A_*, ACT_*, SIGNAL_*
-  tools/testing/selftests/utrace/module/utrace_test.c   event names by bit
+  tools/testing/selftests/utrace/module/test_engine.c   event names by bit
 
 Every constant of those that is written as a number must equal the header's
 of the same name (a number with no header name is an error too), and the
@@ -31,7 +31,7 @@ import sys
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 HEADER = "include/utrace_rs.h"
 LIB = "tools/testing/selftests/utrace/lib.sh"
-TEST_C = "tools/testing/selftests/utrace/module/utrace_test.c"
+TEST_C = "tools/testing/selftests/utrace/module/test_engine.c"
 # Single constants of the core and the API: (file, Rust name, header name).
 SINGLE = [
     ("rust/abi.rs", "API_VERSION", "UTRACE_RS_API_VERSION"),

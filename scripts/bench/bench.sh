@@ -242,7 +242,7 @@ stop_rows() {
 		sed -n 's/^bench.stopwait_split /BENCH-STOPSPLIT /p' $UT/stats
 		# The same with the controller SCHED_FIFO: run as soon as the
 		# task's syscall wakes it, never after a stretch of the task's
-		# own loop that the fair scheduler grants it (utrace_test.c).
+		# own loop that the fair scheduler grants it (module/test_bench.c).
 		[ "$(utctl stopwait 0 "$N_STOP" rt)" = 0 ] || fail "stopwait rt"
 		sed -n 's/^bench.stopwait_ns //p' $UT/stats >>/tmp/res.stop.utrace_rt
 		sed -n 's/^bench.stopwait_split /BENCH-STOPSPLIT-RT /p' $UT/stats
