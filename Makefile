@@ -78,7 +78,7 @@ bench-distro: deps guest
 
 # The hot-path regression guard (also part of make check): make bench's
 # hot-path rows on the test kernel under -icount against the numbers in
-# scripts/bench/guard-expected.txt; CALIBRATE=1 rewrites them.
+# scripts/bench-guard-expected.txt; CALIBRATE=1 rewrites them.
 bench-guard: modules guest
 	@$(kdir) && KDIR="$$kdir" scripts/bench-guard.sh
 

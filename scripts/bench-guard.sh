@@ -5,7 +5,7 @@
 # `make check`): a short run of make bench's hot-path rows on the test
 # kernel (KDIR, with the checkout's modules), one vCPU under QEMU
 # -icount shift=0 (instruction counts, deterministic), compared with the
-# numbers committed in scripts/bench/guard-expected.txt: a metric more than
+# numbers committed in scripts/bench-guard-expected.txt: a metric more than
 # 5 % (plus its row's noise allowance) above its committed number fails.
 # CALIBRATE=1 rewrites the file from this run instead. Prints one line per
 # metric; exits non-zero on a regression.
@@ -14,7 +14,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KDIR:?KDIR must point at the built test kernel (use make bench-guard)}"
 . "$top/scripts/lib/boot.sh"
-expected=$top/scripts/bench/guard-expected.txt
+expected=$top/scripts/bench-guard-expected.txt
 INITRD=$top/build/guard.cpio.gz
 "$top/scripts/mkinitramfs.sh" "$INITRD"
 UTRACE_QEMU_SMP=1 UTRACE_QEMU_MEM=1G UTRACE_QEMU_EXTRA="-icount shift=0" \

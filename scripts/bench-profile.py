@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host side of `make bench-profile` (scripts/bench-profile.sh boots the
-# guest): for each scenario the guest announces (scripts/bench/profile.sh),
+# guest): for each scenario the guest announces (scripts/guest/bench/profile.sh),
 # single-step one iteration of its workload through QEMU's gdbstub
 # (scripts/bench-profile-gdb.py), then attribute every instruction to its
 # function and print where each hot path's instructions go: the functions

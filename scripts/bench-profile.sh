@@ -3,7 +3,7 @@
 #
 # `make bench-profile`: where each hot path's instructions go. Boots the
 # benchmark kernel like `make bench` (one vCPU, -icount shift=0, nokaslr)
-# with QEMU's gdbstub; for each scenario of scripts/bench/profile.sh the
+# with QEMU's gdbstub; for each scenario of scripts/guest/bench/profile.sh the
 # host single-steps one iteration of the workload and attributes every
 # instruction to its function (scripts/bench-profile.py). Writes
 # build/profile/profile.md (PROFILE_OUT=DIR: DIR/profile.md). On the

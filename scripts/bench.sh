@@ -5,7 +5,7 @@
 # and atomic-sleep debugging; cached like it), build the modules for it in
 # build/bench-src, boot QEMU with one vCPU under -icount shift=0 (a guest
 # "ns" is one guest instruction, so numbers repeat across boots and
-# machines), run scripts/bench/bench.sh there and print a markdown table of
+# machines), run scripts/guest/bench/bench.sh there and print a markdown table of
 # ns/op, spread, ratios to the baseline and to ptrace, and the goals.
 # Writes the table to build/bench.md and the guest's RESULT lines to
 # build/bench.results; a full run (no BENCH_PLAN) also writes the table into
@@ -32,7 +32,7 @@ fi
 mkdir -p "$top/build"
 INITRD=$top/build/$name.cpio.gz
 bench_prepare "$kernel" bench "$INITRD"
-# BENCH_ROUNDS, BENCH_ROUNDS_FORK and BENCH_N_* (see scripts/bench/bench.sh) go
+# BENCH_ROUNDS, BENCH_ROUNDS_FORK and BENCH_N_* (see scripts/guest/bench/bench.sh) go
 # to the guest.
 mapfile -t bench_args < <(env | grep -E '^BENCH_(ROUNDS|ROUNDS_FORK|N_[A-Z_]+)=[0-9]+$')
 [ "$plan" = full ] || bench_args+=("BENCH_PLAN=$plan")

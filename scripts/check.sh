@@ -76,9 +76,9 @@ echo "# utrace-rs selftests on $(basename "$KDIR")"
 
 # Every shell script of the project, relative to the top: the host's (bash)
 # and the guest's (busybox ash; tools/testing/selftests/utrace/.shellcheckrc
-# and the scripts/{bench,demo} ones' directives check them as dash).
+# and the scripts/guest ones' directives check them as dash).
 shell_scripts() {
-	(cd "$top" && ls scripts/*.sh scripts/*/*.sh .ci/run \
+	(cd "$top" && ls scripts/*.sh scripts/lib/*.sh scripts/guest/*.sh scripts/guest/*/*.sh .ci/run \
 		tools/testing/selftests/utrace/*.sh tools/testing/selftests/utrace/*/*.sh \
 		tools/crash-suspend/crash-suspend-*)
 }
@@ -156,7 +156,7 @@ report_boot "$boot"
 # The hot-path regression guard: instruction counts of the hot paths
 # against the numbers committed in the tree (not with UTRACE_ONLY).
 if [ "$variant" = test ] && [ -z "${UTRACE_ONLY:-}" ] && [ "${UTRACE_GUARD:-1}" != 0 ]; then
-	what="hot paths within 5 % of scripts/bench/guard-expected.txt (instructions, -icount)"
+	what="hot paths within 5 % of scripts/bench-guard-expected.txt (instructions, -icount)"
 	if out=$("$top/scripts/bench-guard.sh" 2>&1); then
 		host_result OK "$what"
 		echo "$out" | grep '^bench-guard:' | sed 's/^/# /'

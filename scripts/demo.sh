@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make demo`: boot the test kernel in QEMU and run scripts/demo/demo.sh in the
+# `make demo`: boot the test kernel in QEMU and run scripts/guest/demo/demo.sh in the
 # guest; shows the guest's console from boot to power-off.
 set -uo pipefail
 

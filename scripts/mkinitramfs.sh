@@ -18,7 +18,7 @@ chmod 755 "$stage" # the guest's root directory
 
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,utrace/{bin,modules}}
 cp /bin/busybox "$stage/bin/busybox"
-install -m 0755 "$top/scripts/guest-init.sh" "$stage/init"
+install -m 0755 "$top/scripts/guest/init.sh" "$stage/init"
 echo 'root:x:0:0:root:/:/bin/sh' >"$stage/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
@@ -31,8 +31,8 @@ for dir in rust samples tools; do
 done
 cp -r "$top/tools/testing/selftests/utrace" "$stage/utrace/selftests"
 rm -rf "$stage/utrace/selftests/module"
-[ -d "$top/scripts/demo" ] && cp -r "$top/scripts/demo" "$stage/utrace/demo"
-[ -d "$top/scripts/bench" ] && cp -r "$top/scripts/bench" "$stage/utrace/bench"
+[ -d "$top/scripts/guest/demo" ] && cp -r "$top/scripts/guest/demo" "$stage/utrace/demo"
+[ -d "$top/scripts/guest/bench" ] && cp -r "$top/scripts/guest/bench" "$stage/utrace/bench"
 [ -d "$top/build/guest/bin" ] && cp -r "$top/build/guest/bin/." "$stage/utrace/bin/"
 # The crash_suspend tools (the list and the core_pattern helper).
 mkdir -p "$stage/utrace/bin"

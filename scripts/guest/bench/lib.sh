@@ -1,8 +1,8 @@
 # shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest set-up shared by scripts/bench/bench.sh (`make bench`,
-# `make bench-distro`, the regression guard) and scripts/bench/profile.sh
+# Guest set-up shared by scripts/guest/bench/bench.sh (`make bench`,
+# `make bench-distro`, the regression guard) and scripts/guest/bench/profile.sh
 # (`make bench-profile`), sourced from /utrace/bench: loading and unloading
 # the modules, and the engines each hot-path configuration puts in place.
 # Set FAIL_TAG (BENCH, PROFILE) before sourcing: fail() prints
