@@ -622,7 +622,8 @@ int utrace_barrier(struct task_struct *target, struct utrace_engine *engine);
  * utrace_wait_stopped() - wait until a task sleeps in an engine's stop
  * @target: the task
  * @engine: the engine, attached to @target, that stopped it
- * @flags: 0 or UTRACE_WAIT_KILLABLE
+ * @flags: 0 (an interruptible wait, ps shows S) or UTRACE_WAIT_KILLABLE
+ *	(only a fatal signal ends it; ps shows I)
  *
  * Waits until @target sleeps in its utrace stop with @engine's stop in
  * force: the debugger's STOP, wait, RESUME. utrace_control(@target, @engine,

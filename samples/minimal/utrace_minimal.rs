@@ -54,6 +54,7 @@ impl Drop for Minimal {
     fn drop(&mut self) {
         // Detaches the engine and waits for its callbacks: none runs after.
         self.tracer.detach_all();
-        pr_info!("unloaded after {} exec(s)\n", self.tracer.engine().seen.load(Relaxed));
+        let seen = self.tracer.engine().seen.load(Relaxed);
+        pr_info!("unloaded after {} exec(s)\n", seen);
     }
 }
