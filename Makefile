@@ -12,6 +12,9 @@
 #                      7.3.4, booted unmodified), the modules built in a trixie
 #                      chroot with Debian's toolchain (scripts/distro.sh, cached)
 #   make dkms-test     dkms build of dkms.conf in that chroot
+#   make deb           the Debian package utrace-rs-dkms (build/deb/; debian/)
+#   make newcomer-test README's Debian lines verbatim on a fresh trixie image,
+#                      booted under QEMU (slow, not in CI; scripts/newcomer.sh)
 #
 # Other targets: modules (default), kernel, deps, guest, bench, bench-distro,
 # bench-guard, bench-profile, bench-profile-distro, fmt,
@@ -28,7 +31,7 @@ kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 # LLVM=-19 for the clang-built test kernel, never LLVM= for a GCC-built one.
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) $$(scripts/kernel-cc.sh "$$kdir")
 
-.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test demo bench bench-distro bench-guard bench-profile bench-profile-distro fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test deb newcomer-test demo bench bench-distro bench-guard bench-profile bench-profile-distro fmt fmt-check clippy rust-analyzer clean
 
 all: modules
 
@@ -57,6 +60,12 @@ check-distro: deps guest
 
 dkms-test: deps
 	@scripts/distro.sh dkms-test
+
+deb:
+	@scripts/deb.sh >/dev/null
+
+newcomer-test:
+	@scripts/newcomer.sh
 
 demo: modules guest
 	@$(kdir) && KDIR="$$kdir" scripts/demo.sh

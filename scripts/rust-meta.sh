@@ -25,6 +25,16 @@ kver=${1:?usage: rust-meta.sh KVER OBJ}
 obj=${2:?usage: rust-meta.sh KVER OBJ}
 
 log() { printf 'rust-meta: %s\n' "$*" >&2; }
+# progress N WHAT: step N of 3 on stderr and, when stderr is not a terminal
+# (DKMS writes a build script's output to its make.log and shows only dots),
+# also on the terminal the build was started from, if there is one.
+progress() {
+	local msg="regenerating the Rust metadata of $kver: step $1 of 3, $2"
+	log "$msg"
+	if [ ! -t 2 ]; then
+		{ printf '\nutrace-rs: %s\n' "$msg" >/dev/tty; } 2>/dev/null || true
+	fi
+}
 die() { printf 'rust-meta: error: %s\n' "$*" >&2; exit 1; }
 
 hdr=/usr/src/linux-headers-$kver
@@ -72,7 +82,7 @@ if [ "$(cat "$obj/.utrace-key" 2>/dev/null)" = "$key" ]; then
 fi
 
 start=$SECONDS
-log "regenerating the Rust metadata of $kver in $obj (about 3 minutes on 2 cores)"
+log "regenerating the Rust metadata of $kver in $obj (about 4 minutes on 2 cores; once per kernel)"
 read -ra mk <<<"$("$here/kernel-cc.sh" "$hdr")"
 cc=${mk[*]}
 cc=${cc#*CC=}
@@ -90,12 +100,14 @@ command -v openssl >/dev/null ||
 src=$obj.src
 rm -rf "$obj" "$src"
 mkdir -p "$src" "$(dirname "$obj")"
+progress 1 "unpacking $srcpkg (about 30 seconds)"
 tar -xJf "$tarball" -C "$src" --strip-components=1
 cp -a "$hdr/." "$obj"
 # The headers' own Makefile, scripts and tools point into linux-kbuild: the
 # object dir gets a Makefile of its own from O=, and scripts/ is rebuilt.
 rm -rf "$obj/scripts" "$obj/tools" "$obj/Makefile"
 cp "$hdr/.config" "$obj/.config.distro"
+progress 2 "building the kernel's Rust crates (about 3 minutes on 2 cores)"
 make -s -C "$src" O="$obj" "${mk[@]}" KERNELRELEASE="$kver" olddefconfig >&2
 if ! diff <(grep -v '^#' "$obj/.config.distro" | grep .) \
 	<(grep -v '^#' "$obj/.config" | grep .) >&2; then
@@ -108,6 +120,7 @@ make -s -C "$src" O="$obj" "${mk[@]}" KERNELRELEASE="$kver" -j"$(nproc)" modules
 
 # The rebuilt crates must define every Rust symbol the kernel exports, with
 # the same crate hashes (they are part of the mangled names).
+progress 3 "checking them against the kernel's Module.symvers (seconds)"
 want=$(awk '$2 ~ /^_R/ && $3 == "vmlinux" { print $2 }' "$hdr/Module.symvers" | sort -u)
 [ -n "$want" ] || die "$hdr/Module.symvers exports no Rust symbol"
 have=$(nm --defined-only "$obj"/rust/*.o | awk '$3 ~ /^_R/ { print $3 }' | sort -u)

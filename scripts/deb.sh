@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make deb: build the Debian package utrace-rs-dkms (debian/) into
+# build/deb/utrace-rs-dkms_VERSION_amd64.deb, then run lintian on it.
+#
+# On Debian 13 (trixie) it builds natively: the build needs
+# `apt-get install build-essential debhelper dh-dkms` (README.md, "Use it on
+# Debian 13"). Anywhere else (the Debian 12 development machine) it builds in
+# a trixie chroot of its own, made once with mmdebstrap (root) under
+# ${UTRACE_CACHE:-${XDG_CACHE_HOME:-~/.cache}/utrace-rs}/deb/chroot-<key>;
+# UTRACE_DEB_CHROOT=0 forces the native build, =1 the chroot.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${UTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/utrace-rs}
+out=$top/build/deb
+suite=trixie
+PACKAGES=(build-essential debhelper dh-dkms lintian)
+
+log() { printf 'deb: %s\n' "$*" >&2; }
+die() { printf 'deb: error: %s\n' "$*" >&2; exit 1; }
+
+# The sources: the checkout's files (git's list when it is a clone, with
+# uncommitted changes), never its build output.
+rm -rf "$out"
+mkdir -p "$out/src"
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$top" ls-files -z --cached --others --exclude-standard |
+		(cd "$top" && tar --null -T - -cf -) | tar -xf - -C "$out/src"
+else
+	(cd "$top" && tar --exclude=./build -cf - .) | tar -xf - -C "$out/src"
+fi
+
+codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null || true)
+use_chroot=${UTRACE_DEB_CHROOT:-}
+if [ -z "$use_chroot" ]; then
+	if [ "$codename" = "$suite" ]; then use_chroot=0; else use_chroot=1; fi
+fi
+
+build=(dpkg-buildpackage -b -us -uc)
+if [ "$use_chroot" = 0 ]; then
+	(cd "$out/src" && dpkg-checkbuilddeps) ||
+		die "the build needs its Build-Depends (above): apt-get install build-essential debhelper dh-dkms"
+	log "building natively on $codename"
+	(cd "$out/src" && "${build[@]}") >"$out/build.log" 2>&1 || {
+		tail -n 40 "$out/build.log" >&2
+		die "dpkg-buildpackage failed (log: $out/build.log)"
+	}
+	run_lintian() { lintian "$@"; }
+else
+	[ "$(id -u)" = 0 ] || die "building in a $suite chroot needs root (mmdebstrap, chroot); or build on Debian 13"
+	command -v mmdebstrap >/dev/null || die "mmdebstrap missing: apt-get install mmdebstrap"
+	# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
+	mirror=$(apt-get indextargets --format '$(SITE) $(RELEASE)' |
+		awk -v r="$codename" '$2 == r { print $1; exit }')
+	[ -n "$mirror" ] || die "no '$codename' entry in the host's apt sources to take a Debian mirror from"
+	key=$(printf '%s\n' "recipe 1 $suite" "${PACKAGES[@]}" "$mirror" | sha256sum | cut -c1-12)
+	root=$cache/deb/chroot-$key
+	for old in "$cache"/deb/chroot-*; do
+		[ -d "$old" ] && [ "$old" != "$root" ] && { log "removing stale $old"; rm -rf "$old"; }
+	done
+	if [ ! -e "$root/.utrace-ready" ]; then
+		log "creating the $suite build chroot (about a minute, 700 MB): $root"
+		rm -rf "$root"
+		mkdir -p "$cache/deb"
+		mmdebstrap --variant=minbase --mode=root --components=main --quiet \
+			--include="$(IFS=,; echo "${PACKAGES[*]}")" "$suite" "$root" \
+			"deb $mirror $suite main" "deb $mirror $suite-updates main" >&2 ||
+			die "mmdebstrap failed"
+		touch "$root/.utrace-ready"
+	fi
+	# in_root CMD...: CMD in the chroot, with build/deb at /build (private
+	# mounts, gone when CMD ends).
+	in_root() {
+		# shellcheck disable=SC2016 # the inner script's own arguments
+		unshare --mount --propagation private -- /bin/sh -eu -c '
+			root=$1; out=$2; shift 2
+			mount -t proc proc "$root/proc"
+			mkdir -p "$root/build"
+			mount --bind "$out" "$root/build"
+			exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+				HOME=/root LANG=C.UTF-8 "$@"' sh "$root" "$out" "$@"
+	}
+	log "building in the $suite chroot"
+	in_root sh -c 'cd /build/src && "$@"' sh "${build[@]}" >"$out/build.log" 2>&1 || {
+		tail -n 40 "$out/build.log" >&2
+		die "dpkg-buildpackage failed (log: $out/build.log)"
+	}
+	run_lintian() { in_root lintian "${@/#$out//build}"; }
+fi
+
+deb=$(echo "$out"/utrace-rs-dkms_*_amd64.deb)
+[ -f "$deb" ] || die "dpkg-buildpackage made no utrace-rs-dkms_*_amd64.deb (log: $out/build.log)"
+rm -rf "$out/src"
+# lintian: every tag it reports is listed; the ones debian/ knowingly keeps
+# are overridden there with the reason (debian/*.lintian-overrides).
+if command -v lintian >/dev/null || [ "$use_chroot" = 1 ]; then
+	run_lintian --fail-on error,warning --info "$deb" >&2 || die "lintian reports errors or warnings (above)"
+	log "lintian: no errors or warnings"
+fi
+log "built $deb"
+echo "$deb"
