@@ -72,7 +72,8 @@ mkscript() {
 		echo 'set -e'
 		echo 'cd /root/utrace-rs'
 		while IFS= read -r line; do
-			printf 'printf "%%s\\n" %q\n' "README# $line"
+			# shellcheck disable=SC2016 # $SECONDS of the generated script
+			printf 'printf "README# [%%d s] %%s\\n" "$SECONDS" %q\n' "$line"
 			printf '%s\n' "$line"
 		done <<<"$2"
 	} >"$1"
@@ -158,13 +159,20 @@ check() {
 	shift
 	if "$@"; then say "ok: $what"; else say "FAIL: $what"; fail=1; fi
 }
-say "booted $(uname -r), $(systemctl is-system-running 2>/dev/null) systemd"
+echo
+say "booted $(uname -r) with systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
 check "the kernel is Debian's $kver" [ "$(uname -r)" = "$kver" ]
 check "systemd loaded crash_suspend at boot (/etc/modules-load.d)" grep -q '^crash_suspend ' /proc/modules
 check "with its settings from /etc/modprobe.d (timeout=600 max=16)" \
 	[ "$(cat /sys/module/crash_suspend/parameters/timeout 2>&1)/$(cat /sys/module/crash_suspend/parameters/max 2>&1)" = 600/16 ]
 say "the README's lines after 'reboot':"
-if /root/readme-after-reboot.sh; then say "ok: the README's lines after 'reboot'"; else say "FAIL: a README line after 'reboot' failed"; fail=1; fi
+set -o pipefail
+if /root/readme-after-reboot.sh 2>&1 | sed 's/^/guest:   /'; then
+	say "ok: the README's lines after 'reboot'"
+else
+	say "FAIL: a README line after 'reboot' failed"
+	fail=1
+fi
 for m in utrace_rs global_trace crash_suspend; do
 	check "$m is loaded" grep -q "^$m " /proc/modules
 done
@@ -225,8 +233,10 @@ cp "$root/boot/vmlinuz-$kver" "$root/boot/initrd.img-$kver" "$work/" ||
 	die "no /boot/vmlinuz-$kver or initrd.img-$kver in the system"
 phase "the disk image (mke2fs -d)"
 size=$(($(du -sxm "$root" | cut -f1) + 3072))
-mke2fs -q -t ext4 -L newcomer -d "$root" "$img" "${size}M" || die "mke2fs -d failed"
-rm -rf "$root"
+mke2fs -q -t ext4 -L newcomer -d "$root" "$img" "${size}M" >/dev/null || die "mke2fs -d failed"
+# Minutes of unlinking (the kernel's source, unpacked twice): while QEMU runs.
+rm -rf "$root" &
+rmpid=$!
 
 phase "'reboot': Debian's $kver under QEMU (TCG) with systemd"
 timeout "${UTRACE_NEWCOMER_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
@@ -236,6 +246,7 @@ timeout "${UTRACE_NEWCOMER_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg,thread=
 	-append "root=/dev/vda rw console=ttyS0 loglevel=4 systemd.show_status=0 systemd.firstboot=off panic=-1" \
 	</dev/null >"$work/console.log" 2>&1 || log "qemu exited with $? (log: $work/console.log)"
 grep -a '^guest: ' "$work/console.log" | tr -d '\r' >&2 || true
+wait "$rmpid" || true
 phase "done"
 grep -aq '^guest: RESULT: PASS' "$work/console.log" || die "the guest's part (log: $work/console.log)"
 log "PASS"
