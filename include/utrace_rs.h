@@ -848,8 +848,9 @@ void utrace_task_info(struct task_struct *task, struct utrace_task_info *info);
 u64 utrace_lost_events(void);
 
 /*
- * Event streams: /sys/kernel/debug/utrace/<name>, root-only (0400), one text
- * line per record: "<seq> <ns> <text>". Reads consume and block until data
+ * Event streams: the character device /dev/<name> (a misc device; @name is 1
+ * to 31 letters, digits, '_' or '-'), root-only (0400, and opening needs
+ * CAP_SYS_ADMIN), one text line per record: "<seq> <ns> <text>". Reads consume and block until data
  * arrives (-EAGAIN with O_NONBLOCK; blocked readers are woken within about
  * 10 ms, or at once when the ring is a quarter full), poll() works, and
  * when the ring is full
@@ -861,8 +862,8 @@ u64 utrace_lost_events(void);
 struct utrace_stream;
 
 /**
- * utrace_stream_create() - create an event stream
- * @name: the file's name under /sys/kernel/debug/utrace/
+ * utrace_stream_create() - create an event stream, the character device /dev/<name>
+ * @name: the device's name, 1 to 31 letters, digits, '_' or '-'
  * @records: ring size (16 to 65536 records of up to 256 bytes)
  *
  * Context: process, may sleep.
@@ -991,8 +992,10 @@ bool utrace_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp);
 
 struct utrace_file;
 /**
- * utrace_file_create() - create a control file
- * @name: the file's name under /sys/kernel/debug/utrace/ (mode 0600, root)
+ * utrace_file_create() - create a control file, the character device /dev/<name>
+ * @name: the device's name, as streams are named (1-31 of letters, digits,
+ *	'_' and '-'); mode 0600, or 0400 without @store; opening needs
+ *	CAP_SYS_ADMIN whatever the mode
  * @data: passed to @show and @store
  * @show: writes the file's contents into @buf (at most @len bytes, cut
  *	beyond) at open; a read returns them
@@ -1003,7 +1006,8 @@ struct utrace_file;
  * @show and @store run in process context and may sleep.
  *
  * Context: process, may sleep.
- * Return: the file, or an ERR_PTR (-EEXIST: the name is taken).
+ * Return: the file, or an ERR_PTR (-EEXIST: a stream or control file has
+ * the name; -EINVAL: not such a name).
  */
 struct utrace_file *utrace_file_create(const char *name, void *data,
 				       size_t (*show)(void *data, char *buf, size_t len),

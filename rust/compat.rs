@@ -106,6 +106,17 @@ impl kernel::fmt::Display for Escaped<'_> {
     }
 }
 
+/// The workqueue for work that may run on any CPU: 7.x deprecates
+/// `system_wq` (and warns when work is queued on it) for `system_dfl_wq`.
+pub(crate) fn system_dfl_wq() -> *mut bindings::workqueue_struct {
+    // SAFETY: Set once at boot, before modules load; only read here.
+    #[cfg(utrace_kernel_7)]
+    return unsafe { bindings::system_dfl_wq };
+    // SAFETY: As above.
+    #[cfg(not(utrace_kernel_7))]
+    return unsafe { bindings::system_wq };
+}
+
 /// The bytes of a `kernel::str::CStr`, without the NUL (6.12's own type has
 /// `as_bytes()`; 7.x's is `core::ffi::CStr`, with `to_bytes()`).
 pub(crate) fn cstr_bytes(s: &kernel::str::CStr) -> &[u8] {

@@ -172,14 +172,14 @@ mod ffi {
         pub(super) fn utrace_shim_atomic() -> bool;
         pub(super) fn utrace_shim_module_live(module: *mut bindings::module) -> bool;
         pub(super) fn utrace_shim_module_notifier(on: bool) -> c_int;
-        pub(super) fn utrace_shim_debugfs_init() -> c_int;
-        pub(super) fn utrace_shim_debugfs_exit();
-        pub(super) fn utrace_shim_debugfs_file(
+        pub(super) fn utrace_shim_chardev_create(
             name: *const u8,
-            data: *mut c_void,
+            mode: bindings::umode_t,
             fops: *const bindings::file_operations,
-        ) -> *mut bindings::dentry;
-        pub(super) fn utrace_shim_debugfs_remove(d: *mut bindings::dentry);
+            data: *mut c_void,
+        ) -> *mut c_void;
+        pub(super) fn utrace_shim_chardev_destroy(c: *mut c_void);
+        pub(super) fn utrace_shim_chardev_data(file: *mut bindings::file) -> *mut c_void;
         pub(super) fn utrace_shim_poll(
             file: *mut bindings::file,
             wq: *mut bindings::wait_queue_head,
@@ -826,7 +826,8 @@ impl<T> Drop for Cache<T> {
     }
 }
 
-/// Queues `work` on the system workqueue, on any CPU. Any context.
+/// Queues `work` on the system workqueue (`system_dfl_wq` on 7.x), on any
+/// CPU. Any context.
 ///
 /// # Safety
 ///
@@ -837,7 +838,7 @@ pub(crate) unsafe fn queue_work(work: *mut bindings::work_struct) {
     unsafe {
         bindings::queue_work_on(
             bindings::wq_misc_consts_WORK_CPU_UNBOUND as i32,
-            bindings::system_wq,
+            crate::compat::system_dfl_wq(),
             work,
         )
     };
@@ -915,50 +916,45 @@ impl Drop for ModuleNotifier {
     }
 }
 
-/// `/sys/kernel/debug/utrace/`, present while this value lives.
-pub(crate) struct DebugfsDir(());
-
-impl DebugfsDir {
-    pub(crate) fn create() -> Result<Self> {
-        // SAFETY: Plain C call from module init.
-        to_result(unsafe { ffi::utrace_shim_debugfs_init() })?;
-        Ok(DebugfsDir(()))
-    }
-}
-
-impl Drop for DebugfsDir {
-    fn drop(&mut self) {
-        // SAFETY: Created by `create`; files in it were removed by their
-        // owners (or go with it).
-        unsafe { ffi::utrace_shim_debugfs_exit() };
-    }
-}
-
-/// Creates a root-only file `name` in `/sys/kernel/debug/utrace/`; null on
-/// failure.
+/// Registers the character device `/dev/<name>` (a misc device, mode
+/// `mode`) with `fops`, whose `open` gets `data` from [`chardev_data`]; an
+/// `ERR_PTR` on failure (`EINVAL`: not a plain name; `EEXIST`: ours already).
+/// May sleep.
 ///
 /// # Safety
 ///
-/// `name` is NUL-terminated; `fops` is static and expects `data` as the
-/// inode's private data.
-pub(crate) unsafe fn debugfs_file(
+/// `name` is NUL-terminated; `fops` is static; `data` stays valid until
+/// [`chardev_destroy`] returns.
+pub(crate) unsafe fn chardev_create(
     name: *const u8,
-    data: *mut c_void,
+    mode: u16,
     fops: *const bindings::file_operations,
-) -> *mut bindings::dentry {
+    data: *mut c_void,
+) -> *mut c_void {
     // SAFETY: By the function's safety requirements.
-    unsafe { ffi::utrace_shim_debugfs_file(name, data, fops) }
+    unsafe { ffi::utrace_shim_chardev_create(name, mode, fops, data) }
 }
 
-/// Removes a file made by [`debugfs_file`], waiting for its file
-/// operations in progress.
+/// Removes a device made by [`chardev_create`]: no `open` of it runs or
+/// starts after this returns (files already open stay open). May sleep.
 ///
 /// # Safety
 ///
-/// `d` came from [`debugfs_file`] and is removed once.
-pub(crate) unsafe fn debugfs_remove(d: *mut bindings::dentry) {
+/// `c` came from [`chardev_create`] and is destroyed once.
+pub(crate) unsafe fn chardev_destroy(c: *mut c_void) {
     // SAFETY: By the function's safety requirements.
-    unsafe { ffi::utrace_shim_debugfs_remove(d) };
+    unsafe { ffi::utrace_shim_chardev_destroy(c) };
+}
+
+/// The `data` of the device `file` is being opened on.
+///
+/// # Safety
+///
+/// Called from the device's `open` (the misc layer holds its lock: the
+/// device is registered, its `data` valid).
+pub(crate) unsafe fn chardev_data(file: *mut bindings::file) -> *mut c_void {
+    // SAFETY: By the function's safety requirements.
+    unsafe { ffi::utrace_shim_chardev_data(file) }
 }
 
 /// `poll_wait()` on `wq` and the mask for a readable (or not) file.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Event streams: a ring of text records that an engine fills from its
-//! callbacks and a root-only reader drains through
-//! `/sys/kernel/debug/utrace/<name>`.
+//! callbacks and a root-only reader drains through the character device
+//! `/dev/<name>` (a misc device: no file system to mount, and kernel
+//! lockdown leaves it alone).
 //!
 //! Each record is one line, `<seq> <ns> <payload>\n`: a per-stream sequence
 //! number and a `ktime_get()` timestamp in nanoseconds. Reads consume
@@ -142,9 +143,9 @@ pub(crate) struct Stream {
     /// Wakes them a little after a record arrived (see [`Stream::emit`]).
     #[pin]
     wake_timer: Opaque<bindings::timer_list>,
-    /// The debugfs file, and the `Arc` reference it holds (set once, right
-    /// after creation).
-    dentry: AtomicPtr<bindings::dentry>,
+    /// The device (the shim's `struct utrace_chardev`), and the `Arc`
+    /// reference it holds (set once, right after creation).
+    dev: AtomicPtr<c_void>,
     file_ref: AtomicPtr<c_void>,
 }
 
@@ -155,8 +156,8 @@ unsafe impl Send for Stream {}
 unsafe impl Sync for Stream {}
 
 impl Stream {
-    /// Creates `/sys/kernel/debug/utrace/<name>` (mode 0400) with room for
-    /// `records` records.
+    /// Creates `/dev/<name>` (mode 0400, root) with room for `records`
+    /// records.
     pub(crate) fn create(name: &CStr, records: usize) -> Result<Arc<Stream>> {
         let records = records.clamp(16, 1 << 16);
         let mut slots = KVVec::with_capacity(records, GFP_KERNEL)?;
@@ -196,23 +197,35 @@ impl Stream {
                 wake_timer <- Opaque::ffi_init(|slot| unsafe {
                     shim::timer_init(slot, stream_wake_timer)
                 }),
-                dentry: AtomicPtr::new(ptr::null_mut()),
+                dev: AtomicPtr::new(ptr::null_mut()),
                 file_ref: AtomicPtr::new(ptr::null_mut()),
             }),
             GFP_KERNEL,
         )?;
         // The file holds a reference, given back by `destroy`.
         let data = stream.clone().into_foreign();
-        // SAFETY: `data` is an `Arc<Stream>` reference for `open`; `FOPS` is
-        // static; `name` is NUL-terminated.
-        let dentry = unsafe { shim::debugfs_file(name.as_char_ptr(), data.into_mut(), &FOPS.0) };
-        if dentry.is_null() {
-            // SAFETY: Not handed to debugfs: ours again.
+        // SAFETY: `data` is an `Arc<Stream>` reference for `open`, valid
+        // until `destroy` removed the device; `FOPS` is static; `name` is
+        // NUL-terminated.
+        let dev = unsafe {
+            shim::chardev_create(
+                name.as_char_ptr(),
+                0o400,
+                &FOPS.0,
+                data.into_mut(),
+            )
+        };
+        if let Err(e) = kernel::error::from_err_ptr(dev) {
+            // SAFETY: Not handed to a device: ours again.
             drop(unsafe { Arc::<Stream>::from_foreign(data) });
-            pr_err!("stream: cannot create debugfs file {:?}\n", name);
-            return Err(ENOMEM);
+            pr_err!(
+                "stream: cannot create /dev/{:?} (errno {})\n",
+                name,
+                e.to_errno()
+            );
+            return Err(e);
         }
-        stream.dentry.store(dentry, SeqCst);
+        stream.dev.store(dev, SeqCst);
         stream.file_ref.store(data.into_mut(), SeqCst);
         Ok(stream)
     }
@@ -282,11 +295,11 @@ impl Stream {
         // SAFETY: Set up in `create`; with `closed` set nothing arms it again.
         unsafe { shim::timer_shutdown(this.wake_timer.get()) };
         wait::wake_all(this.wq.get());
-        // SAFETY: Created by `create`; debugfs waits for file operations in
-        // progress (readers were just woken and see `closed`).
-        unsafe { shim::debugfs_remove(this.dentry.load(SeqCst)) };
-        // SAFETY: The file's reference from `create`, which debugfs no longer
-        // hands to `open`. Files already open hold their own references.
+        // SAFETY: Created by `create`, removed once. No `open` runs or
+        // starts once it returns (readers were just woken and see `closed`).
+        unsafe { shim::chardev_destroy(this.dev.load(SeqCst)) };
+        // SAFETY: The device's reference from `create`, which no `open` can
+        // take any more. Files already open hold their own references.
         drop(unsafe { Arc::<Stream>::from_foreign(this.file_ref.load(SeqCst)) });
     }
 
@@ -352,11 +365,18 @@ unsafe fn file_stream<'a>(file: *mut bindings::file) -> kernel::sync::ArcBorrow<
 
 /// # Safety
 ///
-/// Called by the VFS for a stream file: `inode->i_private` is the file's
-/// `Arc<Stream>` reference.
+/// Called by the misc layer for a stream's device: its data is the
+/// device's `Arc<Stream>` reference.
 unsafe extern "C" fn stream_open(inode: *mut bindings::inode, file: *mut bindings::file) -> i32 {
-    // SAFETY: The file's reference stays valid while debugfs lets us open.
-    let stream = unsafe { Arc::<Stream>::borrow((*inode).i_private) };
+    // Root only, whatever the node's mode (it may have been chmod'ed): the
+    // records show every user's processes.
+    // SAFETY: Plain C call.
+    if !unsafe { bindings::capable(bindings::CAP_SYS_ADMIN as i32) } {
+        return EPERM.to_errno();
+    }
+    // SAFETY: The device's reference stays valid while an `open` can run
+    // (`destroy` removes the device first).
+    let stream = unsafe { Arc::<Stream>::borrow(shim::chardev_data(file)) };
     let arc: Arc<Stream> = stream.into();
     // SAFETY: `file` is being opened; `private_data` is ours.
     unsafe { (*file).private_data = arc.into_foreign().into_mut() };
@@ -481,7 +501,7 @@ extern "C" {
     static __this_module: Opaque<bindings::module>;
 }
 
-/// Open stream files pin this module (debugfs takes the reference).
+/// Open stream files pin this module (the misc layer takes the reference).
 static FOPS: Fops = Fops(bindings::file_operations {
     // SAFETY: Only the address of the module's own `struct module` is taken.
     owner: unsafe { __this_module.get() },

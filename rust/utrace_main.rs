@@ -102,7 +102,6 @@ struct UtraceModule {
     hooks: Option<shim::Hooks>,
     kprobes: Option<shim::Kprobes>,
     notifier: Option<shim::ModuleNotifier>,
-    _debugfs: shim::DebugfsDir,
     /// Last: destroyed after every `UTask` was freed (see `drop`).
     _utask_cache: utask::UTaskCache,
 }
@@ -116,7 +115,6 @@ impl kernel::Module for UtraceModule {
         let utask_cache = utask::UTaskCache::new()?;
         let state = KBox::pin_init(state::State::new(report::reap_queued), GFP_KERNEL)?;
         let releaser = KBox::pin_init(release::Releaser::new(), GFP_KERNEL)?;
-        let debugfs = shim::DebugfsDir::create()?;
         releaser.as_ref().publish();
         state.as_ref().publish();
         let notifier = match shim::ModuleNotifier::register() {
@@ -152,7 +150,6 @@ impl kernel::Module for UtraceModule {
             hooks: Some(hooks),
             kprobes: Some(kprobes),
             notifier: Some(notifier),
-            _debugfs: debugfs,
             _utask_cache: utask_cache,
         })
     }

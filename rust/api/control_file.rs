@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Control files: `/sys/kernel/debug/utrace/<name>`, root-only, whose reads
-//! show a text the engine writes and whose writes the engine takes (or
-//! refuses with an errno the writer gets).
+//! Control files: the character device `/dev/<name>`, root-only, whose
+//! reads show a text the engine writes and whose writes the engine takes
+//! (or refuses with an errno the writer gets). Character devices need no
+//! mounted file system, and kernel lockdown (`lockdown=integrity`, Secure
+//! Boot) leaves them alone.
 
 use super::raw;
 use core::ffi::c_void;
@@ -43,9 +45,11 @@ unsafe impl<T: ControlHandler> Send for ControlFile<T> {}
 unsafe impl<T: ControlHandler> Sync for ControlFile<T> {}
 
 impl<T: ControlHandler> ControlFile<T> {
-    /// Creates the file (mode 0600: reads show, root writes store; 0400 if
-    /// not [`ControlHandler::WRITABLE`]).
-    /// `EEXIST` if the name is taken.
+    /// Creates `/dev/<name>` (mode 0600: reads show, root writes store;
+    /// 0400 if not [`ControlHandler::WRITABLE`]; opening it needs
+    /// `CAP_SYS_ADMIN` whatever its mode). `name` is 1 to 31 letters,
+    /// digits, `_` or `-` (else `EINVAL`); `EEXIST` if a stream or control
+    /// file has it already.
     pub(crate) fn create(name: &CStr, handler: Arc<T>) -> Result<Self> {
         let data = (&*handler as *const T).cast_mut().cast::<c_void>();
         // SAFETY: `name` is NUL-terminated; `data` stays valid until

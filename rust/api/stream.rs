@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Event streams: text records for a reader in debugfs.
+//! Event streams: text records for a reader of `/dev/<name>`.
 
 use super::raw;
 use super::text::Cursor;
@@ -11,9 +11,10 @@ use kernel::error::{from_err_ptr, to_result};
 use kernel::prelude::*;
 use kernel::str::CStr;
 
-/// An event stream, `/sys/kernel/debug/utrace/<name>`: root-only, one line
-/// per record, `<seq> <ns> <text>`; removed when dropped (readers then get
-/// end of file).
+/// An event stream, the character device `/dev/<name>` (`name`: 1 to 31
+/// letters, digits, `_` or `-`): root-only, one line per record,
+/// `<seq> <ns> <text>`; removed when dropped (readers then get end of
+/// file).
 pub(crate) struct Stream(NonNull<c_void>);
 
 // SAFETY: The framework's stream is usable from any thread and context but

@@ -3,7 +3,6 @@
  * Kernel facilities that Rust on 6.12 cannot call: static inlines, macros and
  * enums of headers that the kernel crate's bindings do not include.
  */
-#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/preempt.h>
@@ -142,41 +141,6 @@ int utrace_shim_module_notifier(bool on)
 	if (on)
 		return register_module_notifier(&utrace_module_nb);
 	return unregister_module_notifier(&utrace_module_nb);
-}
-
-/* debugfs: /sys/kernel/debug/utrace/ and the stream files in it. */
-static struct dentry *utrace_dir;
-
-int utrace_shim_debugfs_init(void)
-{
-	utrace_dir = debugfs_create_dir("utrace", NULL);
-	return IS_ERR(utrace_dir) ? PTR_ERR(utrace_dir) : 0;
-}
-
-void utrace_shim_debugfs_exit(void)
-{
-	debugfs_remove_recursive(utrace_dir);
-	utrace_dir = NULL;
-}
-
-/* The utrace directory, for files of other concerns (control_file.c). */
-struct dentry *utrace_shim_debugfs_dir(void)
-{
-	return utrace_dir;
-}
-
-/* A root-only (0400) file in the utrace directory; NULL on failure. */
-struct dentry *utrace_shim_debugfs_file(const char *name, void *data,
-					const struct file_operations *fops)
-{
-	struct dentry *d = debugfs_create_file(name, 0400, utrace_dir, data, fops);
-
-	return IS_ERR(d) ? NULL : d;
-}
-
-void utrace_shim_debugfs_remove(struct dentry *d)
-{
-	debugfs_remove(d);
 }
 
 /* poll(): wait on @wq, readable or not. */

@@ -18,7 +18,6 @@
 #define UTRACE_SYSCALL_TP_FAULTABLE (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0))
 
 struct callback_head;
-struct dentry;
 struct kmem_cache;
 struct file;
 struct file_operations;
@@ -63,14 +62,15 @@ void utrace_shim_timer_shutdown(struct timer_list *timer);
 bool utrace_shim_atomic(void);
 bool utrace_shim_module_live(struct module *mod);
 int utrace_shim_module_notifier(bool on);
-int utrace_shim_debugfs_init(void);
-void utrace_shim_debugfs_exit(void);
-struct dentry *utrace_shim_debugfs_file(const char *name, void *data,
-					const struct file_operations *fops);
-void utrace_shim_debugfs_remove(struct dentry *d);
-struct dentry *utrace_shim_debugfs_dir(void);
 __poll_t utrace_shim_poll(struct file *file, struct wait_queue_head *wq,
 			  struct poll_table_struct *pt, bool readable);
+
+/* chardev.c: /dev/<name> for streams and control files. */
+struct utrace_chardev;
+struct utrace_chardev *utrace_shim_chardev_create(const char *name, umode_t mode,
+						  const struct file_operations *fops, void *data);
+void utrace_shim_chardev_destroy(struct utrace_chardev *c);
+void *utrace_shim_chardev_data(struct file *file);
 
 /* Implemented in Rust (hooks.rs), called by the probes. */
 void utrace_rs_hook_newtask(struct task_struct *child, unsigned long clone_flags);

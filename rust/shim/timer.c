@@ -11,6 +11,15 @@
 #include <linux/workqueue.h>
 #include <utrace_rs.h>
 
+#include "shim.h"
+
+/* 7.x deprecates system_wq (and warns when work is queued on it). */
+#if UTRACE_KERNEL_7
+#define utrace_timer_wq system_dfl_wq
+#else
+#define utrace_timer_wq system_wq
+#endif
+
 struct utrace_timer {
 	struct delayed_work work;
 	void (*fn)(void *data);
@@ -39,7 +48,7 @@ EXPORT_SYMBOL_GPL(utrace_timer_create);
 
 void utrace_timer_arm(struct utrace_timer *t, unsigned int msecs)
 {
-	mod_delayed_work(system_wq, &t->work, msecs_to_jiffies(msecs));
+	mod_delayed_work(utrace_timer_wq, &t->work, msecs_to_jiffies(msecs));
 }
 EXPORT_SYMBOL_GPL(utrace_timer_arm);
 
