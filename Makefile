@@ -16,6 +16,9 @@
 #   make newcomer-test README's Debian lines verbatim on a fresh trixie image,
 #                      booted under QEMU (slow, not in CI; scripts/newcomer.sh)
 #
+#   make install-tools  the user tools (crash-suspend-list, crash-suspend-core,
+#                       utrace-top) in $(DESTDIR)$(PREFIX)/sbin, PREFIX=/usr/local
+#
 # Other targets: modules (default), kernel, deps, guest, bench, bench-distro,
 # bench-guard, bench-profile, bench-profile-distro, fmt,
 # fmt-check, clippy, rust-analyzer, clean. KDIR=/path/to/your/rust-enabled/6.12/tree
@@ -31,7 +34,7 @@ kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 # LLVM=-19 for the clang-built test kernel, never LLVM= for a GCC-built one.
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) $$(scripts/kernel-cc.sh "$$kdir")
 
-.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test deb newcomer-test demo bench bench-distro bench-guard bench-profile bench-profile-distro fmt fmt-check clippy rust-analyzer clean
+.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test deb newcomer-test demo bench bench-distro bench-guard bench-profile bench-profile-distro fmt fmt-check clippy rust-analyzer clean install-tools uninstall-tools
 
 all: modules
 
@@ -105,6 +108,22 @@ fmt: kernel
 
 fmt-check: kernel
 	@$(kdir) && rustfmt --check --config-path "$$kdir/.rustfmt.toml" $(rs_files)
+
+# The user tools: root's (the devices they read are root-only), so sbin.
+PREFIX ?= /usr/local
+CC ?= cc
+tools := tools/crash-suspend/crash-suspend-list tools/crash-suspend/crash-suspend-core
+
+build/tools/utrace-top: tools/utrace-top/utrace-top.c
+	@mkdir -p build/tools
+	$(CC) -O2 -Wall -Wextra -o $@ $<
+
+install-tools: build/tools/utrace-top
+	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -m 0755 $(tools) build/tools/utrace-top $(DESTDIR)$(PREFIX)/sbin/
+
+uninstall-tools:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/sbin/,$(notdir $(tools)) utrace-top)
 
 clippy: kernel
 	@$(kdir) && $(kmake) CLIPPY=1 W=1 modules

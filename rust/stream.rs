@@ -207,14 +207,8 @@ impl Stream {
         // SAFETY: `data` is an `Arc<Stream>` reference for `open`, valid
         // until `destroy` removed the device; `FOPS` is static; `name` is
         // NUL-terminated.
-        let dev = unsafe {
-            shim::chardev_create(
-                name.as_char_ptr(),
-                0o400,
-                &FOPS.0,
-                data.into_mut(),
-            )
-        };
+        let dev =
+            unsafe { shim::chardev_create(name.as_char_ptr(), 0o400, &FOPS.0, data.into_mut()) };
         if let Err(e) = kernel::error::from_err_ptr(dev) {
             // SAFETY: Not handed to a device: ours again.
             drop(unsafe { Arc::<Stream>::from_foreign(data) });

@@ -135,6 +135,20 @@ source_checks() {
 	else
 		host_result FAIL "$what" "$out"
 	fi
+	# crash-suspend.rst's `make install-tools` (and its uninstall).
+	what="make install-tools installs crash-suspend-list, crash-suspend-core and utrace-top; uninstall-tools removes them"
+	local dest
+	dest=$(mktemp -d)
+	if out=$(make -s -C "$top" install-tools DESTDIR="$dest" PREFIX=/usr 2>&1) &&
+		[ -x "$dest/usr/sbin/crash-suspend-list" ] && [ -x "$dest/usr/sbin/crash-suspend-core" ] &&
+		[ -x "$dest/usr/sbin/utrace-top" ] &&
+		out=$(make -s -C "$top" uninstall-tools DESTDIR="$dest" PREFIX=/usr 2>&1) &&
+		[ -z "$(ls -A "$dest/usr/sbin")" ]; then
+		host_result OK "$what"
+	else
+		host_result FAIL "$what" "$out $(ls -lR "$dest")"
+	fi
+	rm -rf "$dest"
 	what="rust/*.rs import each other without a cycle (check-imports.py)"
 	if out=$(python3 "$top/scripts/check-imports.py" 2>&1); then
 		host_result OK "$what"

@@ -3,7 +3,7 @@
 //! crash_suspend: "programs didn't crash, they just froze ... and waited for
 //! someone to come around and debug them."
 //!
-//! `insmod crash_suspend.ko` watches every user process (`pid=N`: only
+//! `modprobe crash_suspend` (or `insmod crash_suspend.ko`) watches every user process (`pid=N`: only
 //! process N and its descendants). When a watched process would die from a
 //! core-dumping signal with its default action (SIGQUIT, SIGILL, SIGTRAP,
 //! SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGXCPU, SIGXFSZ, SIGSYS), it is
@@ -17,9 +17,10 @@
 //! dumps core); an orphan (its parent is init) dumps core unless
 //! `orphans=suspend`. Root changes the selectors (uid, comm, tree, cgroup) and the
 //! bounds at run time by writing `key=value` words to
-//! `/sys/kernel/debug/utrace/crash_suspend_control`; the suspended
-//! processes are listed in `crash_suspend_list` and each suspension and
-//! release is a record in the stream `crash_suspend`. Unloading the module
+//! `/dev/crash_suspend_control`; the suspended processes are listed in
+//! `/dev/crash_suspend_list` and each suspension and release is a record
+//! in the stream `/dev/crash_suspend` (character devices: they need no
+//! debugfs and work under kernel lockdown). Unloading the module
 //! releases every suspended process (they dump core). Uses only the safe
 //! API. See `Documentation/utrace-rs/crash-suspend.rst`.
 
@@ -781,7 +782,7 @@ impl kernel::Module for CrashSuspend {
         )?;
         match pid {
             UNSET => pr_info!(
-                "watching every user process (timeout={}s, max={}); see /sys/kernel/debug/utrace/crash_suspend_control\n",
+                "watching every user process (timeout={}s, max={}); see /dev/crash_suspend_control\n",
                 timeout,
                 max
             ),

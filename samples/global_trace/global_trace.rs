@@ -2,7 +2,7 @@
 
 //! global_trace: every CLONE, EXEC and DEATH of every user task (or, with
 //! `pid=N`, of N and the descendants it creates from now on) as a stream of
-//! records in `/sys/kernel/debug/utrace/global_trace`:
+//! records in `/dev/global_trace`:
 //!
 //! ```text
 //! <seq> <ns> CLONE pid=<child> tgid=<t> ppid=<parent tgid> comm=<c> parent=<pid> [thread]
@@ -149,7 +149,7 @@ impl kernel::Module for GlobalTrace {
             // Every task is traced already: children are never attached to
             // from CLONE, so they need not be held for it.
             tracer.attach_global_nofollow(EVENTS)?;
-            pr_info!("tracing every user task into /sys/kernel/debug/utrace/global_trace\n");
+            pr_info!("tracing every user task into /dev/global_trace\n");
             return Ok(GlobalTrace { tracer });
         }
         match tracer.attach_pid(pid, EVENTS) {

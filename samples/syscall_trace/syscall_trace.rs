@@ -4,7 +4,7 @@
 //!
 //! `insmod syscall_trace.ko pid=N` follows process N and every process and
 //! thread it creates from then on, and streams one line per syscall into
-//! `/sys/kernel/debug/utrace/syscall_trace`, with the arguments decoded as
+//! `/dev/syscall_trace`, with the arguments decoded as
 //! strace does for the common syscalls:
 //!
 //! ```text

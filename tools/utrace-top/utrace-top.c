@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_STREAM "/sys/kernel/debug/utrace/global_trace"
+#define DEFAULT_STREAM "/dev/global_trace"
 
 /* The value of "key=" in a record, up to the next space, or "-". */
 static const char *field(const char *rec, const char *key, char *out, size_t size)

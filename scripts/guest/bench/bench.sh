@@ -102,7 +102,7 @@ one() {
 		b=$!
 		insmod $M/syscall_trace.ko pid=$b records=65536 || fail "load syscall_trace"
 		if [ "$cfg" = systrace_reader ]; then
-			cat /sys/kernel/debug/utrace/syscall_trace >/dev/null &
+			cat /dev/syscall_trace >/dev/null &
 			READER=$!
 		fi
 		echo go >/tmp/b.go

@@ -45,7 +45,7 @@ global_on() {
 gtrace_on() {
 	{ insmod $M/utrace_rs.ko && insmod $M/global_trace.ko records=65536; } || fail load
 	if [ "${1:-}" = reader ]; then
-		cat /sys/kernel/debug/utrace/global_trace >/dev/null &
+		cat /dev/global_trace >/dev/null &
 		# shellcheck disable=SC2034 # the sourcing script stops it
 		READER=$!
 	fi

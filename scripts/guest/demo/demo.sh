@@ -4,7 +4,7 @@
 #
 # Runs in the guest for `make demo`: each step says what it shows, then shows it.
 M=/utrace/modules
-S=/sys/kernel/debug/utrace/global_trace
+S=/dev/global_trace
 step() { printf '\n=== %s\n' "$*"; }
 run() { echo "# $*"; "$@"; }
 
@@ -51,7 +51,7 @@ insmod $M/global_trace.ko pid=2 2>/dev/null
 dmesg | grep 'global_trace:' | tail -n 1
 
 step "crash-suspend, system-wide: any crashing program freezes for the debugger instead of dying"
-C=/sys/kernel/debug/utrace/crash_suspend_control
+C=/dev/crash_suspend_control
 run sh -c "echo '|/utrace/bin/crash-suspend-core %P %s %e' >/proc/sys/kernel/core_pattern"
 crasher run later >/tmp/cs1.out &
 run1=$!
@@ -90,7 +90,7 @@ until [ "$(dmesg | grep -c 'crash-suspend-core:')" -ge 2 ] || [ $n -ge 50 ]; do
 done
 dmesg | grep 'crash-suspend-core:' | tail -n 2
 echo "# the record stream: each suspension and release"
-run utrace-top -n /sys/kernel/debug/utrace/crash_suspend
+run utrace-top -n /dev/crash_suspend
 run rmmod crash_suspend
 
 step "unload"

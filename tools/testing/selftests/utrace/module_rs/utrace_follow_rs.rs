@@ -8,7 +8,7 @@
 //! with `reapdrop=1` the first REAP callback drops the `Tracer` (which must
 //! neither wait for that callback nor detach the engines under it:
 //! utrace-rs refuses with -EDEADLK and says so, and releases them at unload).
-//! The counts so far are in `/sys/kernel/debug/utrace/utrace_follow_rs`.
+//! The counts so far are in `/dev/utrace_follow_rs`.
 
 use core::fmt::Write;
 use core::ptr;

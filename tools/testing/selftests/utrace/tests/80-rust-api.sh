@@ -8,7 +8,7 @@
 load utrace_rs
 mark
 load utrace_follow_rs
-COUNTS=/sys/kernel/debug/utrace/utrace_follow_rs
+COUNTS=/dev/utrace_follow_rs
 
 spawn_now fork 30 /bin/true
 pid=$SPAWN_PID

@@ -2,7 +2,7 @@
 # The lifetime of Rust engines (bugs found by acceptance runs, each failed
 # before its fix):
 # 1. an engine module unloaded by a task its own engine follows: release and
-#    the engine value's Drop (a stream's debugfs_remove sleeps) ran from an
+#    the engine value's Drop (removing a stream's device sleeps) ran from an
 #    RCU callback in softirq, after the module's exit;
 # 2. followed tasks that died stayed pinned (about 10 KB each) until rmmod;
 # 3. a vfork child reporting its parent's CLONE named itself as the parent;
@@ -10,7 +10,7 @@
 # 5. a Tracer dropped from its own REAP callback waited for that callback.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
-S=/sys/kernel/debug/utrace/global_trace
+S=/dev/global_trace
 load utrace_rs
 
 no_splat() {

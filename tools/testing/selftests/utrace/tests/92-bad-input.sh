@@ -4,9 +4,9 @@
 #  - the event stream's file operations: seeks, pread, writes, ioctls, mmap,
 #    a read into a bad buffer, zero-length and byte-by-byte reads, a reader
 #    whose fd is closed under it and whose module is then unloaded;
-#  - security: stream and control files are root-only (0400 / 0200 and
-#    refused to an unprivileged user even if modes were relaxed by debugfs
-#    mount options), module parameters cannot be changed after load, and a
+#  - security: stream and control devices are root-only (0400 / 0600, and
+#    opening needs CAP_SYS_ADMIN, so a relaxed mode does not let an
+#    unprivileged user in), module parameters cannot be changed after load, and a
 #    user without CAP_SYS_MODULE cannot aim crash_suspend at anything.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
@@ -40,7 +40,7 @@ unload global_trace
 
 # --- stream file operations
 load global_trace
-S=/sys/kernel/debug/utrace/global_trace
+S=/dev/global_trace
 for _ in 1 2 3; do /utrace/bin/stress child; done
 out=$(streamio misuse $S)
 echo "$out" | sed 's/^/  /'
@@ -99,7 +99,8 @@ out=$(runas 65534 /bin/cat $S 2>&1) && fail "nobody read the stream"
 echo "ok: nobody cannot read the stream ($out)"
 chmod 444 $S 2>/dev/null
 out=$(runas 65534 /bin/cat $S 2>&1) && fail "nobody read the stream after chmod 444"
-echo "ok: still refused after chmod 444 (debugfs is root-only: $out)"
+echo "ok: still refused after chmod 444 (open needs CAP_SYS_ADMIN: $out)"
+chmod 400 $S
 params_readonly global_trace
 echo "ok: global_trace parameters are read-only"
 unload global_trace

@@ -6,7 +6,7 @@
 # line; and gdb, crash_suspend and syscall_trace on one process at once.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
-S=/sys/kernel/debug/utrace/syscall_trace
+S=/dev/syscall_trace
 ENOSPC=-28
 load utrace_rs
 

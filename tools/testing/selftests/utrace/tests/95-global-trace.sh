@@ -6,7 +6,7 @@
 # bad pid= values fail insmod with a clear errno and message.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
-S=/sys/kernel/debug/utrace/global_trace
+S=/dev/global_trace
 load utrace_rs
 
 # --- bad input

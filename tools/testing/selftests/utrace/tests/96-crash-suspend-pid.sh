@@ -8,7 +8,7 @@
 # (That part needs CONFIG_PID_NS: skipped without it.)
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
-D=/sys/kernel/debug/utrace
+D=/dev
 C=$D/crash_suspend_control
 PIDMAX=/proc/sys/kernel/pid_max
 echo '/tmp/core.%p' >/proc/sys/kernel/core_pattern

@@ -6,7 +6,7 @@
 # max=1 holds when several processes crash at the same moment.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
-D=/sys/kernel/debug/utrace
+D=/dev
 L=$D/crash_suspend_list
 echo '/tmp/core.%p' >/proc/sys/kernel/core_pattern
 load utrace_rs

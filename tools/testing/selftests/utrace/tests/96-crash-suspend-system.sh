@@ -10,7 +10,7 @@
 # `|` core_pattern helper; a multi-threaded crash stops every thread.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
-D=/sys/kernel/debug/utrace
+D=/dev
 C=$D/crash_suspend_control
 echo '/tmp/core.%p' >/proc/sys/kernel/core_pattern
 load utrace_rs

@@ -90,7 +90,7 @@ kill $t
 
 # --- stream creation: global_trace's init fails cleanly and leaves no file.
 sweep "global_trace load (stream)" \
-	'! loaded global_trace && [ ! -e /sys/kernel/debug/utrace/global_trace ]' \
+	'! loaded global_trace && [ ! -e /dev/global_trace ]' \
 	modload $MODDIR/global_trace.ko
 unload global_trace
 
@@ -98,7 +98,7 @@ unload global_trace
 # allocated. Slot 15 counts the process and its children; global_trace's
 # stream announces what was lost.
 load global_trace records=4096
-S=/sys/kernel/debug/utrace/global_trace
+S=/dev/global_trace
 utrace-top -n $S >/dev/null
 lost0=$(stat_of lost)
 pid=$(gated_sh "fi" 'for i in 1 2 3 4 5 6 7 8 9 10; do /utrace/bin/stress child; done')
