@@ -81,6 +81,8 @@ struct utrace_chardev *utrace_shim_chardev_create(const char *name, umode_t mode
 	mutex_lock(&utrace_chardev_lock);
 	list_for_each_entry(other, &utrace_chardevs, node) {
 		if (!strcmp(other->name, c->name)) {
+			pr_err("utrace_rs: /dev/%s is taken by another stream or control file\n",
+			       c->name);
 			err = -EEXIST;
 			goto out;
 		}

@@ -56,14 +56,15 @@ iface_exercise() {
 	grep -q " EXEC .*file=/utrace/bin/stress" /tmp/iface.gt ||
 		fail "$1: global_trace has no EXEC of stress: $(tail -n 5 /tmp/iface.gt)"
 	utrace-top -n /dev/syscall_trace >/tmp/iface.st
-	grep -q " $IFACE_SH +++ exited with 0 +++" /tmp/iface.st ||
+	grep -q " $IFACE_SH +++ exited with [0-9]* +++" /tmp/iface.st ||
 		fail "$1: syscall_trace has no exit of $IFACE_SH: $(tail -n 5 /tmp/iface.st)"
 	echo "ok: $1: /dev/global_trace and /dev/syscall_trace stream"
 }
 
+# iface_unload: every module iface_load loaded and that is still loaded.
 iface_unload() {
-	unload syscall_trace
-	unload global_trace
-	unload crash_suspend
-	unload utrace_rs
+	local m
+	for m in syscall_trace global_trace crash_suspend utrace_rs; do
+		! loaded $m || unload $m
+	done
 }

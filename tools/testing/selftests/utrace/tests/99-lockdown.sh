@@ -11,7 +11,8 @@
 # shellcheck source=../interfaces.sh
 . /utrace/selftests/interfaces.sh
 L=/sys/kernel/security/lockdown
-grep -q ' /sys/kernel/security securityfs ' /proc/mounts || mount -t securityfs securityfs /sys/kernel/security
+grep -q ' /sys/kernel/security securityfs ' /proc/mounts ||
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 [ -e $L ] || skip "no $L: this kernel has no lockdown LSM (CONFIG_SECURITY_LOCKDOWN_LSM)"
 echo "lockdown before: $(cat $L)"
 # A writable debugfs file (what crash_suspend's settings once were): it
