@@ -34,3 +34,6 @@ unreferenced object
 sleeping function called from invalid context
 rcu_.*stall
 blocked for more than
+# 7.x: work of a module queued on a deprecated workqueue (system_wq; printed
+# once a boot, "%ps" of the work function names its module).
+\] enqueued on deprecated workqueue
