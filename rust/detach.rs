@@ -17,7 +17,6 @@ use crate::task;
 use crate::utask::UTask;
 use core::ffi::c_void;
 use core::ptr;
-use core::sync::atomic::Ordering::SeqCst;
 use kernel::bindings;
 use kernel::prelude::*;
 
@@ -130,7 +129,7 @@ pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
 /// (SIGCONT, whose probe unblocks them), so no task stays stopped for an
 /// engine that is gone.
 fn release_suspended(ut: &UTask) {
-    if ut.suspended.load(SeqCst) != 0 && !task::is_dead(ut.task()) {
+    if ut.sig.any_suspended() && !task::is_dead(ut.task()) {
         // No siglock is held here.
         shim::signal::continue_group(ut.task());
     }

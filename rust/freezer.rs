@@ -21,14 +21,14 @@ use core::sync::atomic::Ordering::SeqCst;
 /// are the signals held (HOLD) before it, to report again once it resumes
 /// (see [`take_rehold`]).
 pub(crate) fn left(ut: &UTask, rehold: u64) {
-    ut.restop_rehold.fetch_or(rehold, SeqCst);
+    ut.sig.add_rehold(rehold);
     ut.restop.store(true, SeqCst);
 }
 
 /// The held signals that a stop left for the freezer carried: the task's
 /// work reports them again once the task resumes.
 pub(crate) fn take_rehold(ut: &UTask) -> u64 {
-    ut.restop_rehold.swap(0, SeqCst)
+    ut.sig.take_rehold()
 }
 
 /// The `dequeue_signal()` kprobe and the `signal_deliver` probe: `current`

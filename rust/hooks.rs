@@ -13,7 +13,8 @@ use crate::events::{self, signal, Events};
 use crate::report;
 use crate::report_signal;
 use crate::report_syscall;
-use crate::shim::{self, RcuGuard};
+use crate::shim::{self, signal::SigLocked, RcuGuard};
+use crate::sighold::{self, STOP_SIGNALS};
 use crate::state::{self, State};
 use crate::task;
 use crate::utask::{CloneReport, ExecReport, ProxyClone, UTask, JCTL_CONT, JCTL_STOP};
@@ -262,17 +263,6 @@ pub(crate) extern "C" fn utrace_rs_hook_free(task: *mut bindings::task_struct) {
     }
 }
 
-/// SIGSTOP, SIGTSTP, SIGTTIN and SIGTTOU (bit `sig - 1`).
-const STOP_SIGNALS: u64 = (1 << (bindings::SIGSTOP - 1))
-    | (1 << (bindings::SIGTSTP - 1))
-    | (1 << (bindings::SIGTTIN - 1))
-    | (1 << (bindings::SIGTTOU - 1));
-
-/// The bit of signal `sig` in a signal mask (`sig` is 1..=64).
-fn sig_bit(sig: i32) -> u64 {
-    1u64 << (sig - 1)
-}
-
 /// `prepare_signal()` kprobe (`send_signal_locked()` where the kernel refuses
 /// that one, see `shim/kprobes.c`), armed while an engine has signal events
 /// (`State::hooks_add`): `sig` is about to be sent to `task`,
@@ -289,92 +279,40 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_send(sig: i32, task: *mut binding
     if !st.any_attached() || !(1..=64).contains(&sig) {
         return;
     }
+    // SAFETY: The kprobe's caller holds `task`'s siglock until we return.
+    let lk = unsafe { SigLocked::in_probe(task) };
     let rcu = crate::shim::RcuGuard::new();
     if sig == bindings::SIGCONT as i32 {
-        // SAFETY: The siglock is held by our caller.
-        unsafe { cancel_held_stops(st, task, &rcu) };
+        // The stop signals held in any thread are shown and no longer held,
+        // so that the kernel's own flush takes them, and exactly them.
+        // (Without the kprobe in this kernel, the SIGCONT probe cancels
+        // them instead: see [`continued`].)
+        lk.for_each_thread(|t| {
+            if let Some(ut) = st.table.lookup(t.raw(), &rcu) {
+                ut.sig.cont_sent(t);
+            }
+        });
         return;
     }
     let Some(ut) = st.table.lookup(task, &rcu) else {
         return;
     };
-    let bit = sig_bit(sig);
-    // SAFETY: The siglock is held by our caller.
-    if ut.held.load(SeqCst) & bit != 0 && unsafe { shim::signal::debugger_owns(task) } {
-        // A debugger attached while `sig` was held (a crash suspended for
-        // `gdb -p`) and it is sent again (the faulting instruction ran
-        // again): the debugger owns the task's signals now. The held
-        // instance is shown before the kernel queues this one, which it
-        // then merges (a non-realtime signal is pending once), so the
-        // debugger sees the signal once, with its first siginfo.
-        let (private, shared) = ut.unhold(bit);
-        ut.suspended.fetch_and(!bit, SeqCst);
-        // SAFETY: As above.
-        unsafe { shim::signal::release_locked(task, private, shared) };
+    if ut.sig.debugger_resent(&lk, sig) || !wants_signal(st, ut, &lk, sig, true) {
         return;
     }
-    if !wants_signal(st, ut, task, sig, true) {
-        return;
-    }
-    ut.fresh.fetch_or(bit, SeqCst);
     st.shield_begin();
-    // SAFETY: The siglock is held by our caller.
-    unsafe { shim::signal::shield(task, sig, true) };
+    ut.sig.shield(&lk, sig);
 }
 
-/// The send kprobe of a SIGCONT to `task`'s process, before
-/// `prepare_signal()` flushes the pending stop signals: the stop signals
-/// held in any thread (for SIGNAL_STOP engines, for a JCTL report, or
-/// suspended) are shown and no longer held, so that the kernel's own flush
-/// takes them, and exactly them: a stop signal sent after this SIGCONT is
-/// a new one, held and reported as usual. (Without the kprobe in this
-/// kernel, the SIGCONT probe cancels them instead: see [`continued`].)
-///
-/// # Safety
-///
-/// `task` is valid and its siglock is held.
-unsafe fn cancel_held_stops(st: &State, task: *mut bindings::task_struct, rcu: &RcuGuard) {
-    // SAFETY: By the function's safety requirements; the closure does not
-    // sleep.
-    unsafe {
-        shim::signal::for_each_thread(task, true, |t| {
-            let Some(ut) = st.table.lookup(t, rcu) else {
-                return;
-            };
-            let stops = ut.held.load(SeqCst) & STOP_SIGNALS;
-            if stops == 0 {
-                return;
-            }
-            ut.suspended.fetch_and(!stops, SeqCst);
-            ut.jctl_held.fetch_and(!stops, SeqCst);
-            let (private, shared) = ut.unhold(stops);
-            // The siglock is held by our caller (see above).
-            shim::signal::release_locked(t, private, shared);
-        })
-    };
-}
-
-/// Whether an engine of `ut` (`task`'s) wants to be told of `sig` and it
-/// may be held (`early`: before it is queued). Siglock held.
-fn wants_signal(
-    st: &State,
-    ut: &UTask,
-    task: *mut bindings::task_struct,
-    sig: i32,
-    early: bool,
-) -> bool {
+/// Whether an engine of `ut` (`lk`'s task's) wants to be told of `sig` and
+/// it may be held (`early`: before it is queued).
+fn wants_signal(st: &State, ut: &UTask, lk: &SigLocked<'_>, sig: i32, early: bool) -> bool {
     // A global engine may want every task's SIGNAL_CORE.
     let wanted = ut.events() | (st.global_events() & events::SIGNAL_CORE);
-    if wanted & events::SIGNAL_ALL == 0 || (task == task::current() && ut.injecting.load(SeqCst)) {
+    if wanted & events::SIGNAL_ALL == 0 || (lk.raw() == task::current() && ut.sig.injecting()) {
         return false;
     }
-    // SAFETY: The siglock is held by our caller.
-    let class = unsafe { shim::signal::class(task, sig) };
-    if wanted & signal::event_of(class) == 0 {
-        return false;
-    }
-    // SAFETY: As above.
-    unsafe { shim::signal::holdable(task, sig, early) }
+    wanted & signal::event_of(lk.class(sig)) != 0 && lk.holdable(sig, early)
 }
 
 /// `signal_generate`: `sig` was sent to `task` (`queued`: and is pending,
@@ -394,68 +332,66 @@ pub(crate) extern "C" fn utrace_rs_hook_signal(
     if (!st.any_attached() && !st.shields_out()) || !(1..=64).contains(&sig) {
         return;
     }
+    // SAFETY: The tracepoint's caller holds `task`'s siglock until we
+    // return.
+    let lk = unsafe { SigLocked::in_probe(task) };
     if sig == bindings::SIGCONT as i32 {
-        continued(st, task);
+        continued(st, &lk);
         return;
     }
-    let bit = sig_bit(sig);
     // No engine has had a signal event yet: no signal is fresh (the send
     // kprobe was never armed), held or wanted. Only a stop signal is looked
     // at then, for job control (JCTL engines). The SIGCHLD of every child's
     // exit under a global CLONE/DEATH engine returns here.
-    if !st.signal_events_seen() && bit & STOP_SIGNALS == 0 {
+    if !st.signal_events_seen() && sighold::bit(sig) & STOP_SIGNALS == 0 {
         return;
     }
-    generated(st, sig, task, shared, queued);
+    generated(st, sig, &lk, shared, queued);
 }
 
 /// [`utrace_rs_hook_signal`] for a signal an engine may want, out of line:
 /// its stack frame is not set up for the signals that return before.
-/// Siglock held.
 #[inline(never)]
-fn generated(st: &State, sig: i32, task: *mut bindings::task_struct, shared: bool, queued: bool) {
-    let bit = sig_bit(sig);
+fn generated(st: &State, sig: i32, lk: &SigLocked<'_>, shared: bool, queued: bool) {
     let rcu = crate::shim::RcuGuard::new();
     // A task without state (older than the global engine, and not traced
     // since) gets one here for a global SIGNAL_CORE engine, for a signal it
     // would hold (GFP_ATOMIC; the table's lock is hardirq-safe, so it may
     // be taken under the siglock, also in a hardirq).
-    let found = st.table.lookup(task, &rcu);
+    let found = st.table.lookup(lk.raw(), &rcu);
     let created = match found {
         None if queued
             && st.global_events() & events::SIGNAL_CORE != 0
-            // SAFETY: The probe is called with a live task.
-            && !task::is_kernel_or_worker(unsafe { task::from_raw(task) })
-            // SAFETY: The siglock is held by our caller.
-            && unsafe { shim::signal::class(task, sig) } == signal::CORE
-            // SAFETY: As above.
-            && unsafe { shim::signal::holdable(task, sig, false) } =>
+            && !task::is_kernel_or_worker(lk.task())
+            && lk.class(sig) == signal::CORE
+            && lk.holdable(sig, false) =>
         {
-            wanted(st, task, events::SIGNAL_CORE, &rcu)
+            wanted(st, lk.raw(), events::SIGNAL_CORE, &rcu)
         }
         _ => None,
     };
     if let Some(ut) = created.as_deref().or(found) {
-        let fresh = ut.fresh.fetch_and(!bit, SeqCst) & bit != 0;
+        let fresh = ut.sig.unshield(lk, sig);
         if fresh {
             st.shield_end();
-            // SAFETY: The siglock is held by our caller.
-            unsafe { shim::signal::shield(task, sig, false) };
         }
-        // Held already: another instance, hidden with the first (sent
-        // again while hidden, a non-realtime signal is queued again).
-        let again = ut.held.load(SeqCst) & bit != 0;
-        // SAFETY: As above.
-        if queued && (fresh || again || unsafe { hold_late(st, ut, task, sig) }) {
-            // SAFETY: As above.
-            unsafe { shim::signal::hide(task, sig, shared) };
-            // SAFETY: As above.
-            if !again && shared && unsafe { merged_in_group(st, task, sig, &rcu) } {
-                return;
-            }
-            ut.mark_hidden(bit, shared);
-            if ut.held.fetch_or(bit, SeqCst) & bit == 0 {
-                ut.queue_signals(&st.work, bit, 0);
+        // A fresh (shielded) send is held if it was queued; so is one held
+        // already (another instance, hidden with the first: sent again
+        // while hidden, a non-realtime signal is queued again); and one
+        // sent without the kprobe (no kprobe in this kernel, or only the
+        // `send_signal_locked()` one: a POSIX timer's expiry, a death
+        // signal) if it is not too late: the kernel did not make it a group
+        // kill or drop it already.
+        if queued
+            && (fresh
+                || ut.sig.holds(lk, sighold::bit(sig))
+                || wants_signal(st, ut, lk, sig, false))
+        {
+            if ut
+                .sig
+                .hide_queued(lk, sig, shared, || merged_in_group(st, lk, sig, &rcu))
+            {
+                ut.queue_signals(&st.work, sighold::bit(sig), 0);
             }
             return;
         }
@@ -463,102 +399,57 @@ fn generated(st: &State, sig: i32, task: *mut bindings::task_struct, shared: boo
     if !queued {
         return;
     }
-    // SAFETY: The siglock is held by our caller.
-    let class = unsafe { shim::signal::class(task, sig) };
+    let class = lk.class(sig);
     if (class == signal::STOP || class == signal::TSTP)
-        // SAFETY: As above.
-        && !unsafe { report_signal::hold_for_jctl(st, task, sig, shared) }
+        && !report_signal::hold_for_jctl(st, lk, sig, shared)
     {
-        // SAFETY: As above.
-        unsafe { report_signal::jctl_group(st, task, JCTL_STOP, true, None) };
+        report_signal::jctl_group(st, lk, JCTL_STOP, None);
     }
 }
 
 /// Whether the process-wide non-realtime `sig` just queued (and hidden)
-/// for `task`'s group merges with one that a thread of the group holds
+/// for `lk`'s task's group merges with one that a thread of the group holds
 /// hidden on the group's set already: the kernel would have merged it (a
 /// non-realtime signal is pending once per set), so it is not held a
 /// second time in another thread's record, which would report it and
 /// then show a set bit with no instance left, a forged empty siginfo. The
 /// holder shows one instance, the first, when it lets it go
 /// (`shim/signal.c` `unhide()`).
-///
-/// # Safety
-///
-/// `task` is valid and its siglock is held.
-unsafe fn merged_in_group(
-    st: &State,
-    task: *mut bindings::task_struct,
-    sig: i32,
-    rcu: &RcuGuard,
-) -> bool {
+fn merged_in_group(st: &State, lk: &SigLocked<'_>, sig: i32, rcu: &RcuGuard) -> bool {
     if sig >= bindings::SIGRTMIN as i32 {
         return false;
     }
-    let bit = sig_bit(sig);
+    let bit = sighold::bit(sig);
     let mut merged = false;
-    // SAFETY: By the function's safety requirements; the closure does not
-    // sleep.
-    unsafe {
-        shim::signal::for_each_thread(task, true, |t| {
-            merged |= st
-                .table
-                .lookup(t, rcu)
-                .is_some_and(|ut| ut.held.load(SeqCst) & ut.hid_shared.load(SeqCst) & bit != 0);
-        })
-    };
+    lk.for_each_thread(|t| {
+        merged |= st
+            .table
+            .lookup(t.raw(), rcu)
+            .is_some_and(|ut| ut.sig.holds_shared(t, bit));
+    });
     merged
 }
 
-/// Whether a signal sent without the kprobe (no kprobe in this kernel, or
-/// only the `send_signal_locked()` one: a POSIX timer's expiry, a death
-/// signal) is to be held, now that it is queued: not if it is
-/// too late (the kernel already made it a group kill, or dropped it).
-///
-/// # Safety
-///
-/// `task`'s siglock is held.
-unsafe fn hold_late(st: &State, ut: &UTask, task: *mut bindings::task_struct, sig: i32) -> bool {
-    wants_signal(st, ut, task, sig, false)
-}
-
-/// SIGCONT sent to `task`'s process: deliver what was suspended, in every
-/// thread, and tell JCTL engines it continued. Siglock held. Out of line,
-/// as [`generated`] is.
+/// SIGCONT sent to `lk`'s task's process: deliver what was suspended, in
+/// every thread, and tell JCTL engines it continued. Out of line, as
+/// [`generated`] is.
 #[inline(never)]
-fn continued(st: &State, task: *mut bindings::task_struct) {
+fn continued(st: &State, lk: &SigLocked<'_>) {
     let rcu = crate::shim::RcuGuard::new();
-    // SAFETY: The siglock is held by our caller; the closure does not sleep.
-    unsafe {
-        shim::signal::for_each_thread(task, true, |t| {
-            if let Some(ut) = st.table.lookup(t, &rcu) {
-                // Held stop signals left (the send kprobe, which cancels
-                // them, is not in this kernel) are cancelled, as
-                // prepare_signal() flushes the queued ones (it cannot see
-                // hidden ones).
-                let stops = ut.held.load(SeqCst) & STOP_SIGNALS;
-                if stops != 0 {
-                    ut.cancelled.fetch_or(stops, SeqCst);
-                    ut.suspended.fetch_and(!stops, SeqCst);
-                    ut.queue_signals(&st.work, stops, 0);
-                }
-                let suspended = ut.suspended.swap(0, SeqCst);
-                if suspended != 0 {
-                    let (private, shared) = ut.unhold(suspended);
-                    // The siglock is held by our caller (see above).
-                    shim::signal::release_locked(t, private, shared);
-                }
+    lk.for_each_thread(|t| {
+        if let Some(ut) = st.table.lookup(t.raw(), &rcu) {
+            let stops = ut.sig.continued(t);
+            if stops != 0 {
+                // Reported to be discarded (see `report_signal`).
+                ut.queue_signals(&st.work, stops, 0);
             }
-        })
-    };
+        }
+    });
     // SIGCONT took the job-control mark off the group's utrace-stopped
     // threads: have them mark themselves again.
-    // SAFETY: The siglock is held by our caller.
-    unsafe { shim::stop::wake_threads(task) };
-    // SAFETY: As above.
-    if unsafe { shim::signal::group_continued(task) } {
-        // SAFETY: As above.
-        unsafe { report_signal::jctl_group(st, task, JCTL_CONT, true, None) };
+    shim::stop::wake_threads(lk);
+    if lk.group_continued() {
+        report_signal::jctl_group(st, lk, JCTL_CONT, None);
     }
 }
 
@@ -578,8 +469,7 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_deliver(
     let Some(ut) = st.table.get(task::current()) else {
         return;
     };
-    let bit = sig_bit(sig);
-    if ut.handler_wanted.fetch_and(!bit, SeqCst) & bit == 0 {
+    if !ut.sig.take_handler_wanted(sighold::bit(sig)) {
         return;
     }
     // SAFETY: The probe's siginfo, valid during the call.
@@ -661,7 +551,7 @@ pub(crate) extern "C" fn utrace_rs_wake_stopped(task: *mut bindings::task_struct
     let Some(st) = state::get() else { return };
     let rcu = crate::shim::RcuGuard::new();
     if let Some(ut) = st.table.lookup(task, &rcu) {
-        if ut.stopped.load(core::sync::atomic::Ordering::SeqCst) {
+        if ut.stopped.load(SeqCst) {
             ut.wake_stopped();
         }
     }

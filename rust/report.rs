@@ -10,7 +10,7 @@ use crate::detach::{self, Target};
 use crate::events::{self, action};
 use crate::freezer;
 use crate::report_pass::{report, report_quiesce, walk_task, Pass};
-use crate::report_signal::{release_held, report_signals};
+use crate::report_signal::report_signals;
 use crate::report_signal::{report_handler, report_interrupt, report_jctl, report_jctl_hold};
 use crate::report_syscall::{report_entry, report_exit_in_work};
 use crate::shim;
@@ -146,7 +146,7 @@ fn run_work(st: &State, ut: &UTask, pending: &mut Pending) {
                 // signals it held (HOLD) are shown again, not lost with it.
                 // A process-wide one is then taken by another thread, or
                 // by the new image after an exec.
-                release_held(ut, rehold);
+                ut.sig.release_mask(rehold);
                 return;
             }
             Stop::Freezer => {

@@ -6,7 +6,11 @@
 
 use crate::events::{self, action, signal};
 use crate::report_pass::{report, walk_task, Pass};
-use crate::shim;
+use crate::shim::{
+    self,
+    signal::{with_siglock, SigLocked},
+};
+use crate::sighold::{self, Look};
 use crate::state::State;
 use crate::task;
 use crate::utask::{
@@ -27,17 +31,13 @@ pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> 
         if signals & bit == 0 {
             continue;
         }
-        if ut.held.load(SeqCst) & bit == 0 {
-            // No longer held: SIGCONT's send took a held stop signal (the
-            // kernel flushed it), or a debugger's task was sent it again
-            // (see `hooks.rs`). Nothing of it is hidden to report.
-            ut.cancelled.fetch_and(!bit, SeqCst);
-            continue;
-        }
-        if ut.cancelled.fetch_and(!bit, SeqCst) & bit != 0 {
-            // A stop signal that SIGCONT cancelled while it was held.
-            release(ut, sig, true);
-            continue;
+        match with_siglock(ut.task(), |lk| ut.sig.look(lk, bit)) {
+            Some(Look::Held) => {}
+            Some(Look::Cancelled) => {
+                ut.sig.release(sig, true);
+                continue;
+            }
+            Some(Look::Gone) | None => continue,
         }
         // The instance to report next: a realtime signal's instances that
         // are let through stay queued (hidden) in order before it.
@@ -57,7 +57,7 @@ pub(crate) fn report_signals(st: &State, ut: &UTask, signals: u64, seq: u64) -> 
                     // Every instance was decided: the kept ones are shown
                     // together (the pending set has one bit a signal); if
                     // none was kept, none is left to show.
-                    release(ut, sig, nth == 0);
+                    ut.sig.release(sig, nth == 0);
                     break;
                 }
             }
@@ -94,7 +94,7 @@ enum Instance {
 fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq: u64) -> Instance {
     let bit = 1u64 << (sig - 1);
     let rt = sig >= bindings::SIGRTMIN as i32;
-    let at = ut.hidden(bit);
+    let at = ut.sig.hidden(bit);
     if !first && shim::signal::count(sig, at) <= nth {
         return Instance::NoMore;
     }
@@ -102,7 +102,7 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
     let mut orig_ka = bindings::k_sigaction::default();
     let Some(class) = shim::signal::peek(sig, at, nth, &mut info, &mut orig_ka) else {
         // Dying: SIGKILL flushed the queues.
-        release(ut, sig, false);
+        ut.sig.release(sig, false);
         return Instance::Done;
     };
     let orig_info = info;
@@ -127,11 +127,10 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
         }
         ret
     });
-    if result & signal::SUSPEND != 0 && ut.held.load(SeqCst) & bit != 0 {
-        ut.suspended.fetch_or(bit, SeqCst);
-        ut.injecting.store(true, SeqCst);
-        shim::signal::stop_self();
-        ut.injecting.store(false, SeqCst);
+    if result & signal::SUSPEND != 0
+        && with_siglock(ut.task(), |lk| ut.sig.suspend(lk, bit)) == Some(true)
+    {
+        ut.sig.inject(shim::signal::stop_self);
         return Instance::Done;
     }
     if result & signal::HOLD != 0 {
@@ -146,7 +145,7 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
                     shim::signal::rewrite(sig, at, nth, &info);
                 }
                 if told && class == signal::DELIVER {
-                    ut.handler_wanted.fetch_or(bit, SeqCst);
+                    ut.sig.want_handler(bit);
                 }
                 return Instance::Kept;
             }
@@ -164,104 +163,81 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
     }
     let handler_sig = finish_signal(st, ut, sig, sa, &mut info, &orig_info, &orig_ka, &return_ka);
     if let Some(hsig) = handler_sig.filter(|_| told) {
-        ut.handler_wanted.fetch_or(1u64 << (hsig - 1), SeqCst);
+        ut.sig.want_handler(sighold::bit(hsig));
     }
-    release(ut, sig, false);
+    ut.sig.release(sig, false);
     Instance::Done
 }
 
-/// Queues a JCTL report (`what`) in every thread of `task`'s group that has
-/// an engine with JCTL events. One of them, `task` if it gets one, else the
-/// first other live one, is the one the parent's notification is charged
-/// to (`notify`): utrace gave it to the last thread to stop, which is not
-/// known yet when utrace-rs reports (before the stop). With `own`, `task`'s
-/// report is not queued but stored there (0 if it gets none), for the
-/// caller to make.
-///
-/// # Safety
-///
-/// `task` is valid; its siglock is held if `locked`, else `task` is
-/// `current` and the siglock is not held.
-pub(crate) unsafe fn jctl_group(
-    st: &State,
-    task: *mut bindings::task_struct,
-    what: u32,
-    locked: bool,
-    mut own: Option<&mut u32>,
-) {
+/// Queues a JCTL report (`what`) in every thread of `lk`'s task's group
+/// that has an engine with JCTL events. One of them, the task if it gets
+/// one, else the first other live one, is the one the parent's notification
+/// is charged to (`notify`): utrace gave it to the last thread to stop,
+/// which is not known yet when utrace-rs reports (before the stop). With
+/// `own`, the task's report is not queued but stored there (0 if it gets
+/// none), for the caller to make.
+pub(crate) fn jctl_group(st: &State, lk: &SigLocked<'_>, what: u32, mut own: Option<&mut u32>) {
     let rcu = crate::shim::RcuGuard::new();
-    let mut notified = jctl_thread(st, task, &rcu).map(|_| task);
+    let task = lk.raw();
+    let mut notified = jctl_thread(st, lk, &rcu).map(|_| task);
     if let Some(own) = own.as_deref_mut() {
         *own = 0;
     }
-    // SAFETY: By the function's safety requirements; the closure does not
-    // sleep.
-    unsafe {
-        shim::signal::for_each_thread(task, locked, |t| {
-            if let Some(ut) = st.table.lookup(t, &rcu) {
-                if ut.events() & events::JCTL != 0 {
-                    if notified.is_none() && jctl_thread(st, t, &rcu).is_some() {
-                        notified = Some(t);
-                    }
-                    let notify = match what {
-                        _ if notified != Some(t) => 0,
-                        JCTL_STOP => JCTL_STOP_NOTIFY,
-                        _ => JCTL_CONT_NOTIFY,
-                    };
-                    match own.as_deref_mut() {
-                        Some(own) if t == task => *own = what | notify,
-                        _ => ut.queue_signals(&st.work, 0, what | notify),
-                    }
+    lk.for_each_thread(|t| {
+        if let Some(ut) = st.table.lookup(t.raw(), &rcu) {
+            if ut.events() & events::JCTL != 0 {
+                if notified.is_none() && jctl_thread(st, t, &rcu).is_some() {
+                    notified = Some(t.raw());
+                }
+                let notify = match what {
+                    _ if notified != Some(t.raw()) => 0,
+                    JCTL_STOP => JCTL_STOP_NOTIFY,
+                    _ => JCTL_CONT_NOTIFY,
+                };
+                match own.as_deref_mut() {
+                    Some(own) if t.raw() == task => *own = what | notify,
+                    _ => ut.queue_signals(&st.work, 0, what | notify),
                 }
             }
-        })
-    };
+        }
+    });
 }
 
-/// `t`'s state if it is live and has an engine with JCTL events.
+/// The state of `t`'s task if it is live and has an engine with JCTL
+/// events.
 fn jctl_thread<'a>(
     st: &'a State,
-    t: *mut bindings::task_struct,
+    t: &SigLocked<'_>,
     rcu: &'a crate::shim::RcuGuard,
 ) -> Option<&'a UTask> {
-    // SAFETY: `t` is a thread of a task whose siglock is held or `current`,
-    // valid here.
-    let live = !task::is_exiting(unsafe { task::from_raw(t) });
+    let live = !task::is_exiting(t.task());
     st.table
-        .lookup(t, rcu)
+        .lookup(t.raw(), rcu)
         .filter(|ut| live && ut.events() & events::JCTL != 0)
 }
 
-/// The `signal_generate` probe: stop signal `sig` was queued for `task` (on
-/// the group's set if `shared`) and no engine holds it. The kernel woke a
-/// thread for it (`complete_signal()` sets TIF_SIGPENDING before the probe
-/// runs), which may be in get_signal() already, past the task_work a JCTL
-/// report would be made in: it would dequeue the signal and stop, its
-/// report made only after SIGCONT. So one thread with a JCTL engine (`task`
-/// if it has one, else, for a signal sent to the process, the first other
-/// live one) hides the signal (as a held one) until its work made its own
-/// JCTL report and queued the others' ([`report_jctl_hold`]): every thread
-/// then has its report queued before the group stop is started and makes
-/// it before it stops. Returns false if no thread holds it (none may: a
-/// ptraced or exiting one, a thread in a utrace stop, which counts as
-/// stopped already; nor need: a stop signal utrace-rs sends to `current`
+/// The `signal_generate` probe: stop signal `sig` was queued for `lk`'s
+/// task (on the group's set if `shared`) and no engine holds it. The kernel
+/// woke a thread for it (`complete_signal()` sets TIF_SIGPENDING before the
+/// probe runs), which may be in get_signal() already, past the task_work a
+/// JCTL report would be made in: it would dequeue the signal and stop, its
+/// report made only after SIGCONT. So one thread with a JCTL engine (the
+/// task if it has one, else, for a signal sent to the process, the first
+/// other live one) hides the signal (as a held one) until its work made its
+/// own JCTL report and queued the others' ([`report_jctl_hold`]): every
+/// thread then has its report queued before the group stop is started and
+/// makes it before it stops. Returns false if no thread holds it (none
+/// may: a ptraced or exiting one, a thread in a utrace stop, which counts
+/// as stopped already; nor need: a stop signal utrace-rs sends to `current`
 /// from its work); the caller then queues the reports.
-///
-/// # Safety
-///
-/// `task` is valid and its siglock is held.
-pub(crate) unsafe fn hold_for_jctl(
-    st: &State,
-    task: *mut bindings::task_struct,
-    sig: i32,
-    shared: bool,
-) -> bool {
+pub(crate) fn hold_for_jctl(st: &State, lk: &SigLocked<'_>, sig: i32, shared: bool) -> bool {
     let rcu = crate::shim::RcuGuard::new();
+    let task = lk.raw();
     if task == task::current()
         && st
             .table
             .lookup(task, &rcu)
-            .is_some_and(|ut| ut.injecting.load(SeqCst))
+            .is_some_and(|ut| ut.sig.injecting())
     {
         // utrace-rs's own stop signal, sent by the task's work to itself:
         // it dequeues it only once its work is done, and the work queues
@@ -269,34 +245,23 @@ pub(crate) unsafe fn hold_for_jctl(
         // now.
         return false;
     }
-    let mut holder = jctl_thread(st, task, &rcu).map(|ut| (task, ut));
+    let mut holder = jctl_thread(st, lk, &rcu).map(|ut| (ut, lk.holdable(sig, false)));
     if holder.is_none() && shared {
-        // SAFETY: By the function's safety requirements; the closure does
-        // not sleep.
-        unsafe {
-            shim::signal::for_each_thread(task, true, |t| {
-                if holder.is_none() {
-                    holder = jctl_thread(st, t, &rcu).map(|ut| (t, ut));
-                }
-            })
-        };
+        lk.for_each_thread(|t| {
+            if holder.is_none() {
+                holder = jctl_thread(st, t, &rcu).map(|ut| (ut, t.holdable(sig, false)));
+            }
+        });
     }
-    let Some((t, ut)) = holder else {
-        return false;
-    };
-    // SAFETY: The siglock of `task`'s group is held by our caller.
-    if ut.stopped.load(SeqCst) || !unsafe { shim::signal::holdable(t, sig, false) } {
-        return false;
+    match holder {
+        Some((ut, holdable)) if holdable && !ut.stopped.load(SeqCst) => {
+            if ut.sig.hide_for_jctl(lk, sig, shared) {
+                ut.queue_signals(&st.work, 0, JCTL_HOLD);
+            }
+            true
+        }
+        _ => false,
     }
-    let bit = 1u64 << (sig - 1);
-    // SAFETY: As above.
-    unsafe { shim::signal::hide(task, sig, shared) };
-    ut.mark_hidden(bit, shared);
-    ut.jctl_held.fetch_or(bit, SeqCst);
-    if ut.held.fetch_or(bit, SeqCst) & bit == 0 {
-        ut.queue_signals(&st.work, 0, JCTL_HOLD);
-    }
-    true
 }
 
 /// The work of a thread that hides stop signals for JCTL
@@ -305,14 +270,18 @@ pub(crate) unsafe fn hold_for_jctl(
 /// follows). Those a SIGCONT cancelled meanwhile are left to
 /// [`report_signals`], which discards them.
 pub(crate) fn report_jctl_hold(st: &State, ut: &UTask) {
-    let bits = ut.jctl_held.swap(0, SeqCst) & ut.held.load(SeqCst);
-    let bits = bits & !ut.cancelled.load(SeqCst);
+    let mut own = 0;
+    let bits = with_siglock(ut.task(), |lk| {
+        let bits = ut.sig.take_jctl_held(lk);
+        if bits != 0 {
+            jctl_group(st, lk, JCTL_STOP, Some(&mut own));
+        }
+        bits
+    })
+    .unwrap_or(0);
     if bits == 0 {
         return;
     }
-    let mut own = 0;
-    // SAFETY: `ut`'s task is `current`; no siglock is held.
-    unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false, Some(&mut own)) };
     if own & JCTL_STOP != 0 {
         report_jctl(
             st,
@@ -321,40 +290,13 @@ pub(crate) fn report_jctl_hold(st: &State, ut: &UTask) {
             own & JCTL_STOP_NOTIFY != 0,
         );
     }
-    release_held(ut, bits);
+    ut.sig.release_mask(bits);
 }
 
-/// JCTL reports for a stop of `current`'s process that utrace-rs decided.
-///
-/// # Safety
-///
-/// `ut`'s task is `current`, and its siglock is not held.
-unsafe fn jctl_stop_current(st: &State, ut: &UTask) {
-    // SAFETY: By the function's safety requirements.
-    unsafe { jctl_group(st, ut.task_ptr(), JCTL_STOP, false, None) };
-}
-
-/// No longer holds the signals of `mask` for `ut` (`current`): shows them
-/// again, to be delivered as the kernel would have.
-pub(crate) fn release_held(ut: &UTask, mask: u64) {
-    for sig in 1..=64 {
-        if mask & (1u64 << (sig - 1)) != 0 {
-            release(ut, sig, false);
-        }
-    }
-}
-
-/// No longer holds `sig` for `ut` (`current`): shows it again, or
-/// (`discard`) takes it out of the queues.
-fn release(ut: &UTask, sig: i32, discard: bool) {
-    let bit = 1u64 << (sig - 1);
-    shim::signal::release(sig, discard, || {
-        let (private, shared) = ut.unhold(bit);
-        shim::signal::Hidden {
-            private: private != 0,
-            shared: shared != 0,
-        }
-    });
+/// JCTL reports for a stop of `current`'s (`ut`'s task's) process that
+/// utrace-rs decided. No siglock may be held.
+fn jctl_stop_current(st: &State, ut: &UTask) {
+    let _ = with_siglock(ut.task(), |lk| jctl_group(st, lk, JCTL_STOP, None));
 }
 
 /// Carries out signal action `sa` on `current`'s queued `sig` (still
@@ -388,13 +330,13 @@ fn finish_signal(
         };
     }
     let changed = info_bytes(info) != info_bytes(orig_info);
-    let at = ut.hidden(1u64 << (sig - 1));
+    let at = ut.sig.hidden(sighold::bit(sig));
     match sa {
         signal::DELIVER => {
             if new_sig == 0 {
-                release(ut, sig, true);
+                ut.sig.release(sig, true);
             } else if new_sig != sig {
-                release(ut, sig, true);
+                ut.sig.release(sig, true);
                 send_self(ut, new_sig, Some(info));
             } else if changed {
                 shim::signal::rewrite(sig, at, 0, info);
@@ -402,11 +344,9 @@ fn finish_signal(
             if new_sig == 0 {
                 return None;
             }
-            // SAFETY: `ut`'s task is `current`.
-            let class = unsafe { shim::signal::class(task::current(), new_sig) };
+            let class = shim::signal::class_current(new_sig);
             if class == signal::STOP || class == signal::TSTP {
-                // SAFETY: `ut`'s task is `current`; no siglock is held.
-                unsafe { jctl_stop_current(st, ut) };
+                jctl_stop_current(st, ut);
             }
             (class == signal::DELIVER).then_some(new_sig)
         }
@@ -423,8 +363,7 @@ fn finish_signal(
                     _ => bindings::SIGTSTP as i32,
                 }
             };
-            // SAFETY: `ut`'s task is `current`.
-            let rep_class = unsafe { shim::signal::class(task::current(), rep) };
+            let rep_class = shim::signal::class_current(rep);
             let rep = if sa == signal::TSTP && rep_class != signal::TSTP {
                 // The process handles or ignores SIGTSTP: stop as SIGSTOP.
                 bindings::SIGSTOP as i32
@@ -440,18 +379,17 @@ fn finish_signal(
                     shim::signal::rewrite(sig, at, 0, info);
                 }
             } else {
-                release(ut, sig, true);
+                ut.sig.release(sig, true);
                 send_self(ut, rep, Some(info));
             }
             if sa == signal::STOP || sa == signal::TSTP {
-                // SAFETY: `ut`'s task is `current`; no siglock is held.
-                unsafe { jctl_stop_current(st, ut) };
+                jctl_stop_current(st, ut);
             }
             None
         }
         // IGN, and values that mean nothing here (REPORT, HANDLER).
         _ => {
-            release(ut, sig, true);
+            ut.sig.release(sig, true);
             None
         }
     }
@@ -472,9 +410,7 @@ fn info_bytes(info: &bindings::kernel_siginfo) -> &[u8] {
 /// Sends `sig` to `current` (`ut`'s task) without the signal probes taking
 /// it for a new signal to report.
 fn send_self(ut: &UTask, sig: i32, info: Option<&mut bindings::kernel_siginfo>) {
-    ut.injecting.store(true, SeqCst);
-    shim::signal::send_self(sig, info);
-    ut.injecting.store(false, SeqCst);
+    ut.sig.inject(|| shim::signal::send_self(sig, info));
 }
 
 /// HANDLER: a handler frame was set up for a signal SIGNAL engines were
@@ -557,8 +493,7 @@ fn finish_interrupt(st: &State, ut: &UTask, sa: u32, info: &mut bindings::kernel
             } else {
                 bindings::SIGQUIT
             } as i32;
-            // SAFETY: `ut`'s task is `current`.
-            if unsafe { shim::signal::class(task::current(), sig) } != sa {
+            if shim::signal::class_current(sig) != sa {
                 // The process dies of it: its disposition no longer matters.
                 shim::signal::set_default_action(sig);
             }
@@ -567,8 +502,7 @@ fn finish_interrupt(st: &State, ut: &UTask, sa: u32, info: &mut bindings::kernel
         signal::STOP => (bindings::SIGSTOP as i32, None),
         signal::TSTP => {
             let tstp = bindings::SIGTSTP as i32;
-            // SAFETY: `ut`'s task is `current`.
-            if unsafe { shim::signal::class(task::current(), tstp) } == signal::TSTP {
+            if shim::signal::class_current(tstp) == signal::TSTP {
                 (tstp, None)
             } else {
                 // The process handles or ignores SIGTSTP: stop as SIGSTOP.
@@ -578,10 +512,8 @@ fn finish_interrupt(st: &State, ut: &UTask, sa: u32, info: &mut bindings::kernel
         _ => return,
     };
     send_self(ut, sig, info);
-    // SAFETY: `ut`'s task is `current`.
-    let class = unsafe { shim::signal::class(task::current(), sig) };
+    let class = shim::signal::class_current(sig);
     if class == signal::STOP || class == signal::TSTP {
-        // SAFETY: `ut`'s task is `current`; no siglock is held.
-        unsafe { jctl_stop_current(st, ut) };
+        jctl_stop_current(st, ut);
     }
 }

@@ -81,11 +81,6 @@ mod ffi {
             task: *mut bindings::task_struct,
             cb: *mut bindings::callback_head,
         ) -> bool;
-        pub(super) fn utrace_shim_unload_show_signals(
-            task: *mut bindings::task_struct,
-            private: u64,
-            shared: u64,
-        );
         pub(super) fn utrace_shim_blockstep_supported() -> bool;
         pub(super) fn utrace_shim_step_enable(block: bool) -> bool;
         pub(super) fn utrace_shim_step_disable();
@@ -97,8 +92,12 @@ mod ffi {
             task: *mut bindings::task_struct,
             f: unsafe extern "C" fn(*mut bindings::task_struct, *mut c_void),
             data: *mut c_void,
-            locked: bool,
         );
+        pub(super) fn utrace_shim_with_siglock(
+            task: *mut bindings::task_struct,
+            f: unsafe extern "C" fn(*mut c_void),
+            data: *mut c_void,
+        ) -> bool;
         pub(super) fn utrace_shim_group_continued(task: *mut bindings::task_struct) -> bool;
         pub(super) fn utrace_shim_kprobes_register() -> bool;
         pub(super) fn utrace_shim_kprobes_unregister();
@@ -316,61 +315,181 @@ pub(crate) unsafe fn task_work_add(
 pub(crate) mod signal {
     use super::*;
 
-    /// The `UTRACE_SIGNAL_*` class of `sig` under `task`'s disposition.
+    /// Proof that the siglock of `task`'s thread group (`task->sighand`) is
+    /// held, and `task` valid, for as long as this value lives: what every
+    /// function that reads or changes a task's signal state needs. Made only
+    /// where the lock is really held: a signal probe, whose caller holds it
+    /// ([`SigLocked::in_probe`], the one promise taken on trust), inside
+    /// [`with_siglock`] (which takes it), for each thread of a group
+    /// ([`SigLocked::for_each_thread`]) and for `current` inside
+    /// [`release`]'s section. Neither `Send` nor `Clone`: it cannot leave the
+    /// section (or CPU) the lock is held in.
     ///
-    /// # Safety
+    /// # Invariants
     ///
-    /// `task` is valid and its siglock is held, or it is `current`.
-    pub(crate) unsafe fn class(task: *mut bindings::task_struct, sig: i32) -> u32 {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_sig_class(task, sig) }
+    /// `task` is valid and its group's siglock is held while the value lives.
+    pub(crate) struct SigLocked<'a> {
+        task: *mut bindings::task_struct,
+        _held: PhantomData<(&'a (), *mut ())>,
+    }
+
+    impl<'a> SigLocked<'a> {
+        /// The witness a signal probe gets: the kernel calls it (the
+        /// `prepare_signal()` kprobe, `signal_generate`, `signal_deliver`)
+        /// with `task`'s siglock held.
+        ///
+        /// # Safety
+        ///
+        /// `task` is valid and its siglock is held until the value is
+        /// dropped.
+        pub(crate) unsafe fn in_probe(task: *mut bindings::task_struct) -> Self {
+            // INVARIANT: By the function's safety requirements.
+            SigLocked {
+                task,
+                _held: PhantomData,
+            }
+        }
+
+        /// The task whose group's siglock is held.
+        pub(crate) fn raw(&self) -> *mut bindings::task_struct {
+            self.task
+        }
+
+        /// The task whose group's siglock is held.
+        pub(crate) fn task(&self) -> &'a kernel::task::Task {
+            // SAFETY: `task` is valid while `self` lives (type invariant);
+            // `Task` is a transparent wrapper of `task_struct`.
+            unsafe { &*self.task.cast::<kernel::task::Task>() }
+        }
+
+        /// The `UTRACE_SIGNAL_*` class of `sig` under the task's disposition.
+        pub(crate) fn class(&self, sig: i32) -> u32 {
+            // SAFETY: `task` is valid and its siglock held (type invariant).
+            unsafe { ffi::utrace_shim_sig_class(self.task, sig) }
+        }
+
+        /// Whether `sig` may be held for the task (`early`: before it is
+        /// queued).
+        pub(crate) fn holdable(&self, sig: i32, early: bool) -> bool {
+            // SAFETY: As in `class`.
+            unsafe { ffi::utrace_shim_sig_holdable(self.task, sig, early) }
+        }
+
+        /// Whether the task is ptraced: its debugger owns its signals.
+        pub(crate) fn debugger_owns(&self) -> bool {
+            // SAFETY: As in `class`.
+            unsafe { ffi::utrace_shim_sig_debugger_owns(self.task) }
+        }
+
+        /// Marks (`on`) or unmarks `sig` in the `real_blocked` of every
+        /// thread of the group, for one send.
+        pub(crate) fn shield(&self, sig: i32, on: bool) {
+            // SAFETY: As in `class`.
+            unsafe { ffi::utrace_shim_sig_shield(self.task, sig, on) }
+        }
+
+        /// Hides the task's queued `sig` (`shared`: on the group's set).
+        pub(crate) fn hide(&self, sig: i32, shared: bool) {
+            // SAFETY: As in `class`.
+            unsafe { ffi::utrace_shim_sig_hide(self.task, sig, shared) }
+        }
+
+        /// Shows hidden signals again (bit `sig - 1`, on the task's own set
+        /// and on the group's) and has the threads look at them.
+        pub(crate) fn show(&self, private: u64, shared: u64) {
+            if private | shared != 0 {
+                // SAFETY: As in `class`.
+                unsafe { ffi::utrace_shim_signal_release_locked(self.task, private, shared) }
+            }
+        }
+
+        /// Whether the process was stopped (or stopping) when the SIGCONT
+        /// being sent continued it.
+        pub(crate) fn group_continued(&self) -> bool {
+            // SAFETY: As in `class`.
+            unsafe { ffi::utrace_shim_group_continued(self.task) }
+        }
+
+        /// Calls `f` with a witness for every thread of the group (same
+        /// sighand, same lock). `f` must not sleep (a spinlock is held).
+        pub(crate) fn for_each_thread<F: FnMut(&SigLocked<'_>)>(&self, mut f: F) {
+            /// # Safety
+            ///
+            /// `data` is the `&mut F` below, alive for the call; `t` is a
+            /// thread of the group whose siglock the caller holds.
+            unsafe extern "C" fn tramp<F: FnMut(&SigLocked<'_>)>(
+                t: *mut bindings::task_struct,
+                data: *mut c_void,
+            ) {
+                // SAFETY: `data` is the `&mut F` passed below, alive for the call.
+                let f = unsafe { &mut *data.cast::<F>() };
+                // SAFETY: `t` is a thread of the group (`for_each_thread()`
+                // under the siglock, which keeps it listed and valid), and
+                // threads share the sighand: its siglock is held for the call.
+                let lk = unsafe { SigLocked::in_probe(t) };
+                f(&lk)
+            }
+            // SAFETY: The siglock is held (type invariant); `f` outlives
+            // the call.
+            unsafe {
+                ffi::utrace_shim_for_each_thread(self.task, tramp::<F>, (&mut f as *mut F).cast())
+            }
+        }
+    }
+
+    /// Runs `f` with `task`'s siglock held (taken here, interrupts off);
+    /// `None` if `task` has no sighand any more (released). Not to be called
+    /// with a siglock held; `f` must not sleep.
+    pub(crate) fn with_siglock<R, F: FnOnce(&SigLocked<'_>) -> R>(
+        task: &kernel::task::Task,
+        f: F,
+    ) -> Option<R> {
+        struct Call<F, R> {
+            task: *mut bindings::task_struct,
+            f: Option<F>,
+            ret: Option<R>,
+        }
+        /// # Safety
+        ///
+        /// `data` is the `Call` below, alive for the call, which the shim
+        /// makes with `task`'s siglock held.
+        unsafe extern "C" fn tramp<R, F: FnOnce(&SigLocked<'_>) -> R>(data: *mut c_void) {
+            // SAFETY: By the function's safety requirements.
+            let call = unsafe { &mut *data.cast::<Call<F, R>>() };
+            // SAFETY: The shim holds `task`'s siglock for this call, and
+            // `task` is valid (a reference of the caller's).
+            let lk = unsafe { SigLocked::in_probe(call.task) };
+            call.ret = call.f.take().map(|f| f(&lk));
+        }
+        let mut call = Call {
+            task: (task as *const kernel::task::Task).cast_mut().cast(),
+            f: Some(f),
+            ret: None,
+        };
+        // SAFETY: `task` is valid; `call` lives across the call, in which
+        // the shim calls `tramp` once, under the lock, or not at all.
+        unsafe {
+            ffi::utrace_shim_with_siglock(
+                call.task,
+                tramp::<R, F>,
+                (&mut call as *mut Call<F, R>).cast(),
+            )
+        };
+        call.ret
+    }
+
+    /// The `UTRACE_SIGNAL_*` class of `sig` under `current`'s disposition
+    /// (read without the siglock, as `get_signal()`'s callers may).
+    pub(crate) fn class_current(sig: i32) -> u32 {
+        // SAFETY: `current` is valid; its own `sighand` does not go away
+        // under it.
+        unsafe { ffi::utrace_shim_sig_class(bindings::get_current(), sig) }
     }
 
     /// The `UTRACE_SIGNAL_*` class of `sig`'s default action.
     pub(crate) fn default_class(sig: i32) -> u32 {
         // SAFETY: Pure function of `sig`.
         unsafe { ffi::utrace_shim_sig_default_class(sig) }
-    }
-
-    /// Whether `sig` may be held for `task` (`early`: before it is queued).
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn holdable(task: *mut bindings::task_struct, sig: i32, early: bool) -> bool {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_sig_holdable(task, sig, early) }
-    }
-
-    /// Whether `task` is ptraced: its debugger owns its signals.
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn debugger_owns(task: *mut bindings::task_struct) -> bool {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_sig_debugger_owns(task) }
-    }
-
-    /// Marks (`on`) or unmarks `sig` in the `real_blocked` of every thread
-    /// of `task`'s group, for one send.
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn shield(task: *mut bindings::task_struct, sig: i32, on: bool) {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_sig_shield(task, sig, on) }
-    }
-
-    /// Hides `task`'s queued `sig` (`shared`: on the group's set).
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn hide(task: *mut bindings::task_struct, sig: i32, shared: bool) {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_sig_hide(task, sig, shared) }
     }
 
     /// Where a hidden signal of `current` is queued: its own set, the
@@ -424,17 +543,21 @@ pub(crate) mod signal {
     /// the same section as the showing, so that a signal probe (which runs
     /// under that lock) never finds the hold gone while the signal is still
     /// hidden. It must not sleep.
-    pub(crate) fn release<F: FnOnce() -> Hidden>(sig: i32, discard: bool, unhold: F) {
+    pub(crate) fn release<F: FnOnce(&SigLocked<'_>) -> Hidden>(sig: i32, discard: bool, unhold: F) {
         /// `unhold`, called by the shim with `data` pointing to it.
         ///
         /// # Safety
         ///
-        /// `data` is the `Option<F>` `release` passes, alive for the call.
-        unsafe extern "C" fn call<F: FnOnce() -> Hidden>(data: *mut c_void) -> u32 {
+        /// `data` is the `Option<F>` `release` passes, alive for the call,
+        /// which the shim makes with `current`'s siglock held.
+        unsafe extern "C" fn call<F: FnOnce(&SigLocked<'_>) -> Hidden>(data: *mut c_void) -> u32 {
             // SAFETY: By the function's safety requirements.
             let f = unsafe { &mut *data.cast::<Option<F>>() };
+            // SAFETY: `current` is valid and the shim holds its siglock for
+            // this call.
+            let lk = unsafe { SigLocked::in_probe(bindings::get_current()) };
             f.take().map_or(0, |f| {
-                let at = f();
+                let at = f(&lk);
                 (u32::from(at.private) * HID_PRIVATE) | (u32::from(at.shared) * HID_SHARED)
             })
         }
@@ -454,17 +577,6 @@ pub(crate) mod signal {
     /// `shim.h`'s `UTRACE_SHIM_HID_*`.
     const HID_PRIVATE: u32 = 1;
     const HID_SHARED: u32 = 2;
-
-    /// Shows `t`'s suspended signals again (bit `sig - 1`, on its own set
-    /// and on the group's).
-    ///
-    /// # Safety
-    ///
-    /// `t` is valid and its siglock is held.
-    pub(crate) unsafe fn release_locked(t: *mut bindings::task_struct, private: u64, shared: u64) {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_signal_release_locked(t, private, shared) }
-    }
 
     /// Stops the calling thread's group (SIGSTOP to this thread).
     pub(crate) fn stop_self() {
@@ -508,45 +620,6 @@ pub(crate) mod signal {
     pub(crate) fn set_default_action(sig: i32) {
         // SAFETY: Task context; takes the siglock.
         unsafe { ffi::utrace_shim_set_default_action(sig) }
-    }
-
-    /// Calls `f` on every thread of `task`'s group.
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid; its siglock is held if `locked`, else not held by
-    /// the caller (the shim takes it). `f` must not sleep.
-    pub(crate) unsafe fn for_each_thread<F: FnMut(*mut bindings::task_struct)>(
-        task: *mut bindings::task_struct,
-        locked: bool,
-        mut f: F,
-    ) {
-        /// # Safety
-        ///
-        /// `data` is the `&mut F` below, alive for the call.
-        unsafe extern "C" fn tramp<F: FnMut(*mut bindings::task_struct)>(
-            t: *mut bindings::task_struct,
-            data: *mut c_void,
-        ) {
-            // SAFETY: `data` is the `&mut F` passed below, alive for the call.
-            let f = unsafe { &mut *data.cast::<F>() };
-            f(t)
-        }
-        // SAFETY: By the function's safety requirements; `f` outlives the call.
-        unsafe {
-            ffi::utrace_shim_for_each_thread(task, tramp::<F>, (&mut f as *mut F).cast(), locked)
-        }
-    }
-
-    /// Whether `task`'s process was stopped (or stopping) when the SIGCONT
-    /// being sent continued it.
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid and its siglock is held.
-    pub(crate) unsafe fn group_continued(task: *mut bindings::task_struct) -> bool {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_group_continued(task) }
     }
 }
 
@@ -611,15 +684,12 @@ pub(crate) mod stop {
         unsafe { ffi::utrace_shim_stop_marked() }
     }
 
-    /// SIGCONT to `task`'s group: wakes its utrace-stopped threads so that
-    /// they count themselves as stopped again.
-    ///
-    /// # Safety
-    ///
-    /// `task` is valid and its siglock is held (the `signal_generate` probe).
-    pub(crate) unsafe fn wake_threads(task: *mut bindings::task_struct) {
-        // SAFETY: By the function's safety requirements.
-        unsafe { ffi::utrace_shim_wake_stopped_threads(task) }
+    /// SIGCONT to `lk`'s group (the `signal_generate` probe): wakes its
+    /// utrace-stopped threads so that they count themselves as stopped
+    /// again.
+    pub(crate) fn wake_threads(lk: &super::signal::SigLocked<'_>) {
+        // SAFETY: The task is valid and its siglock held (`lk`'s invariant).
+        unsafe { ffi::utrace_shim_wake_stopped_threads(lk.raw()) }
     }
 
     /// `current` leaves its utrace stop (joining its process's group stop
@@ -707,15 +777,6 @@ pub(crate) mod stop {
     ) -> bool {
         // SAFETY: By the function's safety requirements.
         unsafe { ffi::utrace_shim_task_work_cancel(task, work) }
-    }
-
-    /// Module unload: shows `task`'s hidden signals again (bit `sig - 1`,
-    /// on its own set and its group's), taking its siglock. Not to be
-    /// called with a siglock held.
-    pub(crate) fn unload_show_signals(task: &kernel::task::Task, private: u64, shared: u64) {
-        let task = (task as *const kernel::task::Task).cast_mut().cast();
-        // SAFETY: `task` is valid (a reference); the shim takes its siglock.
-        unsafe { ffi::utrace_shim_unload_show_signals(task, private, shared) }
     }
 }
 

@@ -14,6 +14,7 @@ use crate::engine::Engine;
 use crate::engine_list::{EngineList, ListWriter};
 use crate::events::Events;
 use crate::shim;
+use crate::sighold::SigHold;
 use crate::sysentry::EntryRestart;
 use crate::task;
 use crate::work::WorkCounter;
@@ -221,26 +222,8 @@ pub(crate) struct UTask {
     state: AtomicU32,
     /// The engine whose callback this task is running, if any.
     pub(crate) reporting: AtomicPtr<Engine>,
-    /// Signals utrace-rs keeps hidden (queued, out of the pending set) for
-    /// this task's report (bit `sig - 1`): to be reported, held or
-    /// suspended; `hid_private` and `hid_shared` say on which set.
-    pub(crate) held: AtomicU64,
-    pub(crate) hid_private: AtomicU64,
-    pub(crate) hid_shared: AtomicU64,
-    /// Signals the `prepare_signal()` kprobe shielded for a send whose
-    /// outcome the `signal_generate` probe has not seen yet.
-    pub(crate) fresh: AtomicU64,
-    /// Of `held`, those suspended in a group stop until SIGCONT.
-    pub(crate) suspended: AtomicU64,
-    /// Of `held`, stop signals a SIGCONT cancelled (the kernel drops
-    /// pending stop signals on SIGCONT): discarded unreported.
-    pub(crate) cancelled: AtomicU64,
-    /// Of `held`, stop signals held only until this thread's JCTL report
-    /// (no engine wants the signal itself): then shown again.
-    pub(crate) jctl_held: AtomicU64,
-    /// Signals whose handler runs after a report to SIGNAL engines: the
-    /// HANDLER report follows once its frame is set up.
-    pub(crate) handler_wanted: AtomicU64,
+    /// The held-signal protocol's record (`sighold.rs`).
+    pub(crate) sig: SigHold,
     /// Signals and JCTL reports recorded by the signal probes, for
     /// `sig_work` to queue ([`UTask::queue_signals`]).
     incoming_signals: AtomicU64,
@@ -251,9 +234,6 @@ pub(crate) struct UTask {
     /// and read by `sig_work`, both in the task itself (never at once).
     handler_info: Opaque<bindings::kernel_siginfo>,
     handler_pending: AtomicBool,
-    /// The task itself is sending a signal utrace-rs decided on: the
-    /// signal probes leave it alone.
-    pub(crate) injecting: AtomicBool,
     /// The task sleeps in a utrace stop.
     pub(crate) stopped: AtomicBool,
     /// Of `stopped`: the task went to sleep in it (set right before its
@@ -261,10 +241,8 @@ pub(crate) struct UTask {
     /// stop ends). `utrace_wait_stopped()` waits for it.
     pub(crate) parked: AtomicBool,
     /// Its stop ended for the cgroup freezer and is to be taken again
-    /// (`freezer.rs`); and the signals held (HOLD) before that stop, to
-    /// report again once the task resumes.
+    /// (`freezer.rs`).
     pub(crate) restop: AtomicBool,
-    pub(crate) restop_rehold: AtomicU64,
     /// An engine with SYSCALL_ENTRY wants entry reported where it may
     /// sleep (`UTRACE_OPS_SYSCALL_SLEEPABLE`).
     sleepable_entry: AtomicBool,
@@ -457,24 +435,15 @@ impl UTask {
                 follow_events: AtomicU64::new(0),
                 state: AtomicU32::new(0),
                 reporting: AtomicPtr::new(ptr::null_mut()),
-                held: AtomicU64::new(0),
-                hid_private: AtomicU64::new(0),
-                hid_shared: AtomicU64::new(0),
-                fresh: AtomicU64::new(0),
-                suspended: AtomicU64::new(0),
-                cancelled: AtomicU64::new(0),
-                jctl_held: AtomicU64::new(0),
-                handler_wanted: AtomicU64::new(0),
+                sig: SigHold::new(),
                 incoming_signals: AtomicU64::new(0),
                 incoming_jctl: AtomicU32::new(0),
                 sig_work_queued: AtomicBool::new(false),
                 handler_info: Opaque::uninit(),
                 handler_pending: AtomicBool::new(false),
-                injecting: AtomicBool::new(false),
                 stopped: AtomicBool::new(false),
                 parked: AtomicBool::new(false),
                 restop: AtomicBool::new(false),
-                restop_rehold: AtomicU64::new(0),
                 sleepable_entry: AtomicBool::new(false),
                 entry_restart: EntryRestart::new(),
                 stepping: AtomicBool::new(false),
@@ -715,12 +684,8 @@ impl UTask {
             return;
         }
         // Stop signals a SIGCONT cancelled stay out of the pending set.
-        let show = self.held.load(SeqCst) & !self.cancelled.load(SeqCst);
-        let (private, shared) = self.unhold(show);
-        self.suspended.fetch_and(!show, SeqCst);
-        if private | shared != 0 {
-            shim::stop::unload_show_signals(self.task(), private, shared);
-        }
+        // Nothing to show if the task has no sighand any more (released).
+        let _ = shim::signal::with_siglock(self.task(), |lk| self.sig.unload(lk));
     }
 
     /// Holds the (new) task at its first return to user mode until
@@ -995,34 +960,6 @@ impl UTask {
     pub(crate) unsafe fn from_sig_work<'a>(head: *mut bindings::callback_head) -> &'a UTask {
         // SAFETY: By the function's safety requirements.
         unsafe { &*container_of_mut!(head, UTask, sig_work) }
-    }
-
-    /// Records that `sig` (bit `bit`) is hidden on the group's set
-    /// (`shared`) or this task's.
-    pub(crate) fn mark_hidden(&self, bit: u64, shared: bool) {
-        if shared {
-            self.hid_shared.fetch_or(bit, SeqCst);
-        } else {
-            self.hid_private.fetch_or(bit, SeqCst);
-        }
-    }
-
-    /// Where the held signal of bit `bit` is hidden.
-    pub(crate) fn hidden(&self, bit: u64) -> shim::signal::Hidden {
-        shim::signal::Hidden {
-            private: self.hid_private.load(SeqCst) & bit != 0,
-            shared: self.hid_shared.load(SeqCst) & bit != 0,
-        }
-    }
-
-    /// Stops holding the signals of `mask`; returns where they were hidden
-    /// (own set, group's set).
-    pub(crate) fn unhold(&self, mask: u64) -> (u64, u64) {
-        let mask = self.held.fetch_and(!mask, SeqCst) & mask;
-        (
-            self.hid_private.fetch_and(!mask, SeqCst) & mask,
-            self.hid_shared.fetch_and(!mask, SeqCst) & mask,
-        )
     }
 
     /// For the free hook: whether the record can be taken off the table at

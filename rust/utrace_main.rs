@@ -21,7 +21,9 @@
 //!    with the safe API), `wait`, `work` (the queued-work counter);
 //! 1. `shim` (safe wrappers over the C shim);
 //! 2. objects: `engine` (refcount, pin for a callback, callback dispatch),
-//!    `task`, `sysentry` (a syscall entry skipped to be restarted);
+//!    `task`, `sysentry` (a syscall entry skipped to be restarted),
+//!    `sighold` (the held-signal protocol; its siglock steps take a
+//!    `shim::signal::SigLocked` witness);
 //! 3. `engine_list` (RCU list; writers need a `ListWriter`, the lock's
 //!    proof), `release` (where `ops->release` runs; the registry);
 //! 4. containers: `utask` (per-task state), then `table`, then `state`;
@@ -78,6 +80,7 @@ mod report_pass;
 mod report_signal;
 mod report_syscall;
 mod shim;
+mod sighold;
 mod state;
 mod stream;
 mod sysentry;

@@ -138,8 +138,8 @@ int utrace_shim_ka_kind(const struct k_sigaction *ka);
 void utrace_shim_send_self(int sig, struct kernel_siginfo *info);
 void utrace_shim_set_default_action(int sig);
 void utrace_shim_for_each_thread(struct task_struct *task,
-				 void (*fn)(struct task_struct *, void *), void *data,
-				 bool locked);
+				 void (*fn)(struct task_struct *, void *), void *data);
+bool utrace_shim_with_siglock(struct task_struct *task, void (*fn)(void *), void *data);
 bool utrace_shim_group_continued(struct task_struct *task);
 void utrace_shim_stop_self(void);
 void utrace_shim_continue(struct task_struct *task);
@@ -165,7 +165,6 @@ bool utrace_shim_stop_killed(void);
 int utrace_shim_stop_queue_current(struct callback_head *work);
 void utrace_shim_stop_schedule_waking(void *waiters);
 bool utrace_shim_task_work_cancel(struct task_struct *task, struct callback_head *cb);
-void utrace_shim_unload_show_signals(struct task_struct *task, u64 private, u64 shared);
 void utrace_shim_freezer_register(void);
 void utrace_shim_freezer_unregister(void);
 /* freezer.rs: current may have a stop to take again after the cgroup freezer. */

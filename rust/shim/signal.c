@@ -393,24 +393,43 @@ void utrace_shim_set_default_action(int sig)
 	spin_unlock_irq(&current->sighand->siglock);
 }
 
-/*
- * Call @fn(thread, @data) for every thread of @task's group, under its
- * siglock: held by the caller if @locked, else taken here (then @task is
- * current).
- */
+/* Call @fn(thread, @data) for every thread of @task's group. Siglock held. */
 void utrace_shim_for_each_thread(struct task_struct *task,
-				 void (*fn)(struct task_struct *, void *), void *data,
-				 bool locked)
+				 void (*fn)(struct task_struct *, void *), void *data)
 {
 	struct task_struct *t;
-	unsigned long flags;
 
-	if (!locked)
-		spin_lock_irqsave(&task->sighand->siglock, flags);
 	for_each_thread(task, t)
 		fn(t, data);
-	if (!locked)
-		spin_unlock_irqrestore(&task->sighand->siglock, flags);
+}
+
+/*
+ * Call @fn(@data) with @task's siglock held (interrupts off), as
+ * lock_task_sighand() takes it (not exported): false, and @fn not called,
+ * if @task has no sighand any more (released).
+ */
+bool utrace_shim_with_siglock(struct task_struct *task, void (*fn)(void *), void *data)
+{
+	struct sighand_struct *sighand;
+	unsigned long flags;
+	bool ran = false;
+
+	rcu_read_lock();
+	for (;;) {
+		sighand = rcu_dereference(task->sighand);
+		if (!sighand)
+			break;
+		spin_lock_irqsave(&sighand->siglock, flags);
+		if (likely(sighand == rcu_access_pointer(task->sighand))) {
+			fn(data);
+			ran = true;
+			spin_unlock_irqrestore(&sighand->siglock, flags);
+			break;
+		}
+		spin_unlock_irqrestore(&sighand->siglock, flags);
+	}
+	rcu_read_unlock();
+	return ran;
 }
 
 /*

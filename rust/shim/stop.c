@@ -274,35 +274,6 @@ bool utrace_shim_task_work_cancel(struct task_struct *task, struct callback_head
 }
 
 /*
- * Module unload, for a task whose cancelled work was to report signals
- * utrace-rs hid: show them again (bit sig-1, on @task's own set @private
- * and its group's @shared) under @task's siglock (lock_task_sighand()'s
- * loop: __lock_task_sighand() is not exported); nothing if @task has no
- * sighand any more. The kernel delivers them as if never hidden: a stopped
- * process once it is continued.
- */
-void utrace_shim_unload_show_signals(struct task_struct *task, u64 private, u64 shared)
-{
-	struct sighand_struct *sighand;
-	unsigned long flags;
-
-	rcu_read_lock();
-	for (;;) {
-		sighand = rcu_dereference(task->sighand);
-		if (!sighand)
-			break;
-		spin_lock_irqsave(&sighand->siglock, flags);
-		if (likely(sighand == rcu_access_pointer(task->sighand))) {
-			utrace_shim_signal_release_locked(task, private, shared);
-			spin_unlock_irqrestore(&sighand->siglock, flags);
-			break;
-		}
-		spin_unlock_irqrestore(&sighand->siglock, flags);
-	}
-	rcu_read_unlock();
-}
-
-/*
  * The stop's first sleep (current's state is set, it is on its stop's wait
  * queue): wake the utrace_wait_stopped() waiters on @waiters, then sleep,
  * with preemption off in between, as ptrace_stop() does for its tracer
