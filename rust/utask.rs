@@ -226,6 +226,16 @@ pub(crate) struct UTask {
     pub(crate) sig: SigHold,
     /// Signals and JCTL reports recorded by the signal probes, for
     /// `sig_work` to queue ([`UTask::queue_signals`]).
+    ///
+    /// Ordering: SeqCst, not an Acquire/Release pair. A recorder writes
+    /// `incoming_*` and then reads `sig_work_queued` (`swap`); `sig_work`
+    /// writes `sig_work_queued` (false) and then reads `incoming_*`
+    /// (`swap`). Each side's store must be seen before its own load (a
+    /// store-load order, which only SeqCst gives), or both could miss the
+    /// other: the recorder finds the work queued, the work finds nothing,
+    /// and the record waits for the next signal. The recorder's SeqCst
+    /// `fetch_or` also publishes its held-signal changes (`sighold.rs`) to
+    /// the work, whose `swap` reads it.
     incoming_signals: AtomicU64,
     incoming_jctl: AtomicU32,
     /// `sig_work` is on the task's task_work list.
