@@ -10,6 +10,10 @@
  *                   second thread E blocks SIGUSR1 and execs this program
  *                   as "after FILE" (which kills L); FILE starts with
  *                   "ready L E"
+ *   lexec FILE FIFO the same with the roles swapped: a second thread B
+ *                   catches SIGUSR1 and sleeps; after a line on FIFO, the
+ *                   main thread L blocks SIGUSR1 and execs (which kills B);
+ *                   FILE starts with "ready L B"
  *   after FILE      (the image exec mode starts) catches SIGUSR1, unblocks
  *                   it, waits up to 3 s for it and appends "got=N" to FILE
  */
@@ -70,13 +74,13 @@ static void *sleeper(void *arg __attribute__((unused)))
 	return NULL;
 }
 
-static void *execer(void *arg __attribute__((unused)))
+/* After a line on the FIFO, block SIGUSR1 and exec "after". */
+static void exec_after(void)
 {
 	sigset_t usr1;
 	char line[16];
 	int fd;
 
-	__atomic_store_n(&second_tid, gettid_(), __ATOMIC_SEQ_CST);
 	fd = open(fifo, O_RDONLY);
 	if (fd < 0 || read(fd, line, sizeof(line)) <= 0)
 		die(fifo);
@@ -86,6 +90,12 @@ static void *execer(void *arg __attribute__((unused)))
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	execl("/proc/self/exe", "sigheld", "after", self_out, (char *)NULL);
 	die("exec");
+}
+
+static void *execer(void *arg __attribute__((unused)))
+{
+	__atomic_store_n(&second_tid, gettid_(), __ATOMIC_SEQ_CST);
+	exec_after();
 	return NULL;
 }
 
@@ -123,6 +133,14 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
+	if (argc == 4 && !strcmp(argv[1], "lexec")) {
+		open_out(argv[2]);
+		self_out = argv[2];
+		fifo = argv[3];
+		catch(SIGUSR1);
+		start(sleeper);
+		exec_after();
+	}
 	if (argc == 3 && !strcmp(argv[1], "after")) {
 		sigset_t usr1;
 		char buf[32];
@@ -138,6 +156,6 @@ int main(int argc, char **argv)
 		out(buf);
 		return 0;
 	}
-	fprintf(stderr, "usage: sigheld threads FILE | exec FILE FIFO | after FILE\n");
+	fprintf(stderr, "usage: sigheld threads FILE | exec FILE FIFO | lexec FILE FIFO | after FILE\n");
 	return 2;
 }

@@ -168,36 +168,41 @@ wait "$PID" 2>/dev/null
 utctl cleanup >/dev/null
 echo "ok: each realtime instance is reported and decided once"
 
-# --- 4. A process-wide signal held by thread L while thread E execs (which
-# kills L): the new image gets it once it unblocks it. L holds it pushed
-# back (HOLD) in its stop, or waiting for its report in a stop taken before
-# it came (an INTERRUPT answered with STOP).
-for how in hold stopped; do
-	OUT=/tmp/t48h4.out
-	rm -f "$OUT" /tmp/t48h4.go
-	mkfifo /tmp/t48h4.go
-	sigheld exec "$OUT" /tmp/t48h4.go &
-	PID=$!
-	wait_until 5 "grep -q ready $OUT"
-	expect_ut "attach L" 0 attach 3 "$PID" $A_CREATE
-	expect_ut "SIGNAL|QUIESCE" 0 events 3 $((EV_SIGNAL | EV_QUIESCE))
-	if [ $how = hold ]; then
-		expect_ut "hold" 0 sigret 3 $SIGRET_HOLD
-		kill -USR1 "$PID"
-	else
-		expect_ut "stop at the INTERRUPT report" 0 sigret 3 $ACT_STOP
-		expect_ut "interrupt" 0 control 3 $ACT_INTERRUPT
-	fi
-	# shellcheck disable=SC2016 # wait_until evaluates it
-	wait_until 10 '[ "$(state_of $PID)" = I ]'
-	if [ $how = stopped ]; then
-		kill -USR1 "$PID"
-		sleep 0.3
-	fi
-	echo go >/tmp/t48h4.go
-	wait "$PID"
-	expect_eq "$how: the new image exits 0" "$?" 0
-	expect_eq "$how: the new image got the held signal" "$(grep '^got=' "$OUT")" "got=1"
-	utctl cleanup >/dev/null
+# --- 4. A process-wide signal held by one thread while another execs (which
+# kills the holder): the new image gets it once it unblocks it. The holder
+# holds it pushed back (HOLD) in its stop, or waiting for its report in a
+# stop taken before it came (an INTERRUPT answered with STOP). exec: thread
+# L holds, a second thread E execs; lexec: a second thread B holds, L execs.
+for mode in exec lexec; do
+	for how in hold stopped; do
+		OUT=/tmp/t48h4.out
+		rm -f "$OUT" /tmp/t48h4.go
+		mkfifo /tmp/t48h4.go
+		sigheld $mode "$OUT" /tmp/t48h4.go &
+		PID=$!
+		wait_until 5 "grep -q ready $OUT"
+		HOLDER=$PID
+		[ $mode = exec ] || HOLDER=$(awk '/^ready/ { print $3 }' "$OUT")
+		expect_ut "attach the holder" 0 attach 3 "$HOLDER" $A_CREATE
+		expect_ut "SIGNAL|QUIESCE" 0 events 3 $((EV_SIGNAL | EV_QUIESCE))
+		if [ $how = hold ]; then
+			expect_ut "hold" 0 sigret 3 $SIGRET_HOLD
+			kill -USR1 "$HOLDER"
+		else
+			expect_ut "stop at the INTERRUPT report" 0 sigret 3 $ACT_STOP
+			expect_ut "interrupt" 0 control 3 $ACT_INTERRUPT
+		fi
+		# shellcheck disable=SC2016 # wait_until evaluates it
+		wait_until 10 '[ "$(state_of $HOLDER)" = I ]'
+		if [ $how = stopped ]; then
+			kill -USR1 "$HOLDER"
+			sleep 0.3
+		fi
+		echo go >/tmp/t48h4.go
+		wait "$PID"
+		expect_eq "$mode $how: the new image exits 0" "$?" 0
+		expect_eq "$mode $how: the new image got the held signal" "$(grep '^got=' "$OUT")" "got=1"
+		utctl cleanup >/dev/null
+	done
 done
 echo "ok: a held process-wide signal survives an exec in another thread"
