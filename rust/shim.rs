@@ -356,9 +356,10 @@ pub(crate) mod signal {
         }
 
         /// The task whose group's siglock is held.
-        pub(crate) fn task(&self) -> &'a kernel::task::Task {
-            // SAFETY: `task` is valid while `self` lives (type invariant);
-            // `Task` is a transparent wrapper of `task_struct`.
+        pub(crate) fn task(&self) -> &kernel::task::Task {
+            // SAFETY: `task` is valid while `self` lives (type invariant),
+            // for as long as the borrow; `Task` is a transparent wrapper of
+            // `task_struct`.
             unsafe { &*self.task.cast::<kernel::task::Task>() }
         }
 
