@@ -50,6 +50,7 @@ tree="$cache/linux-$kver-$variant-$key"
 stamp="$tree/.utrace-built"
 if [ -e "$stamp" ]; then
 	log "reusing $tree"
+	touch "$stamp" # its last use: see the clean-up below
 	echo "$tree"
 	exit 0
 fi
@@ -62,9 +63,14 @@ if [ -e "$stamp" ]; then
 	exit 0
 fi
 
-# Trees of the same variant built with another key are stale: drop them.
+# Trees of the same variant built with another key: keep the one used last
+# (another checkout, e.g. an older commit, may still be building against it:
+# removing it would make that checkout rebuild it at once) and drop the rest.
+keep=$(find "$cache" -maxdepth 2 -path "$cache/linux-*-$variant-*/.utrace-built" \
+	-printf '%T@ %p\n' 2>/dev/null | sort -rn | head -n 1 | cut -d' ' -f2-)
 for old in "$cache"/linux-*-"$variant"-*; do
-	[ -d "$old" ] && [ "$old" != "$tree" ] && { log "removing stale $old"; rm -rf "$old"; }
+	[ -d "$old" ] && [ "$old" != "$tree" ] && [ "$old/.utrace-built" != "$keep" ] &&
+		{ log "removing stale $old"; rm -rf "$old"; }
 done
 
 start=$(date +%s)
