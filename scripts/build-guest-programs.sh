@@ -24,6 +24,6 @@ for c in "$src"/*.c "$top"/tools/utrace-top/*.c; do
 	[ -e "$c" ] || continue
 	bin=$out/$(basename "$c" .c)
 	if [ ! -e "$bin" ] || [ "$c" -nt "$bin" ] || headers_newer "$bin"; then
-		gcc -static -O2 -g -Wall -Wextra -Werror -pthread -I"$src" -o "$bin" "$c"
+		gcc -static -O2 -g -Wall -Wextra -Werror -pthread -I"$src" -I"$top/include/uapi" -o "$bin" "$c"
 	fi
 done

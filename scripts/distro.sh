@@ -217,7 +217,7 @@ dkms_test() {
 	cp "$top/dkms.conf" "$top/scripts/rust-meta.sh" "$top/scripts/kernel-cc.sh" \
 		"$top/scripts/dkms.mk" "$src/scripts/"
 	mv "$src/scripts/dkms.conf" "$src/"
-	cp -r "$from/Kbuild" "$from/include" "$from/rust" "$from/samples" "$src/"
+	cp -r "$from/Kbuild" "$from/include" "$from/rust" "$from/samples" "$from/dev" "$src/"
 	cp -r "$from/tools/testing/selftests/utrace/module" \
 		"$from/tools/testing/selftests/utrace/module_rs" "$src/tools/testing/selftests/utrace/"
 	find "$src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete

@@ -26,7 +26,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 # Every module the build produced, flat in /utrace/modules.
 # UTRACE_MODULE_SRC: where the modules were built (default: the checkout).
 modsrc=${UTRACE_MODULE_SRC:-$top}
-for dir in rust samples tools; do
+for dir in rust samples tools dev; do
 	[ -d "$modsrc/$dir" ] && find "$modsrc/$dir" -name '*.ko' -exec cp {} "$stage/utrace/modules/" \;
 done
 cp -r "$top/tools/testing/selftests/utrace" "$stage/utrace/selftests"

@@ -28,6 +28,7 @@
 //! facts), [`process`] (users, namespaces, ancestry, signals), [`pid`]
 //! (a process held by identity),
 //! [`stream`] (event streams), [`control_file`] (root-only control files),
+//! [`device`] (character devices for user sessions), [`uapi`] (their ABI),
 //! [`timer`] (deadlines), [`param`] (module parameters), `usermem`
 //! (reading the task's memory in syscall callbacks) and `raw` (the C ABI).
 //! See `Documentation/utrace-rs/api.rst`.
@@ -41,6 +42,7 @@ mod text;
 
 pub(crate) mod context;
 pub(crate) mod control_file;
+pub(crate) mod device;
 pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod examine;
@@ -53,6 +55,7 @@ pub(crate) mod stream;
 pub(crate) mod task;
 pub(crate) mod timer;
 pub(crate) mod tracer;
+pub(crate) mod uapi;
 mod usermem;
 
 pub(crate) use compat::{cstr_bytes, ktime_get_ns, kvec_pop, module_author, ARef, Escaped};

@@ -1,0 +1,1175 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! utrace_dev: `/dev/utrace`, user-space sessions.
+//!
+//! Each open of the device is a session: a [`Tracer`] whose engines the
+//! session's ioctls attach to tasks the caller may ptrace, and a bounded
+//! ring of fixed binary records (`include/uapi/utrace_rs.h`) that `read()`
+//! drains. Closing the last fd of the session (or its holder dying)
+//! detaches every engine: the tasks it stopped run on. Uses only the safe
+//! API. See `Documentation/utrace-rs/sessions.rst`.
+
+use core::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use kernel::prelude::*;
+use kernel::str::CStr;
+use kernel::sync::{new_mutex, new_spinlock, Arc, Mutex, SpinLock};
+use kernel::task::Task;
+
+#[path = "../rust/api/utrace.rs"]
+mod utrace;
+
+use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
+use utrace::uapi::{self, Record};
+use utrace::{
+    Action, Context, Control, EngineRef, Events, JctlReport, Signal, SignalClass, SignalReport,
+    SyscallArch, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
+};
+
+utrace::module_author! {
+    type: UtraceDev,
+    name: "utrace_dev",
+    author: "utrace-rs developers",
+    description: "utrace-rs: /dev/utrace, tracing sessions for user space",
+    license: "GPL",
+}
+
+utrace::module_param_int!(
+    MODE,
+    "mode",
+    0o666,
+    "mode of /dev/utrace (default 0666; e.g. 0660 with a group set by udev)"
+);
+utrace::module_param_int!(
+    SESSIONS_PER_USER,
+    "sessions_per_user",
+    64,
+    "open sessions a user (real uid) may have"
+);
+utrace::module_param_int!(
+    TASKS_PER_SESSION,
+    "tasks_per_session",
+    1024,
+    "threads a session may be attached to"
+);
+utrace::module_param_int!(
+    BUFFER_KIB_PER_USER,
+    "buffer_kib_per_user",
+    16384,
+    "KiB of record buffers a user's sessions may hold together"
+);
+utrace::module_param_int!(
+    BUFFER_KIB_MAX,
+    "buffer_kib_max",
+    4096,
+    "KiB of record buffer one session may have"
+);
+
+/// A session's buffer unless UTRACE_IOC_CONFIG says otherwise.
+const DEFAULT_BUFFER: usize = 64 * 1024;
+const PAGE: usize = 4096;
+
+/// The events a per-task engine of a session may ask for.
+const TASK_EVENTS: u64 = (1 << 14) - 1;
+/// The events a global engine may ask for.
+const GLOBAL_EVENTS: u64 = Events::CLONE
+    .or(Events::EXEC)
+    .or(Events::EXIT)
+    .or(Events::DEATH)
+    .or(Events::SIGNAL_CORE)
+    .bits();
+/// What the session adds to every per-task engine's mask: EXEC for the
+/// privilege check, CLONE for new threads and followed children, REAP to
+/// forget the thread.
+const INTERNAL: Events = Events::EXEC.or(Events::CLONE).or(Events::REAP);
+const ATTACH_FLAGS: u32 = uapi::ATTACH_F_PIDFD
+    | uapi::ATTACH_F_THREAD
+    | uapi::ATTACH_F_FOLLOW
+    | uapi::ATTACH_F_GLOBAL;
+const CLONE_THREAD: u64 = 0x0001_0000;
+
+fn eopnotsupp() -> kernel::error::Error {
+    device::errno(kernel::bindings::EOPNOTSUPP)
+}
+
+fn param_usize(p: &utrace::IntParam) -> usize {
+    usize::try_from(p.get()).unwrap_or(0)
+}
+
+/// One attached thread.
+struct Thread {
+    /// The task's address: its identity while the engine holds it.
+    key: usize,
+    engine_id: u64,
+    /// The user's mask.
+    events: u64,
+    /// Process-wide: new threads join the engine.
+    process: bool,
+    /// New child processes get engines of their own.
+    follow: bool,
+    /// The session wants it stopped.
+    stop: bool,
+    /// `None` while the attach that made the entry is under way.
+    engine: Option<EngineRef<Core>>,
+}
+
+/// Everything under the session's lock.
+struct State {
+    /// The ring: `slots` records, `count` of them from `head` on.
+    ring: KVVec<Record>,
+    head: usize,
+    count: usize,
+    /// The next record's seq (from 1).
+    seq: u64,
+    /// Records dropped and not yet reported by a LOST record.
+    lost: u64,
+    lost_first: u64,
+    threads: KVec<Thread>,
+    next_id: u64,
+    /// The global engine's id, 0 if none.
+    global_id: u64,
+    global_events: u64,
+    global: Option<EngineRef<Core>>,
+    /// An attach was made: the buffer size is fixed.
+    started: bool,
+}
+
+impl State {
+    fn slots(&self) -> usize {
+        self.ring.len()
+    }
+
+    fn push(&mut self, mut rec: Record) {
+        let slots = self.slots();
+        if self.lost > 0 && self.count + 1 < slots {
+            self.push_lost();
+        }
+        if self.count >= slots {
+            if self.lost == 0 {
+                self.lost_first = self.seq;
+            }
+            self.lost += 1;
+            self.seq += 1;
+            return;
+        }
+        rec.h.seq = self.seq;
+        self.seq += 1;
+        let i = (self.head + self.count) % slots;
+        self.ring[i] = rec;
+        self.count += 1;
+    }
+
+    /// The LOST record for the records dropped so far (room for it checked).
+    fn push_lost(&mut self) {
+        let slots = self.slots();
+        let mut rec = Record::new(uapi::REC_LOST);
+        rec.put_u64(uapi::LOST_COUNT, self.lost);
+        rec.put_u64(uapi::LOST_FIRST_SEQ, self.lost_first);
+        rec.h.time_ns = utrace::ktime_get_ns() as u64;
+        rec.h.seq = self.seq;
+        self.seq += 1;
+        self.lost = 0;
+        let i = (self.head + self.count) % slots;
+        self.ring[i] = rec;
+        self.count += 1;
+    }
+
+    fn find(&self, key: usize) -> Option<&Thread> {
+        self.threads.iter().find(|t| t.key == key)
+    }
+
+    fn find_mut(&mut self, key: usize) -> Option<&mut Thread> {
+        self.threads.iter_mut().find(|t| t.key == key)
+    }
+
+    /// Removes the thread with `key` (order does not matter).
+    fn remove(&mut self, key: usize) -> Option<Thread> {
+        let i = self.threads.iter().position(|t| t.key == key)?;
+        let last = self.threads.len() - 1;
+        self.threads.as_mut_slice().swap(i, last);
+        utrace::kvec_pop(&mut self.threads)
+    }
+
+    fn new_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+}
+
+/// The engine value of a session's tracer.
+struct Core {
+    file: FileHandle,
+    state: Pin<KBox<SpinLock<State>>>,
+}
+
+fn key(task: &Task) -> usize {
+    task as *const Task as usize
+}
+
+impl Core {
+    /// Adds `rec` for `task`'s event: ids in the reader's namespace, time.
+    fn emit(&self, task: &Task, engine_id: u64, mut rec: Record) {
+        let (pid, tid) = self.file.ids(task);
+        rec.h.pid = pid;
+        rec.h.tid = tid;
+        if tid == 0 {
+            rec.h.flags |= uapi::REC_F_NO_PID;
+        }
+        rec.h.engine_id = engine_id;
+        rec.h.time_ns = utrace::ktime_get_ns() as u64;
+        self.state.lock().push(rec);
+        self.file.wake();
+    }
+
+    /// The engine id and user mask of `task`'s engine, if the session
+    /// watches `event` there.
+    fn wants(&self, task: &Task, event: Events) -> Option<u64> {
+        let st = self.state.lock();
+        let t = st.find(key(task))?;
+        (t.events & event.bits() != 0).then_some(t.engine_id)
+    }
+
+    fn global_wants(&self, event: Events) -> Option<u64> {
+        let st = self.state.lock();
+        (st.global_id != 0 && st.global_events & event.bits() != 0).then_some(st.global_id)
+    }
+
+    fn id_for(&self, cx: &Context<'_, Self>, event: Events) -> Option<u64> {
+        if cx.is_global() {
+            self.global_wants(event)
+        } else {
+            self.wants(cx.task(), event)
+        }
+    }
+
+    /// Forgets `task` and says why in a DETACHED record.
+    fn forget(&self, task: &Task, reason: u32) {
+        let t = self.state.lock().remove(key(task));
+        if let Some(t) = t {
+            let mut rec = Record::new(uapi::REC_DETACHED);
+            rec.put_u32(uapi::DETACHED_REASON, reason);
+            self.emit(task, t.engine_id, rec);
+            // `t.engine` is dropped here, outside the lock.
+        }
+    }
+
+    /// Attaches an engine of `cx`'s tracer to `child` for the thread entry
+    /// `proto` (its id, mask and flags), announced by an ATTACHED record.
+    fn follow(&self, cx: &Context<'_, Self>, child: &Task, proto: (u64, u64, bool, bool)) -> bool {
+        let (engine_id, events, process, follow) = proto;
+        if self.state.lock().threads.len() >= param_usize(&TASKS_PER_SESSION) {
+            pr_info!(
+                "session: not following tid {}: tasks_per_session={} reached\n",
+                child.pid(),
+                TASKS_PER_SESSION.get()
+            );
+            return false;
+        }
+        let Ok(engine) = cx.attach(child, Events::from_bits(events).or(INTERNAL)) else {
+            return false;
+        };
+        let t = Thread {
+            key: key(child),
+            engine_id,
+            events,
+            process,
+            follow,
+            stop: false,
+            engine: None,
+        };
+        {
+            let mut st = self.state.lock();
+            if st.threads.reserve(1, GFP_ATOMIC).is_ok() {
+                // Within the capacity: does not allocate.
+                let _ = st.threads.push(Thread { engine: Some(engine), ..t }, GFP_ATOMIC);
+            } else {
+                drop(st);
+                let _ = engine.control(Control::Detach);
+                return false;
+            }
+        }
+        let mut rec = Record::new(uapi::REC_ATTACHED);
+        let (_, ptid) = self.file.ids(cx.task());
+        rec.put_u32(uapi::ATTACHED_PARENT_TID, ptid as u32);
+        self.emit(child, engine_id, rec);
+        true
+    }
+}
+
+impl Core {
+    /// What a callback returns: a stop the session asked for holds (any
+    /// other action would drop it).
+    fn action(&self, task: &Task) -> Action {
+        let stop = self.state.lock().find(key(task)).is_some_and(|t| t.stop);
+        if stop {
+            Action::Stop
+        } else {
+            Action::Resume
+        }
+    }
+}
+
+impl utrace::Engine for Core {
+    fn quiesce(&self, cx: &Context<'_, Self>, event: Events) -> Action {
+        if cx.is_global() {
+            return Action::Resume;
+        }
+        let (id, stop, report) = {
+            let st = self.state.lock();
+            match st.find(key(cx.task())) {
+                Some(t) => (t.engine_id, t.stop, t.events & Events::QUIESCE.bits() != 0),
+                None => return Action::Resume,
+            }
+        };
+        if stop || (report && event == Events::NONE) {
+            let mut rec = Record::new(uapi::REC_QUIESCE);
+            rec.put_u64(uapi::QUIESCE_EVENT, event.bits());
+            if stop {
+                rec.h.flags |= uapi::REC_F_STOPPED;
+            }
+            self.emit(cx.task(), id, rec);
+        }
+        if stop {
+            Action::Stop
+        } else {
+            Action::Resume
+        }
+    }
+
+    fn clone(&self, cx: &Context<'_, Self>, child: &Task, flags: u64) -> Action {
+        if cx.is_global() {
+            if let Some(id) = self.global_wants(Events::CLONE) {
+                self.emit(cx.task(), id, clone_record(&self.file, child, flags, 0));
+            }
+            return Action::Resume;
+        }
+        let proto = {
+            let st = self.state.lock();
+            match st.find(key(cx.task())) {
+                Some(t) => (t.engine_id, t.events, t.process, t.follow),
+                None => return Action::Resume,
+            }
+        };
+        let (id, events, process, follow) = proto;
+        let thread = flags & CLONE_THREAD != 0;
+        let mut child_id = 0;
+        if thread && process {
+            if self.follow(cx, child, proto) {
+                child_id = id;
+            }
+        } else if !thread && follow {
+            let new_id = self.state.lock().new_id();
+            if self.follow(cx, child, (new_id, events, true, true)) {
+                child_id = new_id;
+            }
+        }
+        if events & Events::CLONE.bits() != 0 {
+            self.emit(cx.task(), id, clone_record(&self.file, child, flags, child_id));
+        }
+        self.action(cx.task())
+    }
+
+    fn exec(&self, cx: &Context<'_, Self>, filename: Option<&CStr>, old_pid: i32) -> Action {
+        if !cx.is_global() && !device::task_dumpable(cx.task()) {
+            // A setuid, setgid or file-capability exec: the caller's right
+            // to trace was decided for the process before.
+            pr_info!(
+                "session: tid {} exec'd a privileged program: detached\n",
+                cx.task().pid()
+            );
+            self.forget(cx.task(), uapi::DETACH_PRIVILEGED);
+            return Action::Detach;
+        }
+        if let Some(id) = self.id_for(cx, Events::EXEC) {
+            let mut rec = Record::new(uapi::REC_EXEC);
+            rec.put_u32(uapi::EXEC_OLD_TID, old_pid as u32);
+            let name = filename.map_or(&b""[..], utrace::cstr_bytes);
+            let n = name.len().min(uapi::REC_PATH_MAX - 1);
+            if n < name.len() {
+                rec.h.flags |= uapi::REC_F_TRUNCATED;
+            }
+            rec.put_u32(uapi::EXEC_FILENAME_LEN, n as u32);
+            rec.put(uapi::EXEC_FILENAME, &name[..n]);
+            self.emit(cx.task(), id, rec);
+        }
+        self.action(cx.task())
+    }
+
+    fn exit(&self, cx: &Context<'_, Self>, orig_code: i64, _code: &mut i64) -> Action {
+        if let Some(id) = self.id_for(cx, Events::EXIT) {
+            let mut rec = Record::new(uapi::REC_EXIT);
+            rec.put_u64(uapi::EXIT_CODE, orig_code as u64);
+            self.emit(cx.task(), id, rec);
+        }
+        self.action(cx.task())
+    }
+
+    fn death(&self, cx: &Context<'_, Self>, group_dead: bool, _signal: i32) -> Action {
+        if let Some(id) = self.id_for(cx, Events::DEATH) {
+            let mut rec = Record::new(uapi::REC_DEATH);
+            let code = utrace::TaskInfo::of(cx.task()).exit_code;
+            rec.put_u32(uapi::DEATH_EXIT_CODE, code as u32);
+            rec.put_u32(uapi::DEATH_GROUP_DEAD, u32::from(group_dead));
+            self.emit(cx.task(), id, rec);
+        }
+        self.action(cx.task())
+    }
+
+    fn reap(&self, task: &Task) {
+        let t = self.state.lock().remove(key(task));
+        if let Some(t) = t {
+            // No ids any more (the task is gone): the reader matches the
+            // engine id and the last tid it saw.
+            let mut rec = Record::new(uapi::REC_DETACHED);
+            rec.put_u32(uapi::DETACHED_REASON, uapi::DETACH_REAPED);
+            rec.h.engine_id = t.engine_id;
+            rec.h.flags |= uapi::REC_F_NO_PID;
+            rec.h.time_ns = utrace::ktime_get_ns() as u64;
+            self.state.lock().push(rec);
+            self.file.wake();
+        }
+    }
+
+    fn signal(&self, cx: &Context<'_, Self>, sig: &mut SignalReport<'_>) -> Signal {
+        let (event, class) = match sig.class() {
+            SignalClass::Deliver | SignalClass::Handler => (Events::SIGNAL, uapi::SIGCLASS_HANDLER),
+            SignalClass::Ignore => (Events::SIGNAL_IGN, uapi::SIGCLASS_IGN),
+            SignalClass::Term => (Events::SIGNAL_TERM, uapi::SIGCLASS_TERM),
+            SignalClass::Core => (Events::SIGNAL_CORE, uapi::SIGCLASS_CORE),
+            SignalClass::Stop | SignalClass::Tstp => (Events::SIGNAL_STOP, uapi::SIGCLASS_STOP),
+            SignalClass::Report => return Signal::Keep,
+        };
+        if sig.class() == SignalClass::Handler {
+            // The frame for a signal reported before: not a new event.
+            return Signal::Keep;
+        }
+        if let Some(id) = self.id_for(cx, event) {
+            let mut rec = Record::new(uapi::REC_SIGNAL);
+            rec.put_u32(uapi::SIGNAL_SIGNO, sig.signo() as u32);
+            rec.put_u32(uapi::SIGNAL_DISPOSITION, class);
+            rec.put(uapi::SIGNAL_SIGINFO, &device::siginfo_bytes(sig));
+            self.emit(cx.task(), id, rec);
+        }
+        Signal::Keep
+    }
+
+    fn jctl(&self, cx: &Context<'_, Self>, jctl: JctlReport) -> Action {
+        if let Some(id) = self.id_for(cx, Events::JCTL) {
+            let mut rec = Record::new(uapi::REC_JCTL);
+            rec.put_u32(uapi::JCTL_STOP, u32::from(jctl.stopped()));
+            rec.put_u32(uapi::JCTL_NOTIFY, u32::from(jctl.notify()));
+            self.emit(cx.task(), id, rec);
+        }
+        // A session stop stays in force across the job-control stop.
+        self.action(cx.task())
+    }
+}
+
+fn clone_record(file: &FileHandle, child: &Task, flags: u64, child_id: u64) -> Record {
+    let mut rec = Record::new(uapi::REC_CLONE);
+    let (pid, tid) = file.ids(child);
+    rec.put_u64(uapi::CLONE_FLAGS, flags);
+    rec.put_u32(uapi::CLONE_CHILD_PID, pid as u32);
+    rec.put_u32(uapi::CLONE_CHILD_TID, tid as u32);
+    rec.put_u64(uapi::CLONE_CHILD_ENGINE, child_id);
+    rec
+}
+
+fn syscall_record(type_: u16, regs: &SyscallRegs<'_>, exit: bool) -> Record {
+    let mut rec = Record::new(type_);
+    rec.put_u32(uapi::SYSCALL_NR, regs.nr() as u32);
+    let abi = match regs.arch() {
+        SyscallArch::X86_64 => uapi::ABI_X86_64,
+        SyscallArch::I386 => uapi::ABI_I386,
+    };
+    rec.put_u32(uapi::SYSCALL_ABI, abi);
+    if exit {
+        rec.put_u64(uapi::SYSCALL_RET, regs.return_value() as u64);
+    } else {
+        for i in 0..6 {
+            rec.put_u64(uapi::SYSCALL_ARGS + 8 * i, regs.arg(i).unwrap_or(0));
+        }
+    }
+    rec
+}
+
+impl utrace::SyscallEngine for Core {
+    fn syscall_entry(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
+        // A resumed entry (after a stop before it) was recorded already.
+        let id = self.wants(cx.task(), Events::SYSCALL_ENTRY);
+        if let Some(id) = id.filter(|_| !cx.resumed()) {
+            let rec = syscall_record(uapi::REC_SYSCALL_ENTRY, regs, false);
+            self.emit(cx.task(), id, rec);
+        }
+        // Run would drop a session stop: stop before the syscall instead.
+        if self.action(cx.task()) == Action::Stop {
+            SyscallEntry::Stop
+        } else {
+            SyscallEntry::Run
+        }
+    }
+
+    fn syscall_exit(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
+        if let Some(id) = self.wants(cx.task(), Events::SYSCALL_EXIT) {
+            let rec = syscall_record(uapi::REC_SYSCALL_EXIT, regs, true);
+            self.emit(cx.task(), id, rec);
+        }
+        // A syscall exit callback's Resume would drop a session stop.
+        self.action(cx.task())
+    }
+}
+
+/// Per-user accounting of sessions and buffer bytes.
+struct Usage {
+    uid: u32,
+    sessions: usize,
+    bytes: usize,
+}
+
+struct Users(KVec<Usage>);
+
+impl Users {
+    fn get(&mut self, uid: u32) -> Result<&mut Usage> {
+        let i = match self.0.iter().position(|u| u.uid == uid) {
+            Some(i) => i,
+            None => {
+                self.0.push(
+                    Usage {
+                        uid,
+                        sessions: 0,
+                        bytes: 0,
+                    },
+                    GFP_KERNEL,
+                )?;
+                self.0.len() - 1
+            }
+        };
+        Ok(&mut self.0[i])
+    }
+
+    fn drop_empty(&mut self) {
+        if let Some(i) = self.0.iter().position(|u| u.sessions == 0) {
+            let last = self.0.len() - 1;
+            self.0.as_mut_slice().swap(i, last);
+            let _ = utrace::kvec_pop(&mut self.0);
+        }
+    }
+}
+
+/// The device's state: the users' accounting.
+struct Dev {
+    users: Pin<KBox<Mutex<Users>>>,
+}
+
+/// One open of `/dev/utrace`.
+struct Session {
+    tracer: Tracer<Core>,
+    /// Serialises readers (a record is copied out, then taken).
+    reader: Pin<KBox<Mutex<()>>>,
+    /// Serialises ioctls that change the engines.
+    ctl: Pin<KBox<Mutex<()>>>,
+    dev: Arc<Dev>,
+    uid: u32,
+    bytes: core::sync::atomic::AtomicUsize,
+    closed: AtomicBool,
+}
+
+fn ring(bytes: usize) -> Result<KVVec<Record>> {
+    let slots = bytes / uapi::REC_SIZE;
+    let mut v = KVVec::with_capacity(slots, GFP_KERNEL)?;
+    for _ in 0..slots {
+        v.push(Record::new(0), GFP_KERNEL)?;
+    }
+    Ok(v)
+}
+
+impl DeviceHandler for Dev {
+    type Session = Session;
+
+    fn open(this: &Arc<Self>, file: FileHandle) -> Result<Arc<Session>> {
+        let uid = device::caller_uid();
+        let per_user = param_usize(&BUFFER_KIB_PER_USER) * 1024;
+        {
+            let mut users = this.users.lock();
+            let u = users.get(uid)?;
+            if u.sessions >= param_usize(&SESSIONS_PER_USER) {
+                pr_info!(
+                    "open refused for uid {}: sessions_per_user={} reached\n",
+                    uid,
+                    SESSIONS_PER_USER.get()
+                );
+                return Err(EMFILE);
+            }
+            if u.bytes + DEFAULT_BUFFER > per_user {
+                pr_info!(
+                    "open refused for uid {}: buffer_kib_per_user={} reached\n",
+                    uid,
+                    BUFFER_KIB_PER_USER.get()
+                );
+                return Err(ENOSPC);
+            }
+            u.sessions += 1;
+            u.bytes += DEFAULT_BUFFER;
+        }
+        let made = Self::make_session(this, file, uid);
+        if made.is_err() {
+            this.unaccount(uid, DEFAULT_BUFFER);
+        }
+        made
+    }
+}
+
+impl Dev {
+    fn unaccount(&self, uid: u32, bytes: usize) {
+        let mut users = self.users.lock();
+        if let Ok(u) = users.get(uid) {
+            u.sessions = u.sessions.saturating_sub(1);
+            u.bytes = u.bytes.saturating_sub(bytes);
+        }
+        users.drop_empty();
+    }
+
+    fn make_session(this: &Arc<Self>, file: FileHandle, uid: u32) -> Result<Arc<Session>> {
+        let state = KBox::pin_init(
+            new_spinlock!(State {
+                ring: ring(DEFAULT_BUFFER)?,
+                head: 0,
+                count: 0,
+                seq: 1,
+                lost: 0,
+                lost_first: 0,
+                threads: KVec::new(),
+                next_id: 0,
+                global_id: 0,
+                global_events: 0,
+                global: None,
+                started: false,
+            }),
+            GFP_KERNEL,
+        )?;
+        let tracer = Tracer::with_syscalls(Core { file, state })?;
+        Ok(Arc::new(
+            Session {
+                tracer,
+                reader: KBox::pin_init(new_mutex!(()), GFP_KERNEL)?,
+                ctl: KBox::pin_init(new_mutex!(()), GFP_KERNEL)?,
+                dev: this.clone(),
+                uid,
+                bytes: core::sync::atomic::AtomicUsize::new(DEFAULT_BUFFER),
+                closed: AtomicBool::new(false),
+            },
+            GFP_KERNEL,
+        )?)
+    }
+}
+
+impl Session {
+    fn core(&self) -> &Core {
+        self.tracer.engine()
+    }
+
+    fn info(&self, arg: UserArg) -> Result<isize> {
+        let mut info: uapi::Info = arg.read_struct()?;
+        let size = info.size;
+        info = uapi::Info {
+            size,
+            version: uapi::UAPI_VERSION,
+            record_size: uapi::REC_SIZE as u32,
+            reserved0: 0,
+            events: TASK_EVENTS,
+            attach_flags: u64::from(ATTACH_FLAGS),
+            buffer_bytes: self.bytes.load(SeqCst) as u64,
+            buffer_max: (param_usize(&BUFFER_KIB_MAX) * 1024) as u64,
+        };
+        arg.write_struct(&info)?;
+        Ok(0)
+    }
+
+    fn config(&self, arg: UserArg) -> Result<isize> {
+        let c: uapi::Config = arg.read_struct()?;
+        if c.flags != 0 || c.reserved != [0; 2] {
+            return Err(EINVAL);
+        }
+        let max = param_usize(&BUFFER_KIB_MAX) * 1024;
+        let want = usize::try_from(c.buffer_bytes).map_err(|_| EINVAL)?;
+        if want < PAGE {
+            return Err(EINVAL);
+        }
+        if want > max {
+            pr_info!(
+                "uid {}: buffer of {} bytes refused: buffer_kib_max={}\n",
+                self.uid,
+                want,
+                BUFFER_KIB_MAX.get()
+            );
+            return Err(EINVAL);
+        }
+        let want = want.div_ceil(uapi::REC_SIZE) * uapi::REC_SIZE;
+        let _ctl = self.ctl.lock();
+        if self.core().state.lock().started {
+            return Err(EBUSY);
+        }
+        let old = self.bytes.load(SeqCst);
+        {
+            let per_user = param_usize(&BUFFER_KIB_PER_USER) * 1024;
+            let mut users = self.dev.users.lock();
+            let u = users.get(self.uid)?;
+            if u.bytes.saturating_sub(old) + want > per_user {
+                pr_info!(
+                    "uid {}: buffer of {} bytes refused: buffer_kib_per_user={} reached\n",
+                    self.uid,
+                    want,
+                    BUFFER_KIB_PER_USER.get()
+                );
+                return Err(ENOSPC);
+            }
+            u.bytes = u.bytes.saturating_sub(old) + want;
+        }
+        let new = match ring(want) {
+            Ok(r) => r,
+            Err(e) => {
+                let mut users = self.dev.users.lock();
+                if let Ok(u) = users.get(self.uid) {
+                    u.bytes = u.bytes.saturating_sub(want) + old;
+                }
+                return Err(e);
+            }
+        };
+        self.bytes.store(want, SeqCst);
+        let old_ring = {
+            let mut st = self.core().state.lock();
+            st.head = 0;
+            st.count = 0;
+            core::mem::replace(&mut st.ring, new)
+        };
+        drop(old_ring);
+        Ok(0)
+    }
+
+    fn target(a: &uapi::Attach) -> Result<ARefTask> {
+        if a.flags & uapi::ATTACH_F_PIDFD != 0 {
+            if a.pid != 0 {
+                return Err(EINVAL);
+            }
+            device::pidfd_task(a.pidfd)
+        } else {
+            if a.pidfd != 0 {
+                return Err(EINVAL);
+            }
+            device::ns_task(a.pid)
+        }
+    }
+
+    fn attach(&self, arg: UserArg) -> Result<isize> {
+        let mut a: uapi::Attach = arg.read_struct()?;
+        if a.flags & !ATTACH_FLAGS != 0 || a.reserved != [0; 2] || a.engine_id != 0 {
+            return Err(EINVAL);
+        }
+        let _ctl = self.ctl.lock();
+        if a.flags & uapi::ATTACH_F_GLOBAL != 0 {
+            return self.attach_global(arg, a);
+        }
+        if a.events & !TASK_EVENTS != 0 {
+            return Err(EINVAL);
+        }
+        let task = Self::target(&a)?;
+        let thread_only = a.flags & uapi::ATTACH_F_THREAD != 0;
+        if let Err(e) = device::may_ptrace(&task) {
+            let why = if e == EPERM {
+                "EPERM: the kernel's ptrace access check (credentials, dumpable, Yama, LSMs) says no"
+            } else if e == ESRCH {
+                "ESRCH: it is exiting"
+            } else if e == ENOENT {
+                "ENOENT: the caller has no procfs at /proc to run the ptrace check through"
+            } else {
+                "the ptrace check failed"
+            };
+            pr_info!(
+                "uid {}: attach to tid {} refused: {}\n",
+                self.uid,
+                task.pid(),
+                why
+            );
+            return Err(e);
+        }
+        let threads = if thread_only {
+            let mut v = KVec::new();
+            v.push(task.clone(), GFP_KERNEL)?;
+            v
+        } else {
+            device::process_threads(&task, param_usize(&TASKS_PER_SESSION))?
+        };
+        let core = self.core();
+        {
+            let mut st = core.state.lock();
+            if st.threads.len() + threads.len() > param_usize(&TASKS_PER_SESSION) {
+                drop(st);
+                pr_info!(
+                    "uid {}: attach to tid {} refused: tasks_per_session={} reached\n",
+                    self.uid,
+                    task.pid(),
+                    TASKS_PER_SESSION.get()
+                );
+                return Err(ENOSPC);
+            }
+            for t in threads.iter() {
+                if st.find(key(t)).is_some() {
+                    return Err(EEXIST);
+                }
+            }
+            st.started = true;
+        }
+        let id = core.state.lock().new_id();
+        let events = Events::from_bits(a.events).or(INTERNAL);
+        let mut attached = 0;
+        for t in threads.iter() {
+            // The entry first, so that the engine's first events find it.
+            {
+                let mut st = core.state.lock();
+                st.threads.reserve(1, GFP_ATOMIC)?;
+                // Within the capacity: does not allocate.
+                let _ = st.threads.push(
+                    Thread {
+                        key: key(t),
+                        engine_id: id,
+                        events: a.events,
+                        process: !thread_only,
+                        follow: a.flags & uapi::ATTACH_F_FOLLOW != 0,
+                        stop: false,
+                        engine: None,
+                    },
+                    GFP_ATOMIC,
+                );
+            }
+            match self.tracer.attach_exclusive(t, events) {
+                Ok(e) => {
+                    let mut st = core.state.lock();
+                    if let Some(th) = st.find_mut(key(t)) {
+                        th.engine = Some(e);
+                    }
+                    attached += 1;
+                }
+                Err(e) => {
+                    let gone = core.state.lock().remove(key(t));
+                    drop(gone);
+                    // The target itself must attach; a thread exiting
+                    // meanwhile is skipped.
+                    if thread_only || key(t) == key(&task) {
+                        self.detach_id(id);
+                        if e == EEXIST {
+                            return Err(EEXIST);
+                        }
+                        pr_info!(
+                            "uid {}: attach to tid {} failed: {}\n",
+                            self.uid,
+                            t.pid(),
+                            utrace::attach_error(e)
+                        );
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        if attached == 0 {
+            return Err(ESRCH);
+        }
+        a.engine_id = id;
+        arg.write_struct(&a)?;
+        Ok(0)
+    }
+
+    fn attach_global(&self, arg: UserArg, mut a: uapi::Attach) -> Result<isize> {
+        if !device::caller_sys_admin() {
+            pr_info!(
+                "uid {}: global attach refused: needs CAP_SYS_ADMIN in the initial user namespace\n",
+                self.uid
+            );
+            return Err(EPERM);
+        }
+        if a.flags != uapi::ATTACH_F_GLOBAL || a.pid != 0 || a.pidfd != 0 {
+            return Err(EINVAL);
+        }
+        if a.events & !GLOBAL_EVENTS != 0 || a.events == 0 {
+            return Err(EINVAL);
+        }
+        let core = self.core();
+        if core.state.lock().global_id != 0 {
+            return Err(EEXIST);
+        }
+        let id = {
+            let mut st = core.state.lock();
+            st.started = true;
+            let id = st.new_id();
+            st.global_id = id;
+            st.global_events = a.events;
+            id
+        };
+        match self.tracer.attach_global_nofollow(Events::from_bits(a.events)) {
+            Ok(e) => core.state.lock().global = Some(e),
+            Err(e) => {
+                let mut st = core.state.lock();
+                st.global_id = 0;
+                st.global_events = 0;
+                return Err(e);
+            }
+        }
+        a.engine_id = id;
+        arg.write_struct(&a)?;
+        Ok(0)
+    }
+
+    /// Detaches every thread of engine `id`; how many there were.
+    fn detach_id(&self, id: u64) -> usize {
+        let mut n = 0;
+        loop {
+            let t = {
+                let mut st = self.core().state.lock();
+                let k = st.threads.iter().find(|t| t.engine_id == id).map(|t| t.key);
+                k.and_then(|k| st.remove(k))
+            };
+            let Some(t) = t else { break };
+            if let Some(e) = &t.engine {
+                let _ = e.control(Control::Detach);
+            }
+            n += 1;
+        }
+        let g = {
+            let mut st = self.core().state.lock();
+            if st.global_id == id && id != 0 {
+                st.global_id = 0;
+                st.global.take()
+            } else {
+                None
+            }
+        };
+        if let Some(g) = g {
+            let _ = g.control(Control::Detach);
+            n += 1;
+        }
+        n
+    }
+
+    fn detach(&self, arg: UserArg) -> Result<isize> {
+        let d: uapi::Detach = arg.read_struct()?;
+        if d.flags != 0 || d.reserved != 0 {
+            return Err(EINVAL);
+        }
+        let _ctl = self.ctl.lock();
+        if d.engine_id == 0 || self.detach_id(d.engine_id) == 0 {
+            return Err(ENOENT);
+        }
+        Ok(0)
+    }
+
+    fn control(&self, arg: UserArg) -> Result<isize> {
+        let c: uapi::ControlArg = arg.read_struct()?;
+        if c.flags != 0 || c.reserved != 0 || c.tid < 0 {
+            return Err(EINVAL);
+        }
+        if c.action != uapi::CTL_SET_EVENTS && c.events != 0 {
+            return Err(EINVAL);
+        }
+        if c.action == uapi::CTL_SET_EVENTS && c.events & !TASK_EVENTS != 0 {
+            return Err(EINVAL);
+        }
+        let (stop, ctl) = match c.action {
+            uapi::CTL_STOP => (true, Control::Stop),
+            uapi::CTL_RESUME => (false, Control::Resume),
+            uapi::CTL_INTERRUPT => (false, Control::Interrupt),
+            uapi::CTL_SET_EVENTS => (false, Control::Resume),
+            uapi::CTL_SINGLESTEP => return Err(eopnotsupp()),
+            _ => return Err(EINVAL),
+        };
+        let _ctl = self.ctl.lock();
+        let core = self.core();
+        // The threads concerned: their tasks, referenced for the calls below.
+        let mut targets: KVec<(usize, u64)> = KVec::new();
+        let mut tasks = KVec::new();
+        {
+            let n = core.state.lock().threads.len();
+            targets.reserve(n, GFP_KERNEL)?;
+        }
+        {
+            let st = core.state.lock();
+            for t in st.threads.iter().filter(|t| t.engine_id == c.engine_id) {
+                if targets.len() < targets.capacity() {
+                    let _ = targets.push((t.key, t.events), GFP_ATOMIC);
+                }
+            }
+        }
+        if targets.is_empty() {
+            return Err(ENOENT);
+        }
+        for &(k, events) in targets.iter() {
+            // Find the engine again, by key, with the lock dropped for
+            // every call that may sleep.
+            let found = {
+                let mut st = core.state.lock();
+                match st.find_mut(k) {
+                    Some(t) => {
+                        let task = t.engine.as_ref().and_then(|e| e.task()).map(ARefTask::from);
+                        if let Some(task) = &task {
+                            if c.tid != 0 && core.file.ids(task).1 != c.tid {
+                                None
+                            } else {
+                                if c.action == uapi::CTL_SET_EVENTS {
+                                    t.events = c.events;
+                                } else {
+                                    t.stop = stop;
+                                }
+                                Some(task.clone())
+                            }
+                        } else {
+                            None
+                        }
+                    }
+                    None => None,
+                }
+            };
+            let Some(task) = found else { continue };
+            tasks.push((task, events), GFP_KERNEL)?;
+        }
+        if tasks.is_empty() {
+            return Err(ESRCH);
+        }
+        for (task, events) in tasks.iter() {
+            let Ok(engine) = self.tracer.lookup(task) else {
+                continue;
+            };
+            let mut mask = Events::from_bits(*events).or(INTERNAL);
+            if c.action == uapi::CTL_SET_EVENTS {
+                mask = Events::from_bits(c.events).or(INTERNAL);
+            }
+            if stop {
+                // The stop is reported by a QUIESCE callback.
+                let _ = engine.set_events(mask.or(Events::QUIESCE));
+                match engine.control(ctl) {
+                    Ok(()) => {
+                        // Already in a stop: no report will come.
+                        let mut rec = Record::new(uapi::REC_QUIESCE);
+                        rec.h.flags |= uapi::REC_F_STOPPED;
+                        core.emit(task, c.engine_id, rec);
+                    }
+                    Err(e) if e == device::errno(kernel::bindings::EINPROGRESS) => {}
+                    Err(e) => return Err(e),
+                }
+            } else {
+                let _ = engine.control(ctl);
+                let _ = engine.set_events(mask);
+            }
+        }
+        Ok(0)
+    }
+
+    fn do_read(&self, out: &mut UserOut) -> Result<usize> {
+        if out.room() < uapi::REC_SIZE {
+            return Err(EINVAL);
+        }
+        let _r = self.reader.lock();
+        let core = self.core();
+        let mut done = 0;
+        while out.room() >= uapi::REC_SIZE {
+            let rec = {
+                let mut st = core.state.lock();
+                if st.count == 0 {
+                    if st.lost > 0 && st.slots() > 0 {
+                        st.push_lost();
+                    } else {
+                        break;
+                    }
+                }
+                st.ring[st.head]
+            };
+            if let Err(e) = out.write(rec.as_bytes()) {
+                if done == 0 {
+                    return Err(e);
+                }
+                break;
+            }
+            let mut st = core.state.lock();
+            st.head = (st.head + 1) % st.slots();
+            st.count -= 1;
+            done += uapi::REC_SIZE;
+        }
+        if done == 0 {
+            return Err(EAGAIN);
+        }
+        Ok(done)
+    }
+}
+
+type ARefTask = utrace::ARef<Task>;
+
+impl SessionHandler for Session {
+    fn read(&self, out: &mut UserOut) -> Result<usize> {
+        self.do_read(out)
+    }
+
+    fn ready(&self) -> bool {
+        let st = self.core().state.lock();
+        st.count > 0 || st.lost > 0
+    }
+
+    fn ioctl(&self, cmd: u32, arg: UserArg) -> Result<isize> {
+        if self.closed.load(SeqCst) {
+            return Err(EBADF);
+        }
+        // _IOC_TYPE and _IOC_NR; the size bits are not matched (the
+        // struct's own size field counts).
+        if (cmd >> 8) & 0xff != uapi::IOC_MAGIC {
+            return Err(ENOTTY);
+        }
+        match cmd & 0xff {
+            uapi::NR_INFO => self.info(arg),
+            uapi::NR_CONFIG => self.config(arg),
+            uapi::NR_ATTACH => self.attach(arg),
+            uapi::NR_DETACH => self.detach(arg),
+            uapi::NR_CONTROL => self.control(arg),
+            uapi::NR_DECIDE | uapi::NR_GETREGS | uapi::NR_SETREGS | uapi::NR_HANDOFF => {
+                Err(eopnotsupp())
+            }
+            _ => Err(ENOTTY),
+        }
+    }
+
+    fn release(&self) {
+        self.closed.store(true, SeqCst);
+        // Every engine detaches (the tasks it stopped run on), callbacks in
+        // flight finish and releases run before this returns.
+        let n = self.tracer.detach_all();
+        let (threads, global) = {
+            let mut st = self.core().state.lock();
+            let mut threads = KVec::new();
+            core::mem::swap(&mut threads, &mut st.threads);
+            (threads, st.global.take())
+        };
+        drop(threads);
+        drop(global);
+        self.dev.unaccount(self.uid, self.bytes.load(SeqCst));
+        if n > 0 {
+            pr_debug!("session of uid {} closed: {} engines detached\n", self.uid, n);
+        }
+    }
+}
+
+struct UtraceDev {
+    _device: device::Device<Dev>,
+}
+
+impl kernel::Module for UtraceDev {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let mode = MODE.get();
+        if !(0..=0o666).contains(&mode) {
+            pr_err!("mode={:o}: must be within 0666\n", mode);
+            return Err(EINVAL);
+        }
+        let dev = Arc::new(
+            Dev {
+                users: KBox::pin_init(new_mutex!(Users(KVec::new())), GFP_KERNEL)?,
+            },
+            GFP_KERNEL,
+        )?;
+        let device = device::Device::create(kernel::c_str!("utrace"), mode as u16, dev)?;
+        pr_info!("/dev/utrace ready (mode {:o})\n", mode);
+        Ok(UtraceDev { _device: device })
+    }
+}

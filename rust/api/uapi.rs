@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The user-space ABI of session devices, `include/uapi/utrace_rs.h`, in
+//! Rust: the same layouts, checked at compile time against the header's
+//! numbers (its `_Static_assert`s check the C side). Keep the two in step.
+
+use core::mem::{offset_of, size_of};
+
+pub(crate) const UAPI_VERSION: u32 = 1;
+pub(crate) const IOC_MAGIC: u32 = 0xBA;
+
+pub(crate) const REC_LOST: u16 = 1;
+pub(crate) const REC_ATTACHED: u16 = 2;
+pub(crate) const REC_DETACHED: u16 = 3;
+pub(crate) const REC_QUIESCE: u16 = 4;
+pub(crate) const REC_CLONE: u16 = 5;
+pub(crate) const REC_EXEC: u16 = 6;
+pub(crate) const REC_EXIT: u16 = 7;
+pub(crate) const REC_DEATH: u16 = 8;
+pub(crate) const REC_SIGNAL: u16 = 9;
+pub(crate) const REC_SYSCALL_ENTRY: u16 = 10;
+pub(crate) const REC_SYSCALL_EXIT: u16 = 11;
+pub(crate) const REC_JCTL: u16 = 12;
+
+pub(crate) const REC_F_STOPPED: u32 = 1 << 1;
+pub(crate) const REC_F_TRUNCATED: u32 = 1 << 2;
+pub(crate) const REC_F_NO_PID: u32 = 1 << 3;
+
+pub(crate) const DETACH_REQUESTED: u32 = 1;
+pub(crate) const DETACH_REAPED: u32 = 2;
+pub(crate) const DETACH_PRIVILEGED: u32 = 3;
+pub(crate) const DETACH_LIMIT: u32 = 4;
+pub(crate) const DETACH_ERROR: u32 = 5;
+
+pub(crate) const SIGCLASS_HANDLER: u32 = 1;
+pub(crate) const SIGCLASS_IGN: u32 = 2;
+pub(crate) const SIGCLASS_STOP: u32 = 3;
+pub(crate) const SIGCLASS_TERM: u32 = 4;
+pub(crate) const SIGCLASS_CORE: u32 = 5;
+
+pub(crate) const ABI_X86_64: u32 = 1;
+pub(crate) const ABI_I386: u32 = 2;
+pub(crate) const ABI_X32: u32 = 3;
+
+pub(crate) const ATTACH_F_PIDFD: u32 = 1 << 0;
+pub(crate) const ATTACH_F_THREAD: u32 = 1 << 1;
+pub(crate) const ATTACH_F_FOLLOW: u32 = 1 << 2;
+pub(crate) const ATTACH_F_LOSSLESS: u32 = 1 << 3;
+pub(crate) const ATTACH_F_DECIDE_SYSCALL: u32 = 1 << 4;
+pub(crate) const ATTACH_F_DECIDE_SIGNAL: u32 = 1 << 5;
+pub(crate) const ATTACH_F_GLOBAL: u32 = 1 << 6;
+
+pub(crate) const CTL_STOP: u32 = 1;
+pub(crate) const CTL_RESUME: u32 = 2;
+pub(crate) const CTL_INTERRUPT: u32 = 3;
+pub(crate) const CTL_SINGLESTEP: u32 = 4;
+pub(crate) const CTL_SET_EVENTS: u32 = 5;
+
+/// The `_IOC_NR` of each ioctl (the type byte is [`IOC_MAGIC`]; the size
+/// bits are not matched: the struct's own `size` field counts).
+pub(crate) const NR_INFO: u32 = 0x00;
+pub(crate) const NR_CONFIG: u32 = 0x01;
+pub(crate) const NR_ATTACH: u32 = 0x02;
+pub(crate) const NR_DETACH: u32 = 0x03;
+pub(crate) const NR_CONTROL: u32 = 0x04;
+pub(crate) const NR_DECIDE: u32 = 0x05;
+pub(crate) const NR_GETREGS: u32 = 0x06;
+pub(crate) const NR_SETREGS: u32 = 0x07;
+pub(crate) const NR_HANDOFF: u32 = 0x08;
+
+/// `UTRACE_REC_SIZE`.
+pub(crate) const REC_SIZE: usize = 256;
+/// `UTRACE_REC_PATH_MAX`.
+pub(crate) const REC_PATH_MAX: usize = 192;
+pub(crate) const SIGINFO_SIZE: usize = 128;
+
+/// `struct utrace_rec_header`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RecHeader {
+    pub(crate) type_: u16,
+    pub(crate) size: u16,
+    pub(crate) flags: u32,
+    pub(crate) engine_id: u64,
+    pub(crate) seq: u64,
+    pub(crate) time_ns: u64,
+    pub(crate) pid: i32,
+    pub(crate) tid: i32,
+}
+
+/// Bytes of a record after its header.
+pub(crate) const PAYLOAD: usize = REC_SIZE - size_of::<RecHeader>();
+
+/// `struct utrace_record`: the header and the payload as bytes, written
+/// with the `put_*` helpers at the payload struct's offsets.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct Record {
+    pub(crate) h: RecHeader,
+    pub(crate) payload: [u8; PAYLOAD],
+}
+
+impl Record {
+    /// A record of `type_` with everything else zero.
+    pub(crate) fn new(type_: u16) -> Record {
+        Record {
+            h: RecHeader {
+                type_,
+                size: REC_SIZE as u16,
+                ..RecHeader::default()
+            },
+            payload: [0; PAYLOAD],
+        }
+    }
+
+    /// Writes `v` at payload offset `off` (cut at the end of the record).
+    pub(crate) fn put(&mut self, off: usize, v: &[u8]) {
+        let end = off.saturating_add(v.len()).min(PAYLOAD);
+        if off < end {
+            self.payload[off..end].copy_from_slice(&v[..end - off]);
+        }
+    }
+
+    pub(crate) fn put_u64(&mut self, off: usize, v: u64) {
+        self.put(off, &v.to_ne_bytes());
+    }
+
+    pub(crate) fn put_u32(&mut self, off: usize, v: u32) {
+        self.put(off, &v.to_ne_bytes());
+    }
+
+    /// The record's bytes as user space reads them.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        let p = (self as *const Record).cast::<u8>();
+        // SAFETY: `Record` is `repr(C)` with no padding (the size assertion
+        // below: 40 bytes of header fields, then bytes), so all its
+        // `REC_SIZE` bytes are initialised.
+        unsafe { core::slice::from_raw_parts(p, REC_SIZE) }
+    }
+}
+
+/// The ioctl arguments: `repr(C)` structs of integers only, no padding
+/// (their sizes below equal the sum of their fields), so any bytes are a
+/// valid value and every byte of a value is initialised.
+///
+/// # Safety
+///
+/// Only for such types.
+pub(crate) unsafe trait Plain: Copy + Default {
+    /// The size of the first published version (`..._SIZE_VER0`).
+    const SIZE_VER0: usize;
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: By the trait's safety requirements every byte is
+        // initialised.
+        unsafe {
+            core::slice::from_raw_parts((self as *const Self).cast::<u8>(), size_of::<Self>())
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: By the trait's safety requirements any bytes are valid.
+        unsafe {
+            core::slice::from_raw_parts_mut((self as *mut Self).cast::<u8>(), size_of::<Self>())
+        }
+    }
+}
+
+macro_rules! plain {
+    ($name:ident, $size:expr, { $($f:ident: $t:ty),* $(,)? }) => {
+        #[repr(C)]
+        #[derive(Clone, Copy, Default)]
+        pub(crate) struct $name { $(pub(crate) $f: $t),* }
+        // SAFETY: `repr(C)`, integers only; the assertion proves no padding.
+        unsafe impl Plain for $name {
+            const SIZE_VER0: usize = $size;
+        }
+        const _: () = assert!(size_of::<$name>() == $size);
+        const _: () = assert!(0 $(+ size_of::<$t>())* == $size);
+    };
+}
+
+plain!(Info, 48, {
+    size: u32, version: u32, record_size: u32, reserved0: u32,
+    events: u64, attach_flags: u64, buffer_bytes: u64, buffer_max: u64,
+});
+plain!(Config, 32, { size: u32, flags: u32, buffer_bytes: u64, reserved: [u64; 2] });
+plain!(Attach, 48, {
+    size: u32, flags: u32, pid: i32, pidfd: i32, events: u64, engine_id: u64,
+    reserved: [u64; 2],
+});
+plain!(Detach, 24, { size: u32, flags: u32, engine_id: u64, reserved: u64 });
+plain!(ControlArg, 40, {
+    size: u32, action: u32, engine_id: u64, tid: i32, flags: u32, events: u64, reserved: u64,
+});
+
+// Offsets the payload writers use (`struct utrace_rec_*` of the header).
+pub(crate) const LOST_COUNT: usize = 0;
+pub(crate) const LOST_FIRST_SEQ: usize = 8;
+pub(crate) const ATTACHED_PARENT_TID: usize = 0;
+pub(crate) const DETACHED_REASON: usize = 0;
+pub(crate) const QUIESCE_EVENT: usize = 0;
+pub(crate) const CLONE_FLAGS: usize = 0;
+pub(crate) const CLONE_CHILD_PID: usize = 8;
+pub(crate) const CLONE_CHILD_TID: usize = 12;
+pub(crate) const CLONE_CHILD_ENGINE: usize = 16;
+pub(crate) const EXEC_OLD_TID: usize = 0;
+pub(crate) const EXEC_FILENAME_LEN: usize = 4;
+pub(crate) const EXEC_FILENAME: usize = 8;
+pub(crate) const EXIT_CODE: usize = 0;
+pub(crate) const DEATH_EXIT_CODE: usize = 0;
+pub(crate) const DEATH_GROUP_DEAD: usize = 4;
+pub(crate) const SIGNAL_SIGNO: usize = 0;
+pub(crate) const SIGNAL_DISPOSITION: usize = 4;
+pub(crate) const SIGNAL_SIGINFO: usize = 8;
+pub(crate) const SYSCALL_NR: usize = 0;
+pub(crate) const SYSCALL_ABI: usize = 4;
+pub(crate) const SYSCALL_ARGS: usize = 8;
+pub(crate) const SYSCALL_RET: usize = 56;
+pub(crate) const JCTL_STOP: usize = 0;
+pub(crate) const JCTL_SIGNO: usize = 4;
+pub(crate) const JCTL_NOTIFY: usize = 8;
+
+const _: () = assert!(size_of::<RecHeader>() == 40);
+const _: () = assert!(size_of::<Record>() == REC_SIZE);
+const _: () = assert!(offset_of!(RecHeader, seq) == 16);
+const _: () = assert!(offset_of!(RecHeader, tid) == 36);
+const _: () = assert!(EXEC_FILENAME + REC_PATH_MAX == 200);
+const _: () = assert!(SIGNAL_SIGINFO + SIGINFO_SIZE == 136);
+const _: () = assert!(SYSCALL_RET + 8 == 64);

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Character devices for engine modules (include/utrace_rs_device.h): a misc
+ * device whose file operations call the module's Rust code, and the few
+ * kernel facts a session device needs that are static inlines, RCU or
+ * unexported on 6.12: the ptrace check through /proc/<tid>/mem, pidfds, pid
+ * namespaces, thread lists, dumpability.
+ */
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/namei.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/poll.h>
+#include <linux/proc_fs.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <utrace_rs_device.h>
+
+struct utrace_chrdev {
+	struct miscdevice misc;
+	struct file_operations fops;
+	const struct utrace_chrdev_ops *ops;
+	void *data;
+	char name[32];
+};
+
+/* One open file. */
+struct utrace_chrdev_file {
+	/* The open file holds one; so does each handle the session keeps. */
+	refcount_t ref;
+	wait_queue_head_t wq;
+	const struct utrace_chrdev_ops *ops;
+	void *session;
+	/* The opener's pid: its namespace is the one records are written for. */
+	struct pid *opener;
+};
+
+static struct utrace_chrdev *chrdev_of(struct file *file)
+{
+	/* misc_open() leaves the miscdevice in private_data until open replaces it. */
+	return container_of(file->private_data, struct utrace_chrdev, misc);
+}
+
+void utrace_chrdev_file_get(struct utrace_chrdev_file *f)
+{
+	refcount_inc(&f->ref);
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_file_get);
+
+void utrace_chrdev_file_put(struct utrace_chrdev_file *f)
+{
+	if (refcount_dec_and_test(&f->ref)) {
+		put_pid(f->opener);
+		kfree(f);
+	}
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_file_put);
+
+static int chrdev_open(struct inode *inode, struct file *file)
+{
+	struct utrace_chrdev *dev = chrdev_of(file);
+	struct utrace_chrdev_file *f;
+	int ret;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	refcount_set(&f->ref, 1);
+	init_waitqueue_head(&f->wq);
+	f->ops = dev->ops;
+	f->opener = get_pid(task_pid(current));
+	ret = dev->ops->open(dev->data, f, &f->session);
+	if (ret) {
+		put_pid(f->opener);
+		kfree(f);
+		return ret;
+	}
+	file->private_data = f;
+	return nonseekable_open(inode, file);
+}
+
+static int chrdev_release(struct inode *inode, struct file *file)
+{
+	struct utrace_chrdev_file *f = file->private_data;
+
+	f->ops->release(f->session);
+	utrace_chrdev_file_put(f);
+	return 0;
+}
+
+static ssize_t chrdev_read(struct file *file, char __user *buf, size_t len, loff_t *pos)
+{
+	struct utrace_chrdev_file *f = file->private_data;
+	ssize_t ret;
+
+	for (;;) {
+		ret = f->ops->read(f->session, (u64)(unsigned long)buf, len);
+		if (ret != -EAGAIN || (file->f_flags & O_NONBLOCK))
+			return ret;
+		if (wait_event_interruptible(f->wq, f->ops->ready(f->session)))
+			return -ERESTARTSYS;
+	}
+}
+
+static __poll_t chrdev_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct utrace_chrdev_file *f = file->private_data;
+
+	poll_wait(file, &f->wq, pt);
+	return f->ops->ready(f->session) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static long chrdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct utrace_chrdev_file *f = file->private_data;
+
+	return f->ops->ioctl(f->session, cmd, (u64)arg);
+}
+
+#ifdef CONFIG_COMPAT
+static long chrdev_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct utrace_chrdev_file *f = file->private_data;
+
+	/* The ABI has the same layout for 32-bit callers; pointers are __u64. */
+	return f->ops->ioctl(f->session, cmd, (u64)(unsigned long)compat_ptr(arg));
+}
+#endif
+
+struct utrace_chrdev *utrace_chrdev_create(const char *name, umode_t mode, struct module *owner,
+					   const struct utrace_chrdev_ops *ops, void *data)
+{
+	struct utrace_chrdev *dev;
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	strscpy(dev->name, name, sizeof(dev->name));
+	dev->ops = ops;
+	dev->data = data;
+	/* The files pin the module whose code they call. */
+	dev->fops.owner = owner;
+	dev->fops.open = chrdev_open;
+	dev->fops.release = chrdev_release;
+	dev->fops.read = chrdev_read;
+	dev->fops.poll = chrdev_poll;
+	dev->fops.unlocked_ioctl = chrdev_ioctl;
+#ifdef CONFIG_COMPAT
+	dev->fops.compat_ioctl = chrdev_compat_ioctl;
+#endif
+	dev->misc.minor = MISC_DYNAMIC_MINOR;
+	dev->misc.name = dev->name;
+	dev->misc.fops = &dev->fops;
+	dev->misc.mode = mode;
+	ret = misc_register(&dev->misc);
+	if (ret) {
+		kfree(dev);
+		return ERR_PTR(ret);
+	}
+	return dev;
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_create);
+
+void utrace_chrdev_destroy(struct utrace_chrdev *dev)
+{
+	/* No file is open: each pins the owner module, which is unloading. */
+	misc_deregister(&dev->misc);
+	kfree(dev);
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_destroy);
+
+void utrace_chrdev_wake(struct utrace_chrdev_file *file)
+{
+	wake_up_interruptible(&file->wq);
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_wake);
+
+void utrace_chrdev_ids(struct utrace_chrdev_file *file, struct task_struct *task, int *tgid,
+		       int *tid)
+{
+	struct pid_namespace *ns = ns_of_pid(file->opener);
+
+	*tgid = task_tgid_nr_ns(task, ns);
+	*tid = task_pid_nr_ns(task, ns);
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_ids);
+
+int utrace_copy_struct_in(void *dst, size_t ksize, u64 src, size_t usize)
+{
+	return copy_struct_from_user(dst, ksize, u64_to_user_ptr(src), usize);
+}
+EXPORT_SYMBOL_GPL(utrace_copy_struct_in);
+
+int utrace_copy_out(u64 dst, const void *src, size_t len)
+{
+	return copy_to_user(u64_to_user_ptr(dst), src, len) ? -EFAULT : 0;
+}
+EXPORT_SYMBOL_GPL(utrace_copy_out);
+
+int utrace_may_ptrace(struct task_struct *task)
+{
+	struct mm_struct *mm;
+	struct path proc;
+	struct file *mem;
+	char name[48];
+	pid_t nr;
+	int ret;
+
+	/* ptrace refuses kernel threads with EPERM. */
+	if (task->flags & PF_KTHREAD)
+		return -EPERM;
+	mm = get_task_mm(task);
+	if (!mm)
+		return -ESRCH;
+	/* The procfs the caller sees at /proc, and the number it gives @task. */
+	ret = kern_path("/proc", LOOKUP_FOLLOW, &proc);
+	if (ret) {
+		ret = -ENOENT;
+		goto out_mm;
+	}
+	if (proc.dentry->d_sb->s_magic != PROC_SUPER_MAGIC) {
+		ret = -ENOENT;
+		goto out_path;
+	}
+	nr = task_pid_nr_ns(task, proc_pid_ns(proc.dentry->d_sb));
+	if (!nr) {
+		ret = -ENOENT;
+		goto out_path;
+	}
+	snprintf(name, sizeof(name), "/proc/%d/mem", nr);
+	/* With the caller's credentials: mm_access(ATTACH | FSCREDS). */
+	mem = filp_open(name, O_RDONLY | O_NOFOLLOW, 0);
+	if (IS_ERR(mem)) {
+		ret = PTR_ERR(mem);
+		/* ptrace(PTRACE_ATTACH) says EPERM where mem_open says EACCES. */
+		if (ret == -EACCES)
+			ret = -EPERM;
+		goto out_path;
+	}
+	/*
+	 * The file checked the mm it holds: the same as @task's, or the
+	 * number now names another task (ours exited meanwhile).
+	 */
+	ret = mem->private_data == mm ? 0 : -ESRCH;
+	filp_close(mem, NULL);
+out_path:
+	path_put(&proc);
+out_mm:
+	mmput(mm);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(utrace_may_ptrace);
+
+struct task_struct *utrace_pidfd_task(int fd)
+{
+	struct task_struct *task;
+	struct file *file;
+	struct pid *pid;
+
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	/* pidfs (since 6.9): the inode of a pidfd carries its struct pid. */
+	if (file_inode(file)->i_sb->s_magic != PID_FS_MAGIC) {
+		fput(file);
+		return ERR_PTR(-EBADF);
+	}
+	pid = file_inode(file)->i_private;
+	task = get_pid_task(pid, PIDTYPE_PID);
+	fput(file);
+	return task ? task : ERR_PTR(-ESRCH);
+}
+EXPORT_SYMBOL_GPL(utrace_pidfd_task);
+
+struct task_struct *utrace_ns_task(int nr)
+{
+	struct task_struct *task;
+	struct pid *pid;
+
+	if (nr <= 0)
+		return NULL;
+	pid = find_get_pid(nr);
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	return task;
+}
+EXPORT_SYMBOL_GPL(utrace_ns_task);
+
+int utrace_process_threads(struct task_struct *task, struct task_struct **out, int max)
+{
+	struct task_struct *t;
+	int n = 0;
+
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		if (n < max) {
+			get_task_struct(t);
+			out[n] = t;
+		}
+		n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+EXPORT_SYMBOL_GPL(utrace_process_threads);
+
+bool utrace_task_dumpable(struct task_struct *task)
+{
+	struct mm_struct *mm = get_task_mm(task);
+	bool ret;
+
+	if (!mm)
+		return false;
+	ret = get_dumpable(mm) == SUID_DUMP_USER;
+	mmput(mm);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(utrace_task_dumpable);
+
+bool utrace_caller_sys_admin(void)
+{
+	return capable(CAP_SYS_ADMIN);
+}
+EXPORT_SYMBOL_GPL(utrace_caller_sys_admin);
+
+u32 utrace_caller_uid(void)
+{
+	return from_kuid_munged(&init_user_ns, current_uid());
+}
+EXPORT_SYMBOL_GPL(utrace_caller_uid);

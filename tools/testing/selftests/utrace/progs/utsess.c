@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utsess: exercises /dev/utrace sessions (utrace_dev.ko) for the selftests.
+ *
+ *   utsess child           trace a child of ours: its getppid() calls in
+ *                          order, its exit code, from the first record on
+ *   utsess self            a thread engine on ourselves: our own getppid()s
+ *   utsess attach PID      try to attach to PID: prints "ok" or the errno name
+ *   utsess two N           two sessions on one child doing N getppid()s:
+ *                          each sees all N once, in order
+ *   utsess hold PID        attach, STOP PID, print "stopped" once it is,
+ *                          then sleep (for the kill test)
+ *   utsess lost            a small buffer overrun: a LOST record counts
+ *                          exactly the records dropped
+ *   utsess suid PATH       a child of ours execs the setuid program PATH
+ *                          ("PATH euid"): the engine detaches before it
+ *                          runs (DETACHED, PRIVILEGED), no EXEC record
+ *   utsess euid            print our effective uid
+ *   utsess nodump          make ourselves non-dumpable, print "ready", sleep
+ *   utsess bad             every bad input gets its errno
+ *   utsess fuzz N SEED     N random ioctls: every one returns an errno or 0
+ *
+ * Prints "FAIL: ..." and exits 1 when a check fails.
+ */
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <utrace_rs.h>
+#include "progs.h"
+
+static int fails;
+#define CHECK(cond, ...)                                                 \
+	do {                                                             \
+		if (!(cond)) {                                           \
+			printf("FAIL: " __VA_ARGS__);                    \
+			printf("\n");                                    \
+			fails++;                                         \
+		}                                                        \
+	} while (0)
+
+/* The errno's name, as the tests expect it. */
+static const char *errname(int e)
+{
+	static const struct {
+		int e;
+		const char *name;
+	} names[] = {
+		{ EPERM, "EPERM" },   { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" },
+		{ EBADF, "EBADF" },   { EAGAIN, "EAGAIN" }, { EACCES, "EACCES" },
+		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },   { EEXIST, "EEXIST" },
+		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ENOTTY, "ENOTTY" },
+		{ E2BIG, "E2BIG" },   { EMFILE, "EMFILE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	return "E?";
+}
+
+static int sess_open(void)
+{
+	int fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die(UTRACE_DEV_PATH);
+	return fd;
+}
+
+/* Attaches; returns the engine id, or -errno. */
+static long long sess_attach(int fd, pid_t pid, __u32 flags, __u64 events)
+{
+	struct utrace_attach a = { .size = sizeof(a), .flags = flags, .pid = pid,
+				   .events = events };
+
+	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
+		return -errno;
+	return (long long)a.engine_id;
+}
+
+static int sess_control(int fd, __u64 id, __u32 action, pid_t tid)
+{
+	struct utrace_control c = { .size = sizeof(c), .action = action, .engine_id = id,
+				    .tid = tid };
+
+	return ioctl(fd, UTRACE_IOC_CONTROL, &c) ? -errno : 0;
+}
+
+/* Reads one record (blocking), checks its header. */
+static void next_record(int fd, struct utrace_record *r)
+{
+	ssize_t n = read(fd, r, sizeof(*r));
+
+	if (n != (ssize_t)sizeof(*r))
+		die("read record");
+	if (r->h.size != UTRACE_REC_SIZE) {
+		printf("FAIL: record size %u\n", r->h.size);
+		exit(1);
+	}
+}
+
+/* A child waiting on a pipe, then doing @n getppid()s and exiting with 7. */
+static pid_t gated_child(int n, int *gate)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		for (int i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		_exit(7);
+	}
+	close(p[0]);
+	*gate = p[1];
+	return pid;
+}
+
+/*
+ * Reads records of @fd until the DEATH of @pid's last thread; counts the
+ * getppid entries and checks seq order. Returns the getppid count.
+ */
+static int follow_to_death(int fd, pid_t pid, __u64 id, int *exit_code)
+{
+	struct utrace_record r;
+	__u64 last_seq = 0;
+	int getppids = 0;
+
+	for (;;) {
+		next_record(fd, &r);
+		CHECK(r.h.seq == last_seq + 1 || last_seq == 0, "seq %llu after %llu",
+		      (unsigned long long)r.h.seq, (unsigned long long)last_seq);
+		last_seq = r.h.seq;
+		CHECK(r.h.type != UTRACE_REC_LOST, "LOST record with a big buffer");
+		if (r.h.type == UTRACE_REC_DETACHED)
+			continue;
+		CHECK(r.h.engine_id == id, "engine id %llu, want %llu",
+		      (unsigned long long)r.h.engine_id, (unsigned long long)id);
+		CHECK(r.h.pid == pid, "pid %d, want %d", r.h.pid, pid);
+		if (r.h.type == UTRACE_REC_SYSCALL_ENTRY && r.syscall.nr == SYS_getppid) {
+			CHECK(r.syscall.abi == UTRACE_ABI_X86_64, "abi %u", r.syscall.abi);
+			getppids++;
+		}
+		if (r.h.type == UTRACE_REC_DEATH && r.death.group_dead) {
+			*exit_code = r.death.exit_code;
+			return getppids;
+		}
+	}
+}
+
+static int cmd_child(void)
+{
+	int fd = sess_open(), gate, status, code = -1;
+	pid_t pid = gated_child(5, &gate);
+	long long id = sess_attach(fd, pid, 0,
+				   UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_EXIT | UTRACE_EV_DEATH);
+
+	if (id <= 0) {
+		printf("FAIL: attach to our child %d: %s\n", pid, strerror((int)-id));
+		return 1;
+	}
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	CHECK(follow_to_death(fd, pid, id, &code) == 5, "getppid entries not 5");
+	CHECK(code == 7 << 8, "exit code %#x, want 0x700", code);
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7, "child status %#x", status);
+	printf("child: 5 getppid entries, exit 7 seen as uid %d\n", getuid());
+	return fails ? 1 : 0;
+}
+
+static int cmd_self(void)
+{
+	int fd = sess_open(), seen = 0;
+	struct utrace_detach d = { .size = sizeof(d) };
+	struct utrace_record r;
+	long long id = sess_attach(fd, syscall(SYS_gettid), UTRACE_ATTACH_F_THREAD,
+				   UTRACE_EV_SYSCALL_ENTRY);
+
+	if (id <= 0) {
+		printf("FAIL: attach to ourselves: %s\n", strerror((int)-id));
+		return 1;
+	}
+	for (int i = 0; i < 3; i++)
+		syscall(SYS_getppid);
+	d.engine_id = id;
+	CHECK(ioctl(fd, UTRACE_IOC_DETACH, &d) == 0, "detach: %s", strerror(errno));
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (read(fd, &r, sizeof(r)) == sizeof(r))
+		if (r.h.type == UTRACE_REC_SYSCALL_ENTRY && r.syscall.nr == SYS_getppid)
+			seen++;
+	CHECK(errno == EAGAIN, "read at the end: %s", strerror(errno));
+	CHECK(seen == 3, "saw %d of our 3 getppid()", seen);
+	printf("self: %d getppid entries of our own\n", seen);
+	return fails ? 1 : 0;
+}
+
+static int cmd_attach(pid_t pid)
+{
+	int fd = sess_open();
+	long long id = sess_attach(fd, pid, 0, UTRACE_EV_EXIT);
+
+	if (id > 0)
+		printf("ok\n");
+	else
+		printf("%s\n", errname((int)-id));
+	return 0;
+}
+
+static int cmd_two(int n)
+{
+	int fd1 = sess_open(), fd2 = sess_open(), gate, status, c1 = -1, c2 = -1;
+	pid_t pid = gated_child(n, &gate);
+	long long id1 = sess_attach(fd1, pid, 0, UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	long long id2 = sess_attach(fd2, pid, 0, UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 1 << 20 };
+	int g1, g2;
+
+	CHECK(id1 > 0 && id2 > 0, "attach: %lld %lld", id1, id2);
+	/* The buffer is fixed once an engine is attached. */
+	CHECK(ioctl(fd1, UTRACE_IOC_CONFIG, &cfg) < 0 && errno == EBUSY, "config after attach");
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	/* Each reader in turn; the buffers (64 KiB = 256 records) hold all. */
+	g1 = follow_to_death(fd1, pid, id1, &c1);
+	g2 = follow_to_death(fd2, pid, id2, &c2);
+	CHECK(g1 == n && g2 == n, "getppid entries %d and %d, want %d each", g1, g2, n);
+	waitpid(pid, &status, 0);
+	printf("two: each session saw %d getppid entries in order\n", g1);
+	return fails ? 1 : 0;
+}
+
+static int cmd_suid(const char *path)
+{
+	int fd = sess_open(), p[2], status, detached = 0, execs = 0, after = 0;
+	struct utrace_record r;
+	long long id;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1)
+			execl(path, path, "euid", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	id = sess_attach(fd, pid, 0, UTRACE_EV_EXEC | UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach child: %s", strerror((int)-id));
+	if (write(p[1], "g", 1) != 1)
+		die("gate");
+	waitpid(pid, &status, 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (read(fd, &r, sizeof(r)) == sizeof(r)) {
+		if (r.h.type == UTRACE_REC_EXEC)
+			execs++;
+		else if (r.h.type == UTRACE_REC_DETACHED)
+			detached = r.detached.reason;
+		else if (detached)
+			after++;
+	}
+	CHECK(detached == UTRACE_DETACH_PRIVILEGED, "detach reason %d, want PRIVILEGED",
+	      detached);
+	CHECK(execs == 0, "%d EXEC records of the privileged program", execs);
+	CHECK(after == 0, "%d records after the detach", after);
+	printf("suid: detached before the setuid program ran, no record of it\n");
+	return fails ? 1 : 0;
+}
+
+static int cmd_hold(pid_t pid)
+{
+	int fd = sess_open();
+	long long id = sess_attach(fd, pid, 0, 0);
+	struct utrace_record r;
+
+	if (id <= 0) {
+		printf("FAIL: attach %d: %s\n", pid, strerror((int)-id));
+		return 1;
+	}
+	if (sess_control(fd, id, UTRACE_CTL_STOP, 0))
+		die("stop");
+	do
+		next_record(fd, &r);
+	while (!(r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)));
+	printf("stopped\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+static int cmd_lost(void)
+{
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 4096 };
+	int fd = sess_open(), gate, status, code, got = 0;
+	struct utrace_record r;
+	__u64 lost = 0, last = 0;
+	pid_t pid;
+	long long id;
+
+	CHECK(ioctl(fd, UTRACE_IOC_CONFIG, &cfg) == 0, "config 4096: %s", strerror(errno));
+	pid = gated_child(100, &gate);
+	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach");
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	waitpid(pid, &status, 0);
+	/* 16 records fit; the rest was dropped and counted. */
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (read(fd, &r, sizeof(r)) == sizeof(r)) {
+		/* A LOST record takes the seq after the gap it reports. */
+		__u64 first = r.h.type == UTRACE_REC_LOST ? r.lost.first_seq : r.h.seq;
+
+		CHECK(first == last + 1, "seq %llu after %llu", (unsigned long long)first,
+		      (unsigned long long)last);
+		last = r.h.seq;
+		if (r.h.type == UTRACE_REC_LOST) {
+			CHECK(r.lost.first_seq + r.lost.count == r.h.seq,
+			      "LOST first %llu count %llu at seq %llu",
+			      (unsigned long long)r.lost.first_seq,
+			      (unsigned long long)r.lost.count, (unsigned long long)r.h.seq);
+			lost += r.lost.count;
+		} else {
+			got++;
+		}
+	}
+	(void)code;
+	CHECK(lost > 0, "nothing lost with a 16-record buffer");
+	CHECK(got + lost + 1 == last, "%d records + %llu lost + LOST != last seq %llu", got,
+	      (unsigned long long)lost, (unsigned long long)last);
+	printf("lost: %d records read, %llu lost, seqs without a gap\n", got,
+	       (unsigned long long)lost);
+	return fails ? 1 : 0;
+}
+
+/* ioctl @cmd with @arg must fail with @err. */
+static void expect_err(int fd, unsigned long cmd, void *arg, int err, const char *what)
+{
+	int ret = ioctl(fd, cmd, arg);
+
+	CHECK(ret < 0 && errno == err, "%s: got %d (%s), want %s", what, ret,
+	      ret < 0 ? errname(errno) : "-", errname(err));
+	if (ret < 0 && errno == err)
+		printf("ok: %s: %s\n", what, errname(err));
+}
+
+static int cmd_bad(void)
+{
+	int fd = sess_open(), gate;
+	struct utrace_attach a = { .size = sizeof(a), .pid = getpid(),
+				   .events = UTRACE_EV_EXIT };
+	struct {
+		struct utrace_attach a;
+		__u64 tail;
+	} big = { .a = a, .tail = 1 };
+	struct utrace_detach d = { .size = sizeof(d), .engine_id = 999 };
+	struct utrace_control c = { .size = sizeof(c), .action = 99, .engine_id = 1 };
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 100 };
+	struct utrace_info info = { .size = sizeof(info) };
+	struct utrace_decide dec = { .size = sizeof(dec) };
+	char small[16];
+	pid_t child;
+	long long id;
+
+	CHECK(ioctl(fd, UTRACE_IOC_INFO, &info) == 0, "info: %s", strerror(errno));
+	CHECK(info.version == UTRACE_UAPI_VERSION && info.record_size == UTRACE_REC_SIZE,
+	      "info version %u record %u", info.version, info.record_size);
+	a.size = 8;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, EINVAL, "attach size 8");
+	a.size = 1 << 20;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, EINVAL, "attach size 1 MiB");
+	big.a.size = sizeof(big);
+	expect_err(fd, UTRACE_IOC_ATTACH, &big, E2BIG, "attach longer struct, non-zero tail");
+	a.size = sizeof(a);
+	a.flags = 1U << 31;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, EINVAL, "attach unknown flag");
+	a.flags = 0;
+	a.events = 1ULL << 40;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, EINVAL, "attach unknown event");
+	a.events = UTRACE_EV_EXIT;
+	a.reserved[1] = 1;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, EINVAL, "attach reserved field set");
+	a.reserved[1] = 0;
+	a.pid = 0;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, ESRCH, "attach pid 0");
+	a.pid = 99999;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, ESRCH, "attach pid 99999");
+	a.pid = 0;
+	a.flags = UTRACE_ATTACH_F_PIDFD;
+	a.pidfd = 0;
+	expect_err(fd, UTRACE_IOC_ATTACH, &a, EBADF, "attach pidfd 0 (not a pidfd)");
+	a.flags = 0;
+	a.pidfd = 0;
+	a.pid = 2;
+	if (getuid() != 0)
+		expect_err(fd, UTRACE_IOC_ATTACH, &a, EPERM, "attach kthreadd as a user");
+	else
+		expect_err(fd, UTRACE_IOC_ATTACH, &a, EPERM, "attach kthreadd as root");
+	a.pid = 0;
+	a.flags = UTRACE_ATTACH_F_GLOBAL;
+	a.events = UTRACE_EV_EXEC;
+	if (getuid() != 0)
+		expect_err(fd, UTRACE_IOC_ATTACH, &a, EPERM, "global attach as a user");
+	a.flags = UTRACE_ATTACH_F_GLOBAL;
+	a.events = UTRACE_EV_SYSCALL_ENTRY;
+	if (getuid() == 0)
+		expect_err(fd, UTRACE_IOC_ATTACH, &a, EINVAL, "global attach with syscall events");
+	expect_err(fd, UTRACE_IOC_ATTACH, (void *)16, EFAULT, "attach bad pointer");
+	expect_err(fd, UTRACE_IOC_ATTACH, NULL, EFAULT, "attach NULL");
+	expect_err(fd, UTRACE_IOC_DETACH, &d, ENOENT, "detach unknown engine");
+	d.flags = 4;
+	expect_err(fd, UTRACE_IOC_DETACH, &d, EINVAL, "detach unknown flag");
+	expect_err(fd, UTRACE_IOC_CONTROL, &c, EINVAL, "control unknown action");
+	c.action = UTRACE_CTL_STOP;
+	expect_err(fd, UTRACE_IOC_CONTROL, &c, ENOENT, "control unknown engine");
+	c.tid = -5;
+	expect_err(fd, UTRACE_IOC_CONTROL, &c, EINVAL, "control negative tid");
+	expect_err(fd, UTRACE_IOC_CONFIG, &cfg, EINVAL, "config 100 bytes");
+	cfg.buffer_bytes = 1ULL << 40;
+	expect_err(fd, UTRACE_IOC_CONFIG, &cfg, EINVAL, "config 1 TiB");
+	expect_err(fd, UTRACE_IOC_DECIDE, &dec, EOPNOTSUPP, "decide (not yet)");
+	expect_err(fd, _IOW(UTRACE_IOC_MAGIC, 0x7f, int), &a, ENOTTY, "unknown ioctl number");
+	expect_err(fd, _IOW('x', 0x02, struct utrace_attach), &a, ENOTTY, "other ioctl type");
+	CHECK(read(fd, small, sizeof(small)) < 0 && errno == EINVAL, "read 16 bytes: %s",
+	      strerror(errno));
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	CHECK(read(fd, &info, 0) < 0 && errno == EINVAL, "read 0 bytes");
+	{
+		struct utrace_record r;
+
+		CHECK(read(fd, &r, sizeof(r)) < 0 && errno == EAGAIN, "empty read: %s",
+		      strerror(errno));
+		void *volatile bad = (void *)16;
+
+		CHECK(read(fd, bad, sizeof(r)) < 0, "read to a bad pointer");
+	}
+	/* Two engines of one session on one thread: EEXIST. */
+	child = gated_child(0, &gate);
+	id = sess_attach(fd, child, 0, UTRACE_EV_EXIT);
+	CHECK(id > 0, "attach child: %s", strerror((int)-id));
+	CHECK(sess_attach(fd, child, 0, UTRACE_EV_EXIT) == -EEXIST, "second attach not EEXIST");
+	cfg.buffer_bytes = 8192;
+	expect_err(fd, UTRACE_IOC_CONFIG, &cfg, EBUSY, "config after attach");
+	c = (struct utrace_control){ .size = sizeof(c), .action = UTRACE_CTL_RESUME,
+				     .engine_id = id, .tid = 99999 };
+	expect_err(fd, UTRACE_IOC_CONTROL, &c, ESRCH, "control a tid the engine lacks");
+	close(gate);
+	waitpid(child, NULL, 0);
+	printf("bad: %s\n", fails ? "some checks failed" : "every bad input refused");
+	return fails ? 1 : 0;
+}
+
+static __u64 rnd_state;
+static __u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static int cmd_fuzz(long n, __u64 seed)
+{
+	static const int pids[] = { 0, -1, 1, 2, 99999, 0x7fffffff, (int)0x80000000 };
+	unsigned char buf[512];
+	int fd = sess_open(), ok = 0, errs = 0;
+
+	rnd_state = seed | 1;
+	for (long i = 0; i < n; i++) {
+		unsigned int nr = rnd() % 12, dir = rnd() % 4, size = rnd() % 300;
+		unsigned long cmd;
+		void *arg = buf;
+		int ret;
+
+		for (size_t j = 0; j < sizeof(buf); j++)
+			buf[j] = rnd() % 3 ? 0 : rnd();
+		/* A plausible size field most of the time. */
+		if (rnd() % 4)
+			*(__u32 *)buf = rnd() % 2 ? size : 48;
+		/* Attaches only to pids that are not ours (no self-stop). */
+		if (nr == 2) {
+			((struct utrace_attach *)buf)->pid = pids[rnd() % 7];
+			((struct utrace_attach *)buf)->flags &= ~UTRACE_ATTACH_F_PIDFD;
+		}
+		switch (rnd() % 8) {
+		case 0:
+			arg = NULL;
+			break;
+		case 1:
+			arg = (void *)(rnd() & 0xffffffffffffULL);
+			break;
+		case 2:
+			arg = buf + sizeof(buf) - 4;
+			break;
+		}
+		cmd = _IOC(dir, rnd() % 16 ? UTRACE_IOC_MAGIC : rnd() % 256, nr, size);
+		ret = ioctl(fd, cmd, arg);
+		if (ret == 0) {
+			ok++;
+		} else if (errno == EINVAL || errno == EFAULT || errno == E2BIG ||
+			   errno == ENOTTY || errno == ESRCH || errno == ENOENT ||
+			   errno == EPERM || errno == EOPNOTSUPP || errno == EBUSY ||
+			   errno == EEXIST || errno == ENOSPC) {
+			errs++;
+		} else {
+			printf("FAIL: ioctl %#lx: unexpected %s\n", cmd, errname(errno));
+			fails++;
+		}
+		/* A successful attach or config is undone by a new session. */
+		if (ret == 0 && (i % 64) == 0) {
+			close(fd);
+			fd = sess_open();
+		}
+	}
+	printf("fuzz: %ld calls, %d succeeded, %d refused with an expected errno\n", n, ok,
+	       errs);
+	return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "child"))
+		return cmd_child();
+	if (!strcmp(argv[1], "self"))
+		return cmd_self();
+	if (!strcmp(argv[1], "attach") && argc > 2)
+		return cmd_attach(atoi(argv[2]));
+	if (!strcmp(argv[1], "two") && argc > 2)
+		return cmd_two(atoi(argv[2]));
+	if (!strcmp(argv[1], "hold") && argc > 2)
+		return cmd_hold(atoi(argv[2]));
+	if (!strcmp(argv[1], "lost"))
+		return cmd_lost();
+	if (!strcmp(argv[1], "suid") && argc > 2)
+		return cmd_suid(argv[2]);
+	if (!strcmp(argv[1], "euid")) {
+		printf("euid %d\n", geteuid());
+		return 0;
+	}
+	if (!strcmp(argv[1], "nodump")) {
+		if (prctl(PR_SET_DUMPABLE, 0))
+			die("PR_SET_DUMPABLE");
+		printf("ready\n");
+		for (;;)
+			pause();
+	}
+	if (!strcmp(argv[1], "bad"))
+		return cmd_bad();
+	if (!strcmp(argv[1], "fuzz") && argc > 3)
+		return cmd_fuzz(atol(argv[2]), strtoull(argv[3], NULL, 0));
+	return 2;
+}

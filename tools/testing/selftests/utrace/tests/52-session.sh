@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# /dev/utrace sessions (utrace_dev.ko, Documentation/utrace-rs/sessions.rst):
+# an unprivileged user traces a child and itself; the kernel's ptrace check
+# refuses another user's process, a non-dumpable one and kernel threads
+# (Yama where the kernel has it); two sessions on one process each see every
+# event once and in order; a full buffer counts its losses; a session killed
+# while it holds a process stopped lets it run on and the module unloads;
+# every bad ioctl gets its errno, also under a few thousand random calls.
+# shellcheck source=../lib.sh
+. /utrace/selftests/lib.sh
+NOBODY=65534
+load utrace_rs
+load utrace_dev
+trap 'kill $victim $nodump $target $holder 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
+[ -c /dev/utrace ] || fail "no /dev/utrace after loading utrace_dev"
+expect_eq "mode of /dev/utrace" "$(stat -c %a /dev/utrace)" 666
+
+# --- an unprivileged user traces its own processes
+out=$(runas $NOBODY /utrace/bin/utsess child) || fail "child: $out"
+echo "$out"
+out=$(runas $NOBODY /utrace/bin/utsess self) || fail "self: $out"
+echo "$out"
+
+# the example of sessions.rst, as a user
+out=$(runas $NOBODY /utrace/bin/sess_example /bin/echo hi) || fail "sess_example: $out"
+echo "$out" | grep -q "exec /bin/echo" || fail "sess_example shows no exec: $out"
+echo "$out" | grep -q "syscall 1(0x1, ...) = 3" || fail "sess_example shows no write(1, \"hi\\n\", 3): $out"
+echo "$out" | grep -q "exited with 0" || fail "sess_example shows no exit: $out"
+echo "ok: sess_example /bin/echo hi shows its exec, write(1, ...) = 3 and exit 0"
+
+# --- the kernel's ptrace check decides
+sleep 1000 &
+victim=$!
+mark
+expect_eq "nobody attaches to root's process" "$(runas $NOBODY /utrace/bin/utsess attach $victim)" EPERM
+dmesg_has "attach to tid $victim refused" || fail "no log line says why the attach was refused"
+echo "   says: $(dmesg_since_mark | grep 'refused' | tail -n 1 | sed 's/^\[[^]]*\] //')"
+runas $NOBODY /utrace/bin/utsess nodump >/tmp/t52.nodump &
+nodump=$!
+wait_until 10 "grep -q ready /tmp/t52.nodump"
+expect_eq "nobody attaches to its own non-dumpable process" "$(runas $NOBODY /utrace/bin/utsess attach $nodump)" EPERM
+expect_eq "root attaches to nobody's non-dumpable process" "$(/utrace/bin/utsess attach $nodump)" ok
+expect_eq "nobody attaches to kthreadd" "$(runas $NOBODY /utrace/bin/utsess attach 2)" EPERM
+if [ -e /proc/sys/kernel/yama/ptrace_scope ]; then
+	scope=$(cat /proc/sys/kernel/yama/ptrace_scope)
+	runas $NOBODY /bin/sleep 1000 &
+	peer=$!
+	echo 1 >/proc/sys/kernel/yama/ptrace_scope
+	expect_eq "Yama 1: nobody attaches to its non-descendant" "$(runas $NOBODY /utrace/bin/utsess attach $peer)" EPERM
+	expect_eq "Yama 1: root attaches" "$(/utrace/bin/utsess attach $peer)" ok
+	# Scope 2: only CAP_SYS_PTRACE attaches (scope 3, no attach at all, is
+	# sticky until reboot and would break the later ptrace tests).
+	echo 2 >/proc/sys/kernel/yama/ptrace_scope
+	expect_eq "Yama 2: nobody attaches to its own child" "$(runas $NOBODY /utrace/bin/utsess child | grep -c 'FAIL: attach')" 1
+	expect_eq "Yama 2: root attaches" "$(/utrace/bin/utsess attach $peer)" ok
+	echo "$scope" >/proc/sys/kernel/yama/ptrace_scope
+	kill $peer
+else
+	echo "no Yama in this kernel: the Yama checks run on make check-distro"
+fi
+
+# --- an exec that makes the process privileged ends the session's watch
+cp /utrace/bin/utsess /tmp/t52-suid
+chmod 4755 /tmp/t52-suid
+out=$(runas $NOBODY /utrace/bin/utsess suid /tmp/t52-suid) || fail "suid: $out"
+echo "$out"
+expect_eq "the setuid program ran privileged" "$(runas $NOBODY /tmp/t52-suid euid)" "euid 0"
+rm -f /tmp/t52-suid
+
+# --- two sessions on one process
+out=$(runas $NOBODY /utrace/bin/utsess two 50) || fail "two: $out"
+echo "$out"
+out=$(runas $NOBODY /utrace/bin/utsess lost) || fail "lost: $out"
+echo "$out"
+
+# --- the holder of a session that stopped a process is killed
+rm -f /tmp/t52.count
+runas $NOBODY /utrace/bin/counter /tmp/t52.count &
+target=$!
+wait_until 10 "[ -s /tmp/t52.count ]"
+runas $NOBODY /utrace/bin/utsess hold $target >/tmp/t52.hold &
+holder=$!
+wait_until 10 "grep -q stopped /tmp/t52.hold"
+wait_until 10 "[ \"\$(state_of $target)\" = I ]"
+c1=$(od -An -tu8 -N8 /tmp/t52.count)
+sleep 0.3
+expect_eq "counter stands while the session holds it" "$(od -An -tu8 -N8 /tmp/t52.count)" "$c1"
+kill -9 $holder
+wait $holder 2>/dev/null
+wait_until 10 "[ \"\$(state_of $target)\" != I ]"
+wait_until 10 "[ \"\$(od -An -tu8 -N8 /tmp/t52.count)\" != \"$c1\" ]"
+echo "ok: the counter runs on after its session's holder was killed"
+kill $target
+wait $target 2>/dev/null
+
+# --- bad input
+out=$(runas $NOBODY /utrace/bin/utsess bad) || fail "bad (nobody): $out"
+echo "$out" | tail -n 3
+out=$(/utrace/bin/utsess bad) || fail "bad (root): $out"
+echo "$out" | tail -n 1
+mark
+out=$(runas $NOBODY /utrace/bin/utsess fuzz 3000 "0x$(date +%s)") || fail "fuzz: $out"
+echo "$out"
+! dmesg_since_mark | grep -Eq "$SPLAT_RE" || fail "kernel splat during the fuzz"
+
+# --- sessions end: the module unloads
+kill $victim $nodump 2>/dev/null
+wait 2>/dev/null
+unload_settled utrace_dev || fail "rmmod utrace_dev after the sessions closed"
+! loaded utrace_dev || fail "utrace_dev still loaded"
+echo "ok: utrace_dev unloaded"
