@@ -9,7 +9,7 @@
 //! detaches every engine: the tasks it stopped run on. Uses only the safe
 //! API. See `Documentation/utrace-rs/sessions.rst`.
 
-use core::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering::Relaxed, Ordering::SeqCst};
 use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::sync::{new_mutex, new_spinlock, Arc, Mutex, SpinLock};
@@ -86,6 +86,34 @@ const ATTACH_FLAGS: u32 = uapi::ATTACH_F_PIDFD
     | uapi::ATTACH_F_FOLLOW
     | uapi::ATTACH_F_GLOBAL;
 const CLONE_THREAD: u64 = 0x0001_0000;
+
+/// Refusal log lines allowed per second: users can trigger them at will.
+const LOG_PER_SECOND: u32 = 20;
+static LOG_WINDOW: AtomicI64 = AtomicI64::new(0);
+static LOG_COUNT: AtomicU32 = AtomicU32::new(0);
+
+/// Whether a refusal may be logged now (at most [`LOG_PER_SECOND`] a
+/// second, for all users together; the rest are counted and said later).
+fn log_allowed() -> bool {
+    let now = utrace::ktime_get_ns() / 1_000_000_000;
+    let window = LOG_WINDOW.load(Relaxed);
+    if now != window && LOG_WINDOW.compare_exchange(window, now, Relaxed, Relaxed).is_ok() {
+        let missed = LOG_COUNT.swap(0, Relaxed).saturating_sub(LOG_PER_SECOND);
+        if missed > 0 {
+            pr_info!("{} more refusals not logged\n", missed);
+        }
+    }
+    LOG_COUNT.fetch_add(1, Relaxed) < LOG_PER_SECOND
+}
+
+/// `pr_info!` for a refusal a user caused, rate-limited.
+macro_rules! refusal {
+    ($($arg:tt)*) => {
+        if log_allowed() {
+            pr_info!($($arg)*);
+        }
+    };
+}
 
 fn eopnotsupp() -> kernel::error::Error {
     device::errno(kernel::bindings::EOPNOTSUPP)
@@ -257,7 +285,7 @@ impl Core {
     fn follow(&self, cx: &Context<'_, Self>, child: &Task, proto: (u64, u64, bool, bool)) -> bool {
         let (engine_id, events, process, follow) = proto;
         if self.state.lock().threads.len() >= param_usize(&TASKS_PER_SESSION) {
-            pr_info!(
+            refusal!(
                 "session: not following tid {}: tasks_per_session={} reached\n",
                 child.pid(),
                 TASKS_PER_SESSION.get()
@@ -372,7 +400,7 @@ impl utrace::Engine for Core {
         if !cx.is_global() && !device::task_dumpable(cx.task()) {
             // A setuid, setgid or file-capability exec: the caller's right
             // to trace was decided for the process before.
-            pr_info!(
+            refusal!(
                 "session: tid {} exec'd a privileged program: detached\n",
                 cx.task().pid()
             );
@@ -592,7 +620,7 @@ impl DeviceHandler for Dev {
             let mut users = this.users.lock();
             let u = users.get(uid)?;
             if u.sessions >= param_usize(&SESSIONS_PER_USER) {
-                pr_info!(
+                refusal!(
                     "open refused for uid {}: sessions_per_user={} reached\n",
                     uid,
                     SESSIONS_PER_USER.get()
@@ -600,7 +628,7 @@ impl DeviceHandler for Dev {
                 return Err(EMFILE);
             }
             if u.bytes + DEFAULT_BUFFER > per_user {
-                pr_info!(
+                refusal!(
                     "open refused for uid {}: buffer_kib_per_user={} reached\n",
                     uid,
                     BUFFER_KIB_PER_USER.get()
@@ -695,7 +723,7 @@ impl Session {
             return Err(EINVAL);
         }
         if want > max {
-            pr_info!(
+            refusal!(
                 "uid {}: buffer of {} bytes refused: buffer_kib_max={}\n",
                 self.uid,
                 want,
@@ -714,7 +742,7 @@ impl Session {
             let mut users = self.dev.users.lock();
             let u = users.get(self.uid)?;
             if u.bytes.saturating_sub(old) + want > per_user {
-                pr_info!(
+                refusal!(
                     "uid {}: buffer of {} bytes refused: buffer_kib_per_user={} reached\n",
                     self.uid,
                     want,
@@ -783,7 +811,7 @@ impl Session {
             } else {
                 "the ptrace check failed"
             };
-            pr_info!(
+            refusal!(
                 "uid {}: attach to tid {} refused: {}\n",
                 self.uid,
                 task.pid(),
@@ -796,14 +824,25 @@ impl Session {
             v.push(task.clone(), GFP_KERNEL)?;
             v
         } else {
-            device::process_threads(&task, param_usize(&TASKS_PER_SESSION))?
+            match device::process_threads(&task, param_usize(&TASKS_PER_SESSION)) {
+                Err(e) if e == E2BIG => {
+                    refusal!(
+                        "uid {}: attach to tid {} refused: tasks_per_session={} reached\n",
+                        self.uid,
+                        task.pid(),
+                        TASKS_PER_SESSION.get()
+                    );
+                    return Err(ENOSPC);
+                }
+                r => r?,
+            }
         };
         let core = self.core();
         {
             let mut st = core.state.lock();
             if st.threads.len() + threads.len() > param_usize(&TASKS_PER_SESSION) {
                 drop(st);
-                pr_info!(
+                refusal!(
                     "uid {}: attach to tid {} refused: tasks_per_session={} reached\n",
                     self.uid,
                     task.pid(),
@@ -858,7 +897,7 @@ impl Session {
                         if e == EEXIST {
                             return Err(EEXIST);
                         }
-                        pr_info!(
+                        refusal!(
                             "uid {}: attach to tid {} failed: {}\n",
                             self.uid,
                             t.pid(),
@@ -879,7 +918,7 @@ impl Session {
 
     fn attach_global(&self, arg: UserArg, mut a: uapi::Attach) -> Result<isize> {
         if !device::caller_sys_admin() {
-            pr_info!(
+            refusal!(
                 "uid {}: global attach refused: needs CAP_SYS_ADMIN in the initial user namespace\n",
                 self.uid
             );

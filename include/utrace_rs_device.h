@@ -75,7 +75,12 @@ struct task_struct *utrace_ns_task(int nr);
  * many there are (more than @max: call again with more room).
  */
 int utrace_process_threads(struct task_struct *task, struct task_struct **out, int max);
-/* Whether @task's memory is dumpable by its owner (SUID_DUMP_USER). */
+/*
+ * Whether @task is dumpable by its owner (SUID_DUMP_USER) after its exec:
+ * false after a setuid, setgid or file-capability exec. On 7.x, whose
+ * dumpability getter is not exported: no AT_SECURE in its auxiliary vector
+ * and its effective ids equal its real ones.
+ */
 bool utrace_task_dumpable(struct task_struct *task);
 /* capable(CAP_SYS_ADMIN) in the initial user namespace, for the caller. */
 bool utrace_caller_sys_admin(void);

@@ -420,8 +420,10 @@ pub(crate) fn process_threads(task: &Task, max: usize) -> Result<KVec<ARef<Task>
     }
 }
 
-/// Whether `task`'s memory is dumpable by its owner (not after a setuid,
-/// setgid or file-capability exec, nor after `prctl(PR_SET_DUMPABLE, 0)`).
+/// Whether `task` is dumpable by its owner: not after a setuid, setgid or
+/// file-capability exec (nor, on 6.12, after `prctl(PR_SET_DUMPABLE, 0)`;
+/// 7.x hides dumpability from modules: there it is `AT_SECURE` of the exec
+/// and effective ids that differ from the real ones).
 pub(crate) fn task_dumpable(task: &Task) -> bool {
     // SAFETY: `task` is alive.
     unsafe { utrace_task_dumpable(task_ptr(task)) }

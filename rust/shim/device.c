@@ -30,7 +30,11 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#include <linux/version.h>
+#include <linux/auxvec.h>
 #include <utrace_rs_device.h>
+
+#include "shim.h"
 
 struct utrace_chrdev {
 	struct miscdevice misc;
@@ -324,11 +328,34 @@ EXPORT_SYMBOL_GPL(utrace_process_threads);
 bool utrace_task_dumpable(struct task_struct *task)
 {
 	struct mm_struct *mm = get_task_mm(task);
-	bool ret;
+	bool ret = false;
+#if UTRACE_KERNEL_7
+	const struct cred *cred;
+	int i;
+#endif
 
 	if (!mm)
 		return false;
+#if !UTRACE_KERNEL_7
 	ret = get_dumpable(mm) == SUID_DUMP_USER;
+#else
+	/*
+	 * 7.x keeps dumpability in the task's exec state, whose getter is
+	 * not exported. What makes a process privileged at exec shows as
+	 * AT_SECURE in its auxiliary vector (setuid, setgid, file
+	 * capabilities, an LSM's transition) or as effective ids that differ
+	 * from the real ones.
+	 */
+	ret = true;
+	for (i = 0; i + 1 < AT_VECTOR_SIZE && mm->saved_auxv[i] != AT_NULL; i += 2)
+		if (mm->saved_auxv[i] == AT_SECURE && mm->saved_auxv[i + 1])
+			ret = false;
+	rcu_read_lock();
+	cred = __task_cred(task);
+	if (!uid_eq(cred->uid, cred->euid) || !gid_eq(cred->gid, cred->egid))
+		ret = false;
+	rcu_read_unlock();
+#endif
 	mmput(mm);
 	return ret;
 }

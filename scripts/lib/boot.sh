@@ -23,7 +23,7 @@ build_variant_modules() {
 	MODULE_SRC=$top/build/$1-src
 	local d
 	mkdir -p "$MODULE_SRC"
-	for d in Kbuild include rust samples tools/testing/selftests/utrace/module \
+	for d in Kbuild include rust samples dev tools/testing/selftests/utrace/module \
 		tools/testing/selftests/utrace/module_rs; do
 		mkdir -p "$MODULE_SRC/$(dirname "$d")"
 		rm -rf "${MODULE_SRC:?}/$d"

@@ -4,6 +4,13 @@
  *
  *   utsess child           trace a child of ours: its getppid() calls in
  *                          order, its exit code, from the first record on
+ *   utsess pidfd           the same, attached by pidfd
+ *   utsess follow          FOLLOW: a grandchild's getppid()s under the engine
+ *                          its CLONE record names, from its first one
+ *   utsess threads         a process engine sees a new thread's getppid()s
+ *   utsess open N          open N sessions: prints how many opened, errno
+ *   utsess budget B        two sessions, the first configured for B bytes
+ *   utsess big N           a thread-per-N process: attach (ok or errno)
  *   utsess self            a thread engine on ourselves: our own getppid()s
  *   utsess attach PID      try to attach to PID: prints "ok" or the errno name
  *   utsess two N           two sessions on one child doing N getppid()s:
@@ -23,6 +30,7 @@
  * Prints "FAIL: ..." and exits 1 when a check fails.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -159,12 +167,25 @@ static int follow_to_death(int fd, pid_t pid, __u64 id, int *exit_code)
 	}
 }
 
-static int cmd_child(void)
+static int cmd_child(int by_pidfd)
 {
 	int fd = sess_open(), gate, status, code = -1;
 	pid_t pid = gated_child(5, &gate);
-	long long id = sess_attach(fd, pid, 0,
-				   UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_EXIT | UTRACE_EV_DEATH);
+	__u64 ev = UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_EXIT | UTRACE_EV_DEATH;
+	long long id;
+
+	if (by_pidfd) {
+		struct utrace_attach a = { .size = sizeof(a), .flags = UTRACE_ATTACH_F_PIDFD,
+					   .events = ev };
+
+		a.pidfd = syscall(SYS_pidfd_open, pid, 0);
+		if (a.pidfd < 0)
+			die("pidfd_open");
+		id = ioctl(fd, UTRACE_IOC_ATTACH, &a) ? -errno : (long long)a.engine_id;
+		close(a.pidfd);
+	} else {
+		id = sess_attach(fd, pid, 0, ev);
+	}
 
 	if (id <= 0) {
 		printf("FAIL: attach to our child %d: %s\n", pid, strerror((int)-id));
@@ -176,8 +197,164 @@ static int cmd_child(void)
 	CHECK(code == 7 << 8, "exit code %#x, want 0x700", code);
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7, "child status %#x", status);
-	printf("child: 5 getppid entries, exit 7 seen as uid %d\n", getuid());
+	printf("child%s: 5 getppid entries, exit 7 seen as uid %d\n",
+	       by_pidfd ? " (by pidfd)" : "", getuid());
 	return fails ? 1 : 0;
+}
+
+static int cmd_follow(void)
+{
+	int fd = sess_open(), p[2], status, gp = 0, attached = 0, died = 0;
+	__u64 child_engine = 0;
+	struct utrace_record r;
+	long long id;
+	pid_t pid, gc = 0;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		gc = fork();
+		if (gc == 0) {
+			for (int i = 0; i < 3; i++)
+				syscall(SYS_getppid);
+			_exit(5);
+		}
+		waitpid(gc, NULL, 0);
+		_exit(0);
+	}
+	close(p[0]);
+	id = sess_attach(fd, pid, UTRACE_ATTACH_F_FOLLOW,
+			 UTRACE_EV_CLONE | UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	if (write(p[1], "g", 1) != 1)
+		die("gate");
+	while (died < 2) {
+		next_record(fd, &r);
+		if (r.h.type == UTRACE_REC_CLONE && r.h.engine_id == (__u64)id) {
+			child_engine = r.clone.child_engine_id;
+			gc = r.clone.child_pid;
+		} else if (r.h.type == UTRACE_REC_ATTACHED && r.h.pid != pid) {
+			attached++;
+			CHECK(child_engine == 0 || r.h.engine_id == child_engine,
+			      "ATTACHED engine %llu", (unsigned long long)r.h.engine_id);
+		} else if (r.h.type == UTRACE_REC_SYSCALL_ENTRY && r.syscall.nr == SYS_getppid) {
+			CHECK(r.h.pid != pid && r.h.engine_id != (__u64)id,
+			      "getppid of pid %d engine %llu", r.h.pid,
+			      (unsigned long long)r.h.engine_id);
+			gp++;
+		} else if (r.h.type == UTRACE_REC_DEATH && r.death.group_dead) {
+			died++;
+		}
+	}
+	waitpid(pid, &status, 0);
+	CHECK(child_engine != 0 && child_engine != (__u64)id, "CLONE names engine %llu",
+	      (unsigned long long)child_engine);
+	CHECK(attached == 1, "%d ATTACHED records for the grandchild", attached);
+	CHECK(gp == 3, "%d of the grandchild's 3 getppid()", gp);
+	printf("follow: grandchild %d under engine %llu: 3 getppid entries, its death\n", gc,
+	       (unsigned long long)child_engine);
+	return fails ? 1 : 0;
+}
+
+static void *thread_fn(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		syscall(SYS_getppid);
+	return NULL;
+}
+
+static int cmd_threads(void)
+{
+	int fd = sess_open(), p[2], status, gp = 0, attached = 0;
+	struct utrace_record r;
+	long long id;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		pthread_create(&t, NULL, thread_fn, NULL);
+		pthread_join(t, NULL);
+		_exit(0);
+	}
+	close(p[0]);
+	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	if (write(p[1], "g", 1) != 1)
+		die("gate");
+	for (;;) {
+		next_record(fd, &r);
+		if (r.h.type == UTRACE_REC_ATTACHED) {
+			CHECK(r.h.pid == pid && r.h.tid != pid && r.h.engine_id == (__u64)id,
+			      "ATTACHED pid %d tid %d", r.h.pid, r.h.tid);
+			attached++;
+		} else if (r.h.type == UTRACE_REC_SYSCALL_ENTRY && r.syscall.nr == SYS_getppid) {
+			CHECK(r.h.tid != pid, "getppid in the main thread");
+			gp++;
+		} else if (r.h.type == UTRACE_REC_DEATH && r.death.group_dead) {
+			break;
+		}
+	}
+	waitpid(pid, &status, 0);
+	CHECK(attached == 1 && gp == 3, "%d ATTACHED, %d getppid entries", attached, gp);
+	printf("threads: the new thread's 3 getppid entries under the process's engine\n");
+	return fails ? 1 : 0;
+}
+
+static int cmd_open(int n)
+{
+	int i, err = 0;
+
+	for (i = 0; i < n; i++)
+		if (open(UTRACE_DEV_PATH, O_RDWR) < 0) {
+			err = errno;
+			break;
+		}
+	printf("%d %s\n", i, err ? errname(err) : "-");
+	return 0;
+}
+
+static void *idle_fn(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int cmd_big(int n)
+{
+	pthread_t t;
+	long long id;
+
+	for (int i = 1; i < n; i++)
+		pthread_create(&t, NULL, idle_fn, NULL);
+	id = sess_attach(sess_open(), getpid(), 0, UTRACE_EV_EXIT);
+	printf("%s\n", id > 0 ? "ok" : errname((int)-id));
+	return 0;
+}
+
+static int cmd_budget(__u64 bytes)
+{
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = bytes };
+	int fd = sess_open();
+
+	sess_open();
+	printf("%s\n", ioctl(fd, UTRACE_IOC_CONFIG, &cfg) ? errname(errno) : "ok");
+	return 0;
 }
 
 static int cmd_self(void)
@@ -536,7 +713,19 @@ int main(int argc, char **argv)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(argv[1], "child"))
-		return cmd_child();
+		return cmd_child(0);
+	if (!strcmp(argv[1], "pidfd"))
+		return cmd_child(1);
+	if (!strcmp(argv[1], "follow"))
+		return cmd_follow();
+	if (!strcmp(argv[1], "threads"))
+		return cmd_threads();
+	if (!strcmp(argv[1], "open") && argc > 2)
+		return cmd_open(atoi(argv[2]));
+	if (!strcmp(argv[1], "budget") && argc > 2)
+		return cmd_budget(strtoull(argv[2], NULL, 0));
+	if (!strcmp(argv[1], "big") && argc > 2)
+		return cmd_big(atoi(argv[2]));
 	if (!strcmp(argv[1], "self"))
 		return cmd_self();
 	if (!strcmp(argv[1], "attach") && argc > 2)

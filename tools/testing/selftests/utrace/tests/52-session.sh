@@ -20,6 +20,10 @@ out=$(runas $NOBODY /utrace/bin/utsess child) || fail "child: $out"
 echo "$out"
 out=$(runas $NOBODY /utrace/bin/utsess self) || fail "self: $out"
 echo "$out"
+for mode in pidfd follow threads; do
+	out=$(runas $NOBODY /utrace/bin/utsess $mode) || fail "$mode: $out"
+	echo "$out"
+done
 
 # the example of sessions.rst, as a user
 out=$(runas $NOBODY /utrace/bin/sess_example /bin/echo hi) || fail "sess_example: $out"
@@ -92,6 +96,22 @@ wait_until 10 "[ \"\$(od -An -tu8 -N8 /tmp/t52.count)\" != \"$c1\" ]"
 echo "ok: the counter runs on after its session's holder was killed"
 kill $target
 wait $target 2>/dev/null
+
+# --- limits: an errno and a log line each
+unload utrace_dev
+load utrace_dev sessions_per_user=3 tasks_per_session=4 buffer_kib_per_user=256
+mark
+expect_eq "nobody opens 5 sessions, 3 allowed" "$(runas $NOBODY /utrace/bin/utsess open 5)" "3 EMFILE"
+dmesg_has "sessions_per_user=3 reached" || fail "no log line names sessions_per_user"
+expect_eq "a 4-thread process" "$(runas $NOBODY /utrace/bin/utsess big 4)" ok
+expect_eq "a 5-thread process" "$(runas $NOBODY /utrace/bin/utsess big 5)" ENOSPC
+dmesg_has "tasks_per_session=4 reached" || fail "no log line names tasks_per_session"
+# 256 KiB: four sessions' 64 KiB buffers, but only three sessions; a
+# bigger buffer in the first leaves no room for the third.
+expect_eq "a 200 KiB buffer over a 256 KiB budget" "$(runas $NOBODY /utrace/bin/utsess budget 204800)" "ENOSPC"
+dmesg_has "buffer_kib_per_user=256 reached" || fail "no log line names buffer_kib_per_user"
+unload utrace_dev
+load utrace_dev
 
 # --- bad input
 out=$(runas $NOBODY /utrace/bin/utsess bad) || fail "bad (nobody): $out"
