@@ -83,6 +83,7 @@ const GLOBAL_EVENTS: u64 = Events::CLONE
 const INTERNAL: Events = Events::EXEC.or(Events::CLONE).or(Events::REAP);
 const ATTACH_FLAGS: u32 = uapi::ATTACH_F_PIDFD
     | uapi::ATTACH_F_THREAD
+    | uapi::ATTACH_F_LOSSLESS
     | uapi::ATTACH_F_FOLLOW
     | uapi::ATTACH_F_GLOBAL;
 const CLONE_THREAD: u64 = 0x0001_0000;
@@ -136,6 +137,13 @@ struct Thread {
     follow: bool,
     /// The session wants it stopped.
     stop: bool,
+    /// Lossless: a record that finds the ring full waits in `pending`, the
+    /// thread stopped (`blocked`) until a read makes room.
+    lossless: bool,
+    blocked: bool,
+    pending: Option<Record>,
+    /// Its pending record went to the ring: the reader resumes it.
+    resume_due: bool,
     /// `None` while the attach that made the entry is under way.
     engine: Option<EngineRef<Core>>,
 }
@@ -201,6 +209,20 @@ impl State {
         self.count += 1;
     }
 
+    /// Moves waiting records of lossless threads into the ring while it
+    /// has room; their threads are due to be resumed.
+    fn move_pending(&mut self) {
+        let mut i = 0;
+        while self.count < self.slots() && i < self.threads.len() {
+            if let Some(rec) = self.threads[i].pending.take() {
+                self.threads[i].blocked = false;
+                self.threads[i].resume_due = true;
+                self.push(rec);
+            }
+            i += 1;
+        }
+    }
+
     fn find(&self, key: usize) -> Option<&Thread> {
         self.threads.iter().find(|t| t.key == key)
     }
@@ -217,6 +239,16 @@ impl State {
         utrace::kvec_pop(&mut self.threads)
     }
 
+    /// Removes the thread with `key`; its waiting record (lossless) goes to
+    /// the ring first, or is counted as lost.
+    fn take(&mut self, key: usize) -> Option<Thread> {
+        let mut t = self.remove(key)?;
+        if let Some(rec) = t.pending.take() {
+            self.push(rec);
+        }
+        Some(t)
+    }
+
     fn new_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
@@ -227,6 +259,16 @@ impl State {
 struct Core {
     file: FileHandle,
     state: Pin<KBox<SpinLock<State>>>,
+}
+
+/// What a new thread's entry copies from its parent's.
+#[derive(Clone, Copy)]
+struct Proto {
+    engine_id: u64,
+    events: u64,
+    process: bool,
+    follow: bool,
+    lossless: bool,
 }
 
 fn key(task: &Task) -> usize {
@@ -244,7 +286,23 @@ impl Core {
         }
         rec.h.engine_id = engine_id;
         rec.h.time_ns = utrace::ktime_get_ns() as u64;
-        self.state.lock().push(rec);
+        {
+            let mut st = self.state.lock();
+            if st.count >= st.slots() {
+                // Lossless: the record waits, the thread stops (see
+                // `action`) until a read makes room. A second record while
+                // one waits (a thread that cannot stop: a signal report,
+                // an exiting thread) is counted as lost.
+                if let Some(t) = st.find_mut(key(task)) {
+                    if t.lossless && t.pending.is_none() {
+                        t.pending = Some(rec);
+                        t.blocked = true;
+                        return;
+                    }
+                }
+            }
+            st.push(rec);
+        }
         self.file.wake();
     }
 
@@ -271,7 +329,7 @@ impl Core {
 
     /// Forgets `task` and says why in a DETACHED record.
     fn forget(&self, task: &Task, reason: u32) {
-        let t = self.state.lock().remove(key(task));
+        let t = self.state.lock().take(key(task));
         if let Some(t) = t {
             let mut rec = Record::new(uapi::REC_DETACHED);
             rec.put_u32(uapi::DETACHED_REASON, reason);
@@ -282,8 +340,14 @@ impl Core {
 
     /// Attaches an engine of `cx`'s tracer to `child` for the thread entry
     /// `proto` (its id, mask and flags), announced by an ATTACHED record.
-    fn follow(&self, cx: &Context<'_, Self>, child: &Task, proto: (u64, u64, bool, bool)) -> bool {
-        let (engine_id, events, process, follow) = proto;
+    fn follow(&self, cx: &Context<'_, Self>, child: &Task, proto: Proto) -> bool {
+        let Proto {
+            engine_id,
+            events,
+            process,
+            follow,
+            lossless,
+        } = proto;
         if self.state.lock().threads.len() >= param_usize(&TASKS_PER_SESSION) {
             refusal!(
                 "session: not following tid {}: tasks_per_session={} reached\n",
@@ -302,6 +366,10 @@ impl Core {
             process,
             follow,
             stop: false,
+            lossless,
+            blocked: false,
+            pending: None,
+            resume_due: false,
             engine: None,
         };
         {
@@ -327,7 +395,11 @@ impl Core {
     /// What a callback returns: a stop the session asked for holds (any
     /// other action would drop it).
     fn action(&self, task: &Task) -> Action {
-        let stop = self.state.lock().find(key(task)).is_some_and(|t| t.stop);
+        let stop = self
+            .state
+            .lock()
+            .find(key(task))
+            .is_some_and(|t| t.stop || t.blocked);
         if stop {
             Action::Stop
         } else {
@@ -341,13 +413,22 @@ impl utrace::Engine for Core {
         if cx.is_global() {
             return Action::Resume;
         }
-        let (id, stop, report) = {
+        let (id, stop, report, blocked) = {
             let st = self.state.lock();
             match st.find(key(cx.task())) {
-                Some(t) => (t.engine_id, t.stop, t.events & Events::QUIESCE.bits() != 0),
+                Some(t) => (
+                    t.engine_id,
+                    t.stop,
+                    t.events & Events::QUIESCE.bits() != 0,
+                    t.blocked,
+                ),
                 None => return Action::Resume,
             }
         };
+        if blocked && !stop {
+            // Waiting for room (lossless): no record of that stop.
+            return Action::Stop;
+        }
         if stop || (report && event == Events::NONE) {
             let mut rec = Record::new(uapi::REC_QUIESCE);
             rec.put_u64(uapi::QUIESCE_EVENT, event.bits());
@@ -373,11 +454,17 @@ impl utrace::Engine for Core {
         let proto = {
             let st = self.state.lock();
             match st.find(key(cx.task())) {
-                Some(t) => (t.engine_id, t.events, t.process, t.follow),
+                Some(t) => Proto {
+                    engine_id: t.engine_id,
+                    events: t.events,
+                    process: t.process,
+                    follow: t.follow,
+                    lossless: t.lossless,
+                },
                 None => return Action::Resume,
             }
         };
-        let (id, events, process, follow) = proto;
+        let (id, events, process, follow) = (proto.engine_id, proto.events, proto.process, proto.follow);
         let thread = flags & CLONE_THREAD != 0;
         let mut child_id = 0;
         if thread && process {
@@ -386,7 +473,13 @@ impl utrace::Engine for Core {
             }
         } else if !thread && follow {
             let new_id = self.state.lock().new_id();
-            if self.follow(cx, child, (new_id, events, true, true)) {
+            let p = Proto {
+                engine_id: new_id,
+                process: true,
+                follow: true,
+                ..proto
+            };
+            if self.follow(cx, child, p) {
                 child_id = new_id;
             }
         }
@@ -443,7 +536,7 @@ impl utrace::Engine for Core {
     }
 
     fn reap(&self, task: &Task) {
-        let t = self.state.lock().remove(key(task));
+        let t = self.state.lock().take(key(task));
         if let Some(t) = t {
             // No ids any more (the task is gone): the reader matches the
             // engine id and the last tid it saw.
@@ -874,6 +967,10 @@ impl Session {
                         process: !thread_only,
                         follow: a.flags & uapi::ATTACH_F_FOLLOW != 0,
                         stop: false,
+                        lossless: a.flags & uapi::ATTACH_F_LOSSLESS != 0,
+                        blocked: false,
+                        pending: None,
+                        resume_due: false,
                         engine: None,
                     },
                     GFP_ATOMIC,
@@ -963,7 +1060,7 @@ impl Session {
             let t = {
                 let mut st = self.core().state.lock();
                 let k = st.threads.iter().find(|t| t.engine_id == id).map(|t| t.key);
-                k.and_then(|k| st.remove(k))
+                k.and_then(|k| st.take(k))
             };
             let Some(t) = t else { break };
             if let Some(e) = &t.engine {
@@ -1127,12 +1224,55 @@ impl Session {
             let mut st = core.state.lock();
             st.head = (st.head + 1) % st.slots();
             st.count -= 1;
+            // Room: waiting records go in, in the same section, so that a
+            // thread's later records cannot overtake its waiting one.
+            st.move_pending();
             done += uapi::REC_SIZE;
         }
+        self.resume_due();
         if done == 0 {
             return Err(EAGAIN);
         }
         Ok(done)
+    }
+
+    /// Resumes the lossless threads whose waiting record went to the ring.
+    fn resume_due(&self) {
+        let core = self.core();
+        loop {
+            let next = {
+                let mut st = core.state.lock();
+                match st.threads.iter_mut().find(|t| t.resume_due) {
+                    Some(t) => {
+                        t.resume_due = false;
+                        Some(t.engine.as_ref().and_then(|e| e.task()).map(ARefTask::from))
+                    }
+                    None => None,
+                }
+            };
+            let Some(task) = next else { break };
+            let Some(task) = task else { continue };
+            let Ok(engine) = self.tracer.lookup(&task) else {
+                continue;
+            };
+            // The callback that stopped it has returned (else its Stop
+            // would come after this Resume and hold it for good).
+            if engine.barrier().is_err() {
+                // A signal for the reader: the next read resumes it.
+                if let Some(t) = core.state.lock().find_mut(key(&task)) {
+                    t.resume_due = true;
+                }
+                break;
+            }
+            let free = core
+                .state
+                .lock()
+                .find(key(&task))
+                .is_some_and(|t| !t.blocked && !t.stop);
+            if free {
+                let _ = engine.control(Control::Resume);
+            }
+        }
     }
 }
 

@@ -24,6 +24,8 @@
  *                          runs (DETACHED, PRIVILEGED), no EXEC record
  *   utsess euid            print our effective uid
  *   utsess nodump          make ourselves non-dumpable, print "ready", sleep
+ *   utsess lossless        LOSSLESS with a 16-record buffer: the child waits
+ *                          for room (stopped), all its 100 getppid()s arrive
  *   utsess bad             every bad input gets its errno
  *   utsess fuzz N SEED     N random ioctls: every one returns an errno or 0
  *
@@ -523,6 +525,68 @@ static int cmd_lost(void)
 	return fails ? 1 : 0;
 }
 
+/* The state letter of /proc/PID/stat. */
+static char state_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : '?';
+}
+
+static int cmd_lossless(void)
+{
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 4096 };
+	int fd = sess_open(), gate, status, gp = 0, code = -1, i;
+	struct utrace_record r;
+	__u64 last = 0;
+	char st = '?';
+	pid_t pid;
+	long long id;
+
+	CHECK(ioctl(fd, UTRACE_IOC_CONFIG, &cfg) == 0, "config 4096: %s", strerror(errno));
+	pid = gated_child(100, &gate);
+	id = sess_attach(fd, pid, UTRACE_ATTACH_F_LOSSLESS,
+			 UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	/* The ring fills: the child waits in a utrace stop. */
+	for (i = 0; i < 100 && (st = state_of(pid)) != 'I'; i++)
+		usleep(20000);
+	CHECK(st == 'I', "the child's state is %c while the ring is full, want I", st);
+	for (;;) {
+		next_record(fd, &r);
+		CHECK(r.h.type != UTRACE_REC_LOST, "a LOST record in lossless mode");
+		CHECK(r.h.seq == last + 1, "seq %llu after %llu", (unsigned long long)r.h.seq,
+		      (unsigned long long)last);
+		last = r.h.seq;
+		if (r.h.type == UTRACE_REC_SYSCALL_ENTRY && r.syscall.nr == SYS_getppid)
+			gp++;
+		if (r.h.type == UTRACE_REC_DEATH && r.death.group_dead) {
+			code = r.death.exit_code;
+			break;
+		}
+	}
+	waitpid(pid, &status, 0);
+	CHECK(gp == 100, "%d of 100 getppid entries", gp);
+	CHECK(code == 7 << 8, "exit code %#x", code);
+	printf("lossless: the child waited (state %c) for room, all 100 getppid entries came\n",
+	       st);
+	return fails ? 1 : 0;
+}
+
 /* ioctl @cmd with @arg must fail with @err. */
 static void expect_err(int fd, unsigned long cmd, void *arg, int err, const char *what)
 {
@@ -749,6 +813,8 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
+	if (!strcmp(argv[1], "lossless"))
+		return cmd_lossless();
 	if (!strcmp(argv[1], "bad"))
 		return cmd_bad();
 	if (!strcmp(argv[1], "fuzz") && argc > 3)

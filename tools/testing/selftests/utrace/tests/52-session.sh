@@ -76,6 +76,8 @@ out=$(runas $NOBODY /utrace/bin/utsess two 50) || fail "two: $out"
 echo "$out"
 out=$(runas $NOBODY /utrace/bin/utsess lost) || fail "lost: $out"
 echo "$out"
+out=$(runas $NOBODY /utrace/bin/utsess lossless) || fail "lossless: $out"
+echo "$out"
 
 # --- the holder of a session that stopped a process is killed
 rm -f /tmp/t52.count
