@@ -239,7 +239,9 @@ int utrace_may_ptrace(struct task_struct *task)
 		ret = -ENOENT;
 		goto out_mm;
 	}
-	if (proc.dentry->d_sb->s_magic != PROC_SUPER_MAGIC) {
+	/* A procfs mounted at its root (not a bind mount of one of its dirs). */
+	if (proc.dentry->d_sb->s_magic != PROC_SUPER_MAGIC ||
+	    proc.dentry != proc.dentry->d_sb->s_root) {
 		ret = -ENOENT;
 		goto out_path;
 	}
@@ -248,9 +250,13 @@ int utrace_may_ptrace(struct task_struct *task)
 		ret = -ENOENT;
 		goto out_path;
 	}
-	snprintf(name, sizeof(name), "/proc/%d/mem", nr);
+	/*
+	 * Relative to the procfs just checked, not a second lookup of "/proc"
+	 * (the caller could mount something else there in between).
+	 */
+	snprintf(name, sizeof(name), "%d/mem", nr);
 	/* With the caller's credentials: mm_access(ATTACH | FSCREDS). */
-	mem = filp_open(name, O_RDONLY | O_NOFOLLOW, 0);
+	mem = file_open_root(&proc, name, O_RDONLY | O_NOFOLLOW, 0);
 	if (IS_ERR(mem)) {
 		ret = PTR_ERR(mem);
 		/* ptrace(PTRACE_ATTACH) says EPERM where mem_open says EACCES. */
