@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Errno names and texts as strace prints them (`ENOENT (No such file or
+//! directory)`): the C library's, through nix, plus the kernel's restart
+//! codes, which user space never sees but a syscall exit record can carry.
+
+use nix::errno::Errno;
+
+const RESTART: &[(i32, &str, &str)] = &[
+    (512, "ERESTARTSYS", "To be restarted if SA_RESTART is set"),
+    (513, "ERESTARTNOINTR", "To be restarted"),
+    (514, "ERESTARTNOHAND", "To be restarted if no handler"),
+    (515, "ENOIOCTLCMD", "No ioctl command"),
+    (516, "ERESTART_RESTARTBLOCK", "Interrupted by signal"),
+];
+
+/// The name and text of `errno` (positive), if known.
+pub fn describe(errno: i32) -> Option<(String, &'static str)> {
+    if let Some(&(_, name, text)) = RESTART.iter().find(|e| e.0 == errno) {
+        return Some((name.to_string(), text));
+    }
+    let e = Errno::from_raw(errno);
+    if e == Errno::UnknownErrno {
+        return None;
+    }
+    Some((format!("{e:?}"), e.desc()))
+}
+
+/// Whether `errno` is one of the kernel-internal restart codes.
+pub fn is_restart(errno: i32) -> bool {
+    (512..=516).contains(&errno)
+}
+
+/// The errno named `name` (`ENOENT`), if known.
+pub fn by_name(name: &str) -> Option<i32> {
+    (1..=4095).find(|&e| describe(e).is_some_and(|(n, _)| n == name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(describe(2), Some(("ENOENT".into(), "No such file or directory")));
+        assert_eq!(describe(1).map(|d| d.0), Some("EPERM".into()));
+        assert_eq!(describe(512).map(|d| d.0), Some("ERESTARTSYS".into()));
+        assert_eq!(describe(4000), None);
+        assert_eq!(by_name("EACCES"), Some(13));
+        assert_eq!(by_name("ENOPE"), None);
+        assert!(is_restart(516) && !is_restart(4));
+    }
+}

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Records as `read()` returns them, parsed into [`Event`]s. The parser
+//! reads every field at the offset the C compiler gives it in
+//! include/uapi/utrace_rs.h ([`uapi::layout`]); records of a type it does
+//! not know are returned as [`Payload::Unknown`], and a later version's
+//! longer records are stepped over by their `size`.
+
+use crate::uapi::{self, layout};
+use serde::Serialize;
+
+/// A malformed record in a buffer (a kernel bug or a short read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Fewer bytes left than a header, or than the header's size.
+    Short { at: usize, need: usize, have: usize },
+    /// `size` smaller than a header or not a multiple of 8.
+    BadSize { at: usize, size: usize },
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseError::Short { at, need, have } => {
+                write!(f, "record at byte {at}: {need} bytes needed, {have} left")
+            }
+            ParseError::BadSize { at, size } => write!(f, "record at byte {at}: bad size {size}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// The common header of every record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Header {
+    /// `enum utrace_rec_type`.
+    #[serde(skip)]
+    pub rtype: u16,
+    /// The whole record's size.
+    #[serde(skip)]
+    pub size: u16,
+    /// `UTRACE_REC_F_*`.
+    pub flags: u32,
+    /// The session's engine that reported it.
+    pub engine_id: u64,
+    /// Per session, from 1, no gaps ([`Payload::Lost`] counts a gap).
+    pub seq: u64,
+    /// `CLOCK_MONOTONIC`, ns.
+    pub time_ns: u64,
+    /// Process (tgid) in the reader's pid namespace, 0 if not visible.
+    pub pid: i32,
+    /// Thread in the reader's pid namespace, 0 if not visible.
+    pub tid: i32,
+}
+
+impl Header {
+    /// Whether the thread waits for a decision on this record.
+    pub fn decide(&self) -> bool {
+        self.flags & uapi::REC_F_DECIDE != 0
+    }
+    /// Whether the thread is stopped for this engine.
+    pub fn stopped(&self) -> bool {
+        self.flags & uapi::REC_F_STOPPED != 0
+    }
+    /// Whether a string of the payload was cut.
+    pub fn truncated(&self) -> bool {
+        self.flags & uapi::REC_F_TRUNCATED != 0
+    }
+}
+
+/// Why an engine left a thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DetachReason {
+    Requested,
+    Reaped,
+    Privileged,
+    Limit,
+    Error,
+    Other(u32),
+}
+
+impl DetachReason {
+    fn from_raw(v: u32) -> Self {
+        match v {
+            uapi::DETACH_REQUESTED => DetachReason::Requested,
+            uapi::DETACH_REAPED => DetachReason::Reaped,
+            uapi::DETACH_PRIVILEGED => DetachReason::Privileged,
+            uapi::DETACH_LIMIT => DetachReason::Limit,
+            uapi::DETACH_ERROR => DetachReason::Error,
+            v => DetachReason::Other(v),
+        }
+    }
+}
+
+/// What delivering a signal would do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SigClass {
+    Handler,
+    Ignore,
+    Stop,
+    Term,
+    Core,
+    Other(u32),
+}
+
+impl SigClass {
+    fn from_raw(v: u32) -> Self {
+        match v {
+            uapi::SIGCLASS_HANDLER => SigClass::Handler,
+            uapi::SIGCLASS_IGN => SigClass::Ignore,
+            uapi::SIGCLASS_STOP => SigClass::Stop,
+            uapi::SIGCLASS_TERM => SigClass::Term,
+            uapi::SIGCLASS_CORE => SigClass::Core,
+            v => SigClass::Other(v),
+        }
+    }
+}
+
+/// The syscall ABI of a SYSCALL record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Abi {
+    X86_64,
+    I386,
+    X32,
+    Other(u32),
+}
+
+impl Abi {
+    fn from_raw(v: u32) -> Self {
+        match v {
+            uapi::ABI_X86_64 => Abi::X86_64,
+            uapi::ABI_I386 => Abi::I386,
+            uapi::ABI_X32 => Abi::X32,
+            v => Abi::Other(v),
+        }
+    }
+}
+
+/// A record's payload, by type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Payload {
+    /// Records were dropped (lossy mode).
+    Lost { count: u64, first_seq: u64 },
+    /// The engine now watches the thread (0: not added by a CLONE).
+    Attached { parent_tid: i32 },
+    /// The engine left the thread.
+    Detached { reason: DetachReason },
+    /// The thread reached a stop or a report point (`before`: the
+    /// `UTRACE_EV_*` it stops before, 0 for a safe point).
+    Quiesce { before: u64 },
+    /// The thread made a new process or thread.
+    Clone { flags: u64, child_pid: i32, child_tid: i32, child_engine_id: u64 },
+    /// The thread exec'd `filename`.
+    Exec { old_tid: i32, filename: String },
+    /// The thread is exiting (`code` in wait() format).
+    Exit { code: i64 },
+    /// The thread is dead (`group_dead`: it was the last of its process).
+    Death { exit_code: i32, group_dead: bool },
+    /// A signal is about to be delivered.
+    Signal {
+        signo: i32,
+        disposition: SigClass,
+        #[serde(skip)]
+        siginfo: Vec<u8>,
+    },
+    /// A syscall is entered.
+    SyscallEntry { nr: i32, abi: Abi, args: [u64; 6] },
+    /// A syscall returns.
+    SyscallExit { nr: i32, abi: Abi, ret: i64 },
+    /// Job control: stopping (`stop`) or continued.
+    Jctl { stop: bool, signo: i32, notify: bool },
+    /// The engine moved to another session, where its id is `to_engine_id`.
+    Handoff { to_engine_id: u64 },
+    /// A record type this crate does not know.
+    Unknown { rtype: u16 },
+}
+
+/// One record: its header and payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Event {
+    #[serde(flatten)]
+    pub header: Header,
+    #[serde(flatten)]
+    pub payload: Payload,
+}
+
+fn bytes<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    if let Some(s) = b.get(at..at + N) {
+        out.copy_from_slice(s);
+    }
+    out
+}
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_ne_bytes(bytes(b, at))
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_ne_bytes(bytes(b, at))
+}
+fn i32_at(b: &[u8], at: usize) -> i32 {
+    i32::from_ne_bytes(bytes(b, at))
+}
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_ne_bytes(bytes(b, at))
+}
+fn i64_at(b: &[u8], at: usize) -> i64 {
+    i64::from_ne_bytes(bytes(b, at))
+}
+
+/// Parses the record at the start of `rec` (exactly its `size` bytes or
+/// more); fields past the end of a short record read as 0.
+fn parse_one(rec: &[u8]) -> Event {
+    use layout::utrace_rec_header as h;
+    let header = Header {
+        rtype: u16_at(rec, h::TYPE),
+        size: u16_at(rec, h::SIZE),
+        flags: u32_at(rec, h::FLAGS),
+        engine_id: u64_at(rec, h::ENGINE_ID),
+        seq: u64_at(rec, h::SEQ),
+        time_ns: u64_at(rec, h::TIME_NS),
+        pid: i32_at(rec, h::PID),
+        tid: i32_at(rec, h::TID),
+    };
+    // Every payload starts where the union does.
+    let p = rec.get(layout::utrace_record::LOST..).unwrap_or(&[]);
+    let payload = match header.rtype {
+        uapi::REC_LOST => {
+            use layout::utrace_rec_lost as l;
+            Payload::Lost { count: u64_at(p, l::COUNT), first_seq: u64_at(p, l::FIRST_SEQ) }
+        }
+        uapi::REC_ATTACHED => Payload::Attached {
+            parent_tid: i32_at(p, layout::utrace_rec_attached::PARENT_TID),
+        },
+        uapi::REC_DETACHED => Payload::Detached {
+            reason: DetachReason::from_raw(u32_at(p, layout::utrace_rec_detached::REASON)),
+        },
+        uapi::REC_QUIESCE => Payload::Quiesce { before: u64_at(p, layout::utrace_rec_quiesce::EVENT) },
+        uapi::REC_CLONE => {
+            use layout::utrace_rec_clone as c;
+            Payload::Clone {
+                flags: u64_at(p, c::CLONE_FLAGS),
+                child_pid: i32_at(p, c::CHILD_PID),
+                child_tid: i32_at(p, c::CHILD_TID),
+                child_engine_id: u64_at(p, c::CHILD_ENGINE_ID),
+            }
+        }
+        uapi::REC_EXEC => {
+            use layout::utrace_rec_exec as e;
+            let field = p.get(e::FILENAME..).unwrap_or(&[]);
+            let field = &field[..field.len().min(e::SIZEOF_FILENAME)];
+            // filename_len, but never past the field nor the first NUL.
+            let len = (u32_at(p, e::FILENAME_LEN) as usize).min(field.len());
+            let name = &field[..len];
+            let name = name.split(|&c| c == 0).next().unwrap_or(&[]);
+            Payload::Exec {
+                old_tid: i32_at(p, e::OLD_TID),
+                filename: String::from_utf8_lossy(name).into_owned(),
+            }
+        }
+        uapi::REC_EXIT => Payload::Exit { code: i64_at(p, layout::utrace_rec_exit::CODE) },
+        uapi::REC_DEATH => {
+            use layout::utrace_rec_death as d;
+            Payload::Death { exit_code: i32_at(p, d::EXIT_CODE), group_dead: u32_at(p, d::GROUP_DEAD) != 0 }
+        }
+        uapi::REC_SIGNAL => {
+            use layout::utrace_rec_signal as s;
+            let info = p.get(s::SIGINFO..).unwrap_or(&[]);
+            Payload::Signal {
+                signo: i32_at(p, s::SIGNO),
+                disposition: SigClass::from_raw(u32_at(p, s::DISPOSITION)),
+                siginfo: info[..info.len().min(s::SIZEOF_SIGINFO)].to_vec(),
+            }
+        }
+        uapi::REC_SYSCALL_ENTRY | uapi::REC_SYSCALL_EXIT => {
+            use layout::utrace_rec_syscall as s;
+            let nr = i32_at(p, s::NR);
+            let abi = Abi::from_raw(u32_at(p, s::ABI));
+            if header.rtype == uapi::REC_SYSCALL_ENTRY {
+                let mut args = [0u64; 6];
+                for (i, a) in args.iter_mut().enumerate() {
+                    *a = u64_at(p, s::ARGS + 8 * i);
+                }
+                Payload::SyscallEntry { nr, abi, args }
+            } else {
+                Payload::SyscallExit { nr, abi, ret: i64_at(p, s::RET) }
+            }
+        }
+        uapi::REC_JCTL => {
+            use layout::utrace_rec_jctl as j;
+            Payload::Jctl {
+                stop: u32_at(p, j::STOP) != 0,
+                signo: i32_at(p, j::SIGNO),
+                notify: u32_at(p, j::NOTIFY) != 0,
+            }
+        }
+        uapi::REC_HANDOFF => Payload::Handoff {
+            to_engine_id: u64_at(p, layout::utrace_rec_handoff::TO_ENGINE_ID),
+        },
+        t => Payload::Unknown { rtype: t },
+    };
+    Event { header, payload }
+}
+
+/// Every record in `buf` (what one `read()` returned), in order.
+pub fn parse(buf: &[u8]) -> Result<Vec<Event>, ParseError> {
+    let hsize = layout::utrace_rec_header::SIZEOF;
+    let mut out = Vec::with_capacity(buf.len() / uapi::REC_SIZE.max(1));
+    let mut at = 0;
+    while at < buf.len() {
+        let rest = &buf[at..];
+        if rest.len() < hsize {
+            return Err(ParseError::Short { at, need: hsize, have: rest.len() });
+        }
+        let size = usize::from(u16_at(rest, layout::utrace_rec_header::SIZE));
+        if size < hsize || size % 8 != 0 {
+            return Err(ParseError::BadSize { at, size });
+        }
+        if rest.len() < size {
+            return Err(ParseError::Short { at, need: size, have: rest.len() });
+        }
+        out.push(parse_one(&rest[..size]));
+        at += size;
+    }
+    Ok(out)
+}
+
+/// The `UTRACE_EV_*` bits by name, as the command line spells them.
+pub const EVENT_NAMES: &[(&str, u64)] = &[
+    ("quiesce", uapi::EV_QUIESCE),
+    ("reap", uapi::EV_REAP),
+    ("clone", uapi::EV_CLONE),
+    ("exec", uapi::EV_EXEC),
+    ("exit", uapi::EV_EXIT),
+    ("death", uapi::EV_DEATH),
+    ("syscall_entry", uapi::EV_SYSCALL_ENTRY),
+    ("syscall_exit", uapi::EV_SYSCALL_EXIT),
+    ("syscall", uapi::EV_SYSCALL),
+    ("signal", uapi::EV_SIGNAL_ALL),
+    ("jctl", uapi::EV_JCTL),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layout::utrace_rec_header as h;
+
+    /// A record of `rtype` as the kernel writes it: header fields at the
+    /// header's offsets, the payload at the union's.
+    fn record(rtype: u16, seq: u64, fill: impl FnOnce(&mut [u8])) -> Vec<u8> {
+        let mut r = vec![0u8; uapi::REC_SIZE];
+        r[h::TYPE..h::TYPE + 2].copy_from_slice(&rtype.to_ne_bytes());
+        r[h::SIZE..h::SIZE + 2].copy_from_slice(&(uapi::REC_SIZE as u16).to_ne_bytes());
+        r[h::ENGINE_ID..h::ENGINE_ID + 8].copy_from_slice(&7u64.to_ne_bytes());
+        r[h::SEQ..h::SEQ + 8].copy_from_slice(&seq.to_ne_bytes());
+        r[h::TIME_NS..h::TIME_NS + 8].copy_from_slice(&123u64.to_ne_bytes());
+        r[h::PID..h::PID + 4].copy_from_slice(&100i32.to_ne_bytes());
+        r[h::TID..h::TID + 4].copy_from_slice(&101i32.to_ne_bytes());
+        fill(&mut r[layout::utrace_record::LOST..]);
+        r
+    }
+
+    fn put(p: &mut [u8], at: usize, v: &[u8]) {
+        p[at..at + v.len()].copy_from_slice(v);
+    }
+
+    #[test]
+    fn header_and_syscall_entry() {
+        use layout::utrace_rec_syscall as s;
+        let r = record(uapi::REC_SYSCALL_ENTRY, 5, |p| {
+            put(p, s::NR, &257i32.to_ne_bytes());
+            put(p, s::ABI, &uapi::ABI_X86_64.to_ne_bytes());
+            for i in 0..6 {
+                put(p, s::ARGS + 8 * i, &(i as u64 * 11).to_ne_bytes());
+            }
+        });
+        let ev = parse(&r).unwrap();
+        assert_eq!(ev.len(), 1);
+        let e = &ev[0];
+        assert_eq!(e.header.seq, 5);
+        assert_eq!(e.header.engine_id, 7);
+        assert_eq!(e.header.time_ns, 123);
+        assert_eq!((e.header.pid, e.header.tid), (100, 101));
+        assert_eq!(
+            e.payload,
+            Payload::SyscallEntry { nr: 257, abi: Abi::X86_64, args: [0, 11, 22, 33, 44, 55] }
+        );
+    }
+
+    #[test]
+    fn syscall_exit_negative_ret_and_i386() {
+        use layout::utrace_rec_syscall as s;
+        let r = record(uapi::REC_SYSCALL_EXIT, 1, |p| {
+            put(p, s::NR, &5i32.to_ne_bytes());
+            put(p, s::ABI, &uapi::ABI_I386.to_ne_bytes());
+            put(p, s::RET, &(-2i64).to_ne_bytes());
+        });
+        let ev = parse(&r).unwrap();
+        assert_eq!(ev[0].payload, Payload::SyscallExit { nr: 5, abi: Abi::I386, ret: -2 });
+    }
+
+    #[test]
+    fn exec_filename_bounded_by_len_and_nul() {
+        use layout::utrace_rec_exec as e;
+        let r = record(uapi::REC_EXEC, 2, |p| {
+            put(p, e::OLD_TID, &42i32.to_ne_bytes());
+            put(p, e::FILENAME_LEN, &9u32.to_ne_bytes());
+            put(p, e::FILENAME, b"/bin/true\0garbage");
+        });
+        assert_eq!(
+            parse(&r).unwrap()[0].payload,
+            Payload::Exec { old_tid: 42, filename: "/bin/true".into() }
+        );
+        // A length past the field is clamped to the field.
+        let r = record(uapi::REC_EXEC, 2, |p| {
+            put(p, e::FILENAME_LEN, &u32::MAX.to_ne_bytes());
+            for i in 0..e::SIZEOF_FILENAME {
+                p[e::FILENAME + i] = b'a';
+            }
+        });
+        match &parse(&r).unwrap()[0].payload {
+            Payload::Exec { filename, .. } => assert_eq!(filename.len(), e::SIZEOF_FILENAME),
+            p => panic!("{p:?}"),
+        }
+    }
+
+    #[test]
+    fn clone_death_signal_lost_jctl() {
+        use layout::*;
+        let mut buf = record(uapi::REC_CLONE, 1, |p| {
+            put(p, utrace_rec_clone::CLONE_FLAGS, &0x11u64.to_ne_bytes());
+            put(p, utrace_rec_clone::CHILD_PID, &200i32.to_ne_bytes());
+            put(p, utrace_rec_clone::CHILD_TID, &200i32.to_ne_bytes());
+            put(p, utrace_rec_clone::CHILD_ENGINE_ID, &9u64.to_ne_bytes());
+        });
+        buf.extend(record(uapi::REC_DEATH, 2, |p| {
+            put(p, utrace_rec_death::EXIT_CODE, &(3i32 << 8).to_ne_bytes());
+            put(p, utrace_rec_death::GROUP_DEAD, &1u32.to_ne_bytes());
+        }));
+        buf.extend(record(uapi::REC_SIGNAL, 3, |p| {
+            put(p, utrace_rec_signal::SIGNO, &11i32.to_ne_bytes());
+            put(p, utrace_rec_signal::DISPOSITION, &uapi::SIGCLASS_CORE.to_ne_bytes());
+            put(p, utrace_rec_signal::SIGINFO, &11i32.to_ne_bytes());
+        }));
+        buf.extend(record(uapi::REC_LOST, 10, |p| {
+            put(p, utrace_rec_lost::COUNT, &6u64.to_ne_bytes());
+            put(p, utrace_rec_lost::FIRST_SEQ, &4u64.to_ne_bytes());
+        }));
+        buf.extend(record(uapi::REC_JCTL, 11, |p| {
+            put(p, utrace_rec_jctl::STOP, &1u32.to_ne_bytes());
+            put(p, utrace_rec_jctl::SIGNO, &19i32.to_ne_bytes());
+        }));
+        let ev = parse(&buf).unwrap();
+        assert_eq!(ev.len(), 5);
+        assert_eq!(
+            ev[0].payload,
+            Payload::Clone { flags: 0x11, child_pid: 200, child_tid: 200, child_engine_id: 9 }
+        );
+        assert_eq!(ev[1].payload, Payload::Death { exit_code: 0x300, group_dead: true });
+        match &ev[2].payload {
+            Payload::Signal { signo: 11, disposition: SigClass::Core, siginfo } => {
+                assert_eq!(siginfo.len(), utrace_rec_signal::SIZEOF_SIGINFO);
+                assert_eq!(&siginfo[..4], &11i32.to_ne_bytes());
+            }
+            p => panic!("{p:?}"),
+        }
+        assert_eq!(ev[3].payload, Payload::Lost { count: 6, first_seq: 4 });
+        assert_eq!(ev[4].payload, Payload::Jctl { stop: true, signo: 19, notify: false });
+        assert_eq!(ev.iter().map(|e| e.header.seq).collect::<Vec<_>>(), [1, 2, 3, 10, 11]);
+    }
+
+    #[test]
+    fn unknown_type_and_longer_records_are_stepped_over() {
+        // A later version: a record type of its own, twice as long.
+        let mut long = record(200, 1, |_| {});
+        long.resize(2 * uapi::REC_SIZE, 0xff);
+        long[h::SIZE..h::SIZE + 2].copy_from_slice(&(2 * uapi::REC_SIZE as u16).to_ne_bytes());
+        long.extend(record(uapi::REC_EXIT, 2, |p| {
+            put(p, layout::utrace_rec_exit::CODE, &7i64.to_ne_bytes());
+        }));
+        let ev = parse(&long).unwrap();
+        assert_eq!(ev[0].payload, Payload::Unknown { rtype: 200 });
+        assert_eq!(ev[1].payload, Payload::Exit { code: 7 });
+    }
+
+    #[test]
+    fn malformed_buffers_are_errors_not_panics() {
+        let r = record(uapi::REC_EXIT, 1, |_| {});
+        assert!(matches!(parse(&r[..10]), Err(ParseError::Short { .. })));
+        assert!(matches!(parse(&r[..100]), Err(ParseError::Short { .. })));
+        for bad in [0u16, 8, 41, 250] {
+            let mut b = r.clone();
+            b[h::SIZE..h::SIZE + 2].copy_from_slice(&bad.to_ne_bytes());
+            assert!(parse(&b).is_err(), "size {bad}");
+        }
+        assert_eq!(parse(&[]).unwrap(), vec![]);
+    }
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `utrace`: safe, typed access to utrace-rs sessions on `/dev/utrace`
+//! (include/uapi/utrace_rs.h; Documentation/utrace-rs/sessions.rst).
+//!
+//! ```no_run
+//! use utrace::{Attach, Payload, Session, Target, uapi};
+//! let mut s = Session::open()?;
+//! let mut opts = Attach::new(uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_DEATH);
+//! opts.follow = true;
+//! let engine = s.attach(Target::Pid(1234), &opts)?;
+//! for ev in s.read_events(64)? {
+//!     if let Payload::Exec { filename, .. } = &ev.payload {
+//!         println!("{} exec {filename}", ev.header.pid);
+//!     }
+//! }
+//! s.detach(engine)?;
+//! # Ok::<(), utrace::Error>(())
+//! ```
+//!
+//! The only `unsafe` is the ioctl call (module `sys`).
+
+#![deny(unsafe_code)]
+
+pub mod errno;
+pub mod event;
+pub mod memory;
+pub mod session;
+pub mod syscalls;
+#[allow(unsafe_code)]
+mod sys;
+pub mod uapi;
+
+pub use event::{parse, Abi, DetachReason, Event, Header, Payload, SigClass};
+pub use session::{Action, Attach, EngineId, Error, Result, Session, Target, Verdict};
