@@ -1,1 +1,110 @@
-fn main() {}
+// SPDX-License-Identifier: GPL-2.0
+
+//! `utrace`: strace-class tracing and process-tree events on /dev/utrace
+//! (Documentation/utrace-rs/utrace.rst).
+
+#![forbid(unsafe_code)]
+
+mod events;
+mod format;
+mod pump;
+mod siginfo;
+mod target;
+mod trace;
+
+use clap::{Args, Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "utrace",
+    version,
+    about = "Trace processes through /dev/utrace sessions (utrace-rs), beside gdb and other tracers",
+    long_about = "Trace processes through /dev/utrace sessions (utrace-rs). Any user may trace \
+the processes they could ptrace; several tools (and gdb) may trace one process at once.\n\n\
+See Documentation/utrace-rs/utrace.rst."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+/// What to trace: a running process, or a command started under the trace.
+#[derive(Args, Clone, Debug)]
+pub struct TargetArgs {
+    /// Attach to the running process PID (all its threads).
+    #[arg(short = 'p', long = "pid", value_name = "PID", conflicts_with = "command")]
+    pub pid: Option<i32>,
+    /// Run COMMAND with ARGS, traced from its first instruction.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Print the syscalls, signals and exits of a process, as strace does.
+    #[command(long_about = "Print every syscall of a process as strace does: name(arguments) = \
+result, errno names, `--- SIGNAL {siginfo} ---` and `+++ exited with N +++`. Arguments are \
+decoded for the syscalls in utrace's table and printed raw (hex) otherwise. Works on a process \
+that gdb or another tracer is attached to.")]
+    Trace(trace::TraceArgs),
+    /// Print the CLONE/EXEC/EXIT/DEATH events of a process tree or of every task.
+    #[command(long_about = "Print the process-tree events (clone, exec, exit, death) of a \
+process and its descendants, of a command, or with --all of every task (root), one line each \
+or as JSON lines for log shippers.")]
+    Events(events::EventsArgs),
+    /// Show what the kernel's /dev/utrace offers (version, events, flags, buffer).
+    Info,
+    /// Hold a crashing process for a debugger (needs signal decisions).
+    Hold(StubArgs),
+    /// A live table of the busiest processes (not yet on the device).
+    Top(StubArgs),
+    /// Hand a traced process from one utrace to another (needs session handoff).
+    Handoff(StubArgs),
+    /// Internal: the child side of `utrace trace -- COMMAND`.
+    #[command(name = "__exec", hide = true)]
+    Exec(target::ExecArgs),
+}
+
+/// The arguments of a subcommand that this version does not provide yet.
+#[derive(Args)]
+struct StubArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    rest: Vec<String>,
+}
+
+fn info() -> Result<(), String> {
+    let s = utrace::Session::open().map_err(|e| e.to_string())?;
+    let i = s.info().map_err(|e| e.to_string())?;
+    println!("version {}", i.version);
+    println!("record_size {}", i.record_size);
+    println!("events {:#x}", i.events);
+    println!("attach_flags {:#x}", i.attach_flags);
+    println!("buffer_bytes {}", i.buffer_bytes);
+    println!("buffer_max {}", i.buffer_max);
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Trace(a) => trace::run(a),
+        Cmd::Events(a) => events::run(a),
+        Cmd::Info => info().map(|()| ExitCode::SUCCESS),
+        Cmd::Exec(a) => target::exec_child(a),
+        Cmd::Hold(_) => Err("hold: needs signal decisions (UTRACE_IOC_DECIDE), which this version \
+of utrace does not drive yet"
+            .into()),
+        Cmd::Top(_) => Err("top: not implemented yet (use utrace events --all)".into()),
+        Cmd::Handoff(_) => Err("handoff: needs UTRACE_IOC_HANDOFF, which this version of utrace \
+does not drive yet"
+            .into()),
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("utrace: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

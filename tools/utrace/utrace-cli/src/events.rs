@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `utrace events`: the process-tree events of a process, a command or
+//! every task, as text or JSON lines.
+
+use crate::pump::{Next, Pump};
+use crate::{format, target, TargetArgs};
+use clap::Args;
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::process::ExitCode;
+use utrace::{uapi, Attach, Event, Payload, Session, Target};
+
+#[derive(Args, Debug)]
+pub struct EventsArgs {
+    /// One JSON object a line (for log shippers) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Every task on the machine (needs CAP_SYS_ADMIN).
+    #[arg(long, conflicts_with_all = ["pid", "command"])]
+    all: bool,
+    /// The traced tasks wait for room in the buffer instead of records
+    /// being lost (counted in a `lost` event).
+    #[arg(long)]
+    lossless: bool,
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+fn text(ev: &Event) -> String {
+    let h = &ev.header;
+    let what = match &ev.payload {
+        Payload::Clone { flags, child_pid, child_tid, .. } => {
+            let kind = if flags & 0x10000 != 0 { "thread" } else { "process" };
+            format!("clone {kind} child_pid={child_pid} child_tid={child_tid} flags={flags:#x}")
+        }
+        Payload::Exec { filename, old_tid, .. } if *old_tid != h.tid && *old_tid != 0 => {
+            format!("exec {filename} old_tid={old_tid}")
+        }
+        Payload::Exec { filename, .. } => format!("exec {filename}"),
+        Payload::Exit { code } => format!("exit {}", status(*code as i32)),
+        Payload::Death { exit_code, group_dead } => {
+            format!("death {}{}", status(*exit_code), if *group_dead { " group_dead" } else { "" })
+        }
+        Payload::Lost { count, first_seq } => format!("lost {count} from seq {first_seq}"),
+        Payload::Attached { parent_tid } => format!("attached parent_tid={parent_tid}"),
+        Payload::Detached { reason } => format!("detached {reason:?}"),
+        p => format!("{p:?}"),
+    };
+    format!("{}.{:06} {} {} {what}", h.time_ns / 1_000_000_000, h.time_ns / 1000 % 1_000_000, h.pid, h.tid)
+}
+
+fn status(code: i32) -> String {
+    let sig = code & 0x7f;
+    if sig == 0 {
+        format!("exited={}", (code >> 8) & 0xff)
+    } else {
+        let mut name = String::new();
+        let _ = format::signal(&mut name, i64::from(sig));
+        format!("killed={name}{}", if code & 0x80 != 0 { " core" } else { "" })
+    }
+}
+
+pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
+    if !a.all && a.target.pid.is_none() && a.target.command.is_empty() {
+        return Err("events: -p PID, --all or -- COMMAND [ARGS] is required".into());
+    }
+    let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
+    let mut opts = Attach::new(uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_EXIT | uapi::EV_DEATH);
+    opts.follow = !a.all;
+    opts.lossless = a.lossless;
+    let mut child = None;
+    let mut live = HashSet::new();
+    if a.all {
+        session.attach(Target::All, &opts).map_err(|e| format!("attach --all: {e}"))?;
+    } else if let Some(pid) = a.target.pid {
+        session.attach(Target::Pid(pid), &opts).map_err(|e| format!("attach to {pid}: {e}"))?;
+        live.insert(pid);
+    } else {
+        let started = target::start(&a.target.command)?;
+        let pid = started.pid();
+        if let Err(e) = session.attach(Target::Pid(pid), &opts) {
+            let mut c = started.child;
+            let _ = c.kill();
+            let _ = c.wait();
+            return Err(format!("attach to {pid}: {e}"));
+        }
+        child = Some(started.go()?);
+        live.insert(pid);
+    }
+    let mut pump = Pump::new(session)?;
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    'outer: while let Next::Events(evs) = pump.next()? {
+        for ev in evs {
+            let line = if a.json {
+                serde_json::to_string(&ev).map_err(|e| e.to_string())?
+            } else {
+                text(&ev)
+            };
+            if writeln!(out, "{line}").is_err() {
+                break 'outer;
+            }
+            match ev.payload {
+                Payload::Clone { flags, child_pid, .. } if flags & 0x10000 == 0 && child_pid > 0
+                    && !a.all => {
+                        live.insert(child_pid);
+                    }
+                Payload::Death { group_dead: true, .. } if !a.all => {
+                    live.remove(&ev.header.pid);
+                    if live.is_empty() {
+                        break 'outer;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if out.flush().is_err() {
+            break;
+        }
+    }
+    let _ = out.flush();
+    drop(pump);
+    if let Some(mut c) = child {
+        let _ = c.wait();
+    }
+    Ok(ExitCode::SUCCESS)
+}

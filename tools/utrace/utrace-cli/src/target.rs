@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Starting a command traced from its first instruction: `utrace` runs
+//! itself as `utrace __exec -- COMMAND`, which stops itself (SIGSTOP)
+//! before it execs COMMAND; the parent waits for that stop, attaches, and
+//! continues it (SIGCONT). The trace shows COMMAND from its execve on. If
+//! the parent dies first, the stopped child's process group is orphaned
+//! and the kernel ends it with SIGHUP.
+
+use clap::Args;
+use nix::sys::signal::{kill, raise, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitCode};
+
+#[derive(Args)]
+pub struct ExecArgs {
+    /// The program's path (argv[0] is the command's first word).
+    path: PathBuf,
+    #[arg(last = true, required = true)]
+    command: Vec<String>,
+}
+
+/// A started command, stopped before its execve until [`Started::go`].
+pub struct Started {
+    pub child: Child,
+}
+
+impl Started {
+    /// The command's pid.
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Lets the command exec.
+    pub fn go(self) -> Result<Child, String> {
+        kill(Pid::from_raw(self.pid()), Signal::SIGCONT)
+            .map_err(|e| format!("cannot continue the command: {e}"))?;
+        Ok(self.child)
+    }
+}
+
+/// `name` as execvp() would find it: itself if it has a slash, else the
+/// first executable file of that name in `$PATH`.
+fn resolve(name: &str) -> Result<PathBuf, String> {
+    if name.contains('/') {
+        return Ok(PathBuf::from(name));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    for dir in std::env::split_paths(&path) {
+        let p = dir.join(name);
+        if p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0) {
+            return Ok(p);
+        }
+    }
+    Err(format!("{name}: command not found"))
+}
+
+/// Starts `command`, stopped before its exec.
+pub fn start(command: &[String]) -> Result<Started, String> {
+    let me = std::env::current_exe().map_err(|e| format!("cannot find my own executable: {e}"))?;
+    let path = resolve(&command[0])?;
+    let child = Command::new(me)
+        .arg("__exec")
+        .arg(&path)
+        .arg("--")
+        .args(command)
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", command[0]))?;
+    let pid = Pid::from_raw(child.id() as i32);
+    loop {
+        match waitpid(pid, Some(WaitPidFlag::WUNTRACED)) {
+            Ok(WaitStatus::Stopped(_, _)) => return Ok(Started { child }),
+            Ok(WaitStatus::Exited(_, code)) => return Err(format!("the command's start failed ({code})")),
+            Ok(WaitStatus::Signaled(_, sig, _)) => return Err(format!("the command's start was killed by {sig}")),
+            Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(format!("waitpid: {e}")),
+        }
+    }
+}
+
+/// The child side: stops, then execs.
+pub fn exec_child(a: ExecArgs) -> Result<ExitCode, String> {
+    raise(Signal::SIGSTOP).map_err(|e| format!("__exec: {e}"))?;
+    let err = Command::new(&a.path).arg0(&a.command[0]).args(&a.command[1..]).exec();
+    eprintln!("utrace: exec {}: {err}", a.path.display());
+    Ok(ExitCode::from(127))
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `utrace trace`: strace's output from a session's records.
+
+use crate::format::{self, Mem, NoMem, ProcMem};
+use crate::pump::{Next, Pump};
+use crate::{siginfo, target, TargetArgs};
+use clap::Args;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+use utrace::syscalls::{self, Arg};
+use utrace::{uapi, Abi, Attach, Payload, Session, Target, Verdict};
+
+#[derive(Args, Debug)]
+pub struct TraceArgs {
+    /// Follow new children and threads from their first instruction.
+    #[arg(short = 'f', long = "follow")]
+    follow: bool,
+    /// Only these syscalls (comma-separated names; `trace=` may come
+    /// first, as strace spells it).
+    #[arg(short = 'e', value_name = "SYSCALLS")]
+    expr: Option<String>,
+    /// Write the trace to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<String>,
+    /// Do not read the traced process's memory: strings, buffers and
+    /// structs show as their addresses.
+    #[arg(long = "no-memory")]
+    no_memory: bool,
+    /// Make SYSCALL fail with ERRNO instead of running (every call, or
+    /// from the Nth on): SYSCALL:error=ERRNO[:when=N]. Needs syscall
+    /// decisions from the kernel.
+    #[arg(long = "inject", value_name = "SPEC")]
+    inject: Vec<String>,
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+/// One `--inject` rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inject {
+    name: String,
+    errno: i32,
+    when: u64,
+    seen: u64,
+}
+
+fn parse_inject(spec: &str) -> Result<Inject, String> {
+    let mut parts = spec.split(':');
+    let name = parts.next().filter(|n| !n.is_empty()).ok_or("--inject: no syscall name")?;
+    if syscalls::number(Abi::X86_64, name).is_none() && syscalls::number(Abi::I386, name).is_none() {
+        return Err(format!("--inject: unknown syscall {name}"));
+    }
+    let mut errno = None;
+    let mut when = 1;
+    for p in parts {
+        if let Some(e) = p.strip_prefix("error=") {
+            errno = Some(
+                utrace::errno::by_name(e)
+                    .or_else(|| e.parse().ok().filter(|&n: &i32| (1..4096).contains(&n)))
+                    .ok_or_else(|| format!("--inject: unknown errno {e}"))?,
+            );
+        } else if let Some(w) = p.strip_prefix("when=") {
+            when = w
+                .parse()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| format!("--inject: bad when={w}"))?;
+        } else {
+            return Err(format!("--inject: unknown part {p} (SYSCALL:error=ERRNO[:when=N])"));
+        }
+    }
+    let errno = errno.ok_or("--inject: error=ERRNO is required")?;
+    Ok(Inject { name: name.to_string(), errno, when, seen: 0 })
+}
+
+fn parse_filter(expr: &str) -> Result<HashSet<String>, String> {
+    let list = expr.strip_prefix("trace=").unwrap_or(expr);
+    let mut set = HashSet::new();
+    for n in list.split(',').filter(|n| !n.is_empty()) {
+        if syscalls::number(Abi::X86_64, n).is_none() && syscalls::number(Abi::I386, n).is_none() {
+            return Err(format!("-e: unknown syscall {n}"));
+        }
+        set.insert(n.to_string());
+    }
+    if set.is_empty() {
+        return Err("-e: no syscall named".into());
+    }
+    Ok(set)
+}
+
+/// A syscall entered and not yet returned, per thread.
+struct Pending {
+    nr: i32,
+    abi: Abi,
+    args: [u64; 6],
+    /// The call's text as read at entry.
+    text: String,
+    /// What exec'd (an EXEC record came before the exit).
+    exec: Option<String>,
+    injected: bool,
+}
+
+/// A memory that holds one string at one address (an exec's filename
+/// from its EXEC record: the old image's memory is gone).
+struct OneString(u64, Vec<u8>);
+
+impl Mem for OneString {
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Option<usize> {
+        if addr != self.0 {
+            return None;
+        }
+        let mut s = self.1.clone();
+        s.push(0);
+        let n = s.len().min(buf.len());
+        buf[..n].copy_from_slice(&s[..n]);
+        Some(n)
+    }
+}
+
+struct Tracer {
+    out: Box<dyn Write>,
+    follow: bool,
+    memory: bool,
+    filter: Option<HashSet<String>>,
+    inject: Vec<Inject>,
+    pending: HashMap<i32, Pending>,
+    /// Processes still traced.
+    live: HashSet<i32>,
+    /// `-- COMMAND`: nothing is shown before its first execve.
+    started: bool,
+    first_pid: i32,
+}
+
+fn pad(call: &str) -> String {
+    format!("{call:<39}")
+}
+
+impl Tracer {
+    fn prefix(&self, tid: i32) -> String {
+        if self.follow && tid != self.first_pid {
+            format!("[pid {tid:>5}] ")
+        } else {
+            String::new()
+        }
+    }
+
+    fn shown(&self, abi: Abi, nr: i32) -> bool {
+        match &self.filter {
+            None => true,
+            Some(f) => syscalls::name(abi, i64::from(nr)).is_some_and(|n| f.contains(n)),
+        }
+    }
+
+    fn call_text(&self, tid: i32, abi: Abi, nr: i32, args: &[u64; 6], ret: Option<i64>, mem: Option<&dyn Mem>) -> String {
+        let table = syscalls::table(abi);
+        let sys = table.and_then(|t| t.by_number(i64::from(nr)));
+        let pm = ProcMem(tid);
+        let mem: &dyn Mem = match mem {
+            Some(m) => m,
+            None if self.memory => &pm,
+            None => &NoMem,
+        };
+        let mut w = String::new();
+        let _ = format::call(&mut w, mem, abi, i64::from(nr), sys, args, ret);
+        w
+    }
+
+    fn needs_ret(abi: Abi, nr: i32) -> bool {
+        syscalls::table(abi)
+            .and_then(|t| t.by_number(i64::from(nr)))
+            .is_some_and(|s| s.args.iter().any(|a| matches!(a, Arg::InBuf | Arg::PipeFds)))
+    }
+
+    /// A SYSCALL_ENTRY record; returns the verdict if it waits for one.
+    fn entry(&mut self, tid: i32, nr: i32, abi: Abi, args: [u64; 6]) -> Option<Verdict> {
+        let table = syscalls::table(abi);
+        let is_exec = table.is_some_and(|t| t.is_exec(i64::from(nr)));
+        if !self.started {
+            if !is_exec {
+                return None;
+            }
+            self.started = true;
+        }
+        let text = self.call_text(tid, abi, nr, &args, None, None);
+        let mut injected = None;
+        if let Some(name) = syscalls::name(abi, i64::from(nr)) {
+            for rule in self.inject.iter_mut().filter(|r| r.name == name) {
+                rule.seen += 1;
+                if rule.seen >= rule.when {
+                    injected = Some(rule.errno);
+                }
+            }
+        }
+        if table.is_some_and(|t| t.no_return(i64::from(nr))) && self.shown(abi, nr) {
+            let line = format!("{}{}= ?", self.prefix(tid), pad(&text) + " ");
+            let _ = writeln!(self.out, "{line}");
+        } else {
+            self.pending.insert(
+                tid,
+                Pending { nr, abi, args, text, exec: None, injected: injected.is_some() },
+            );
+        }
+        Some(match injected {
+            Some(e) => Verdict::Abort(e),
+            None => Verdict::Run(None),
+        })
+    }
+
+    fn exit(&mut self, tid: i32, ret: i64) {
+        let Some(p) = self.pending.remove(&tid) else {
+            return;
+        };
+        if !self.shown(p.abi, p.nr) {
+            return;
+        }
+        let text = if let (Some(f), 0) = (&p.exec, ret) {
+            let m = OneString(p.args[0], f.clone().into_bytes());
+            self.call_text(tid, p.abi, p.nr, &p.args, Some(ret), Some(&m))
+        } else if Self::needs_ret(p.abi, p.nr) {
+            self.call_text(tid, p.abi, p.nr, &p.args, Some(ret), None)
+        } else {
+            p.text
+        };
+        let table = syscalls::table(p.abi);
+        let sys = table.and_then(|t| t.by_number(i64::from(p.nr)));
+        let mut res = String::new();
+        let _ = format::result(&mut res, p.abi, sys, ret);
+        let inj = if p.injected { " (INJECTED)" } else { "" };
+        let _ = writeln!(self.out, "{}{}{}{inj}", self.prefix(tid), pad(&text), res);
+    }
+
+    /// A thread that died inside a syscall: `= ?`.
+    fn unfinished(&mut self, tid: i32) {
+        if let Some(p) = self.pending.remove(&tid) {
+            if self.shown(p.abi, p.nr) {
+                let _ = writeln!(self.out, "{}{} = ?", self.prefix(tid), pad(&p.text));
+            }
+        }
+    }
+}
+
+fn wait_status(code: i32) -> String {
+    let sig = code & 0x7f;
+    if sig == 0 {
+        format!("+++ exited with {} +++", (code >> 8) & 0xff)
+    } else {
+        let mut name = String::new();
+        let _ = format::signal(&mut name, i64::from(sig));
+        let core = if code & 0x80 != 0 { " (core dumped)" } else { "" };
+        format!("+++ killed by {name}{core} +++")
+    }
+}
+
+pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
+    let filter = a.expr.as_deref().map(parse_filter).transpose()?;
+    let inject = a.inject.iter().map(|s| parse_inject(s)).collect::<Result<Vec<_>, _>>()?;
+    if a.target.pid.is_none() && a.target.command.is_empty() {
+        return Err("trace: -p PID or -- COMMAND [ARGS] is required".into());
+    }
+    let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
+    let info = session.info().map_err(|e| e.to_string())?;
+    let can_decide = info.attach_flags & u64::from(uapi::ATTACH_F_DECIDE_SYSCALL) != 0;
+    if !inject.is_empty() && !can_decide {
+        return Err("--inject: this kernel's /dev/utrace does not offer syscall decisions \
+(UTRACE_ATTACH_F_DECIDE_SYSCALL)"
+            .into());
+    }
+    // A bigger buffer if the limits allow (lossless: the tasks wait for room).
+    let _ = session.config(1 << 20);
+    let events = (uapi::EV_SYSCALL | uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_EXIT | uapi::EV_DEATH | uapi::EV_SIGNAL_ALL)
+        & if info.events != 0 { info.events } else { u64::MAX };
+    let mut opts = Attach::new(events);
+    opts.follow = a.follow;
+    opts.lossless = true;
+    // Strings are read while the thread waits at the syscall's entry when
+    // the kernel can hold it there; otherwise when the record is read.
+    opts.decide_syscall = can_decide && (!a.no_memory || !inject.is_empty());
+
+    let out: Box<dyn Write> = match &a.output {
+        Some(path) => Box::new(BufWriter::new(File::create(path).map_err(|e| format!("{path}: {e}"))?)),
+        None => Box::new(BufWriter::new(io::stdout())),
+    };
+    let (child, pid) = match a.target.pid {
+        Some(pid) => {
+            session.attach(Target::Pid(pid), &opts).map_err(|e| format!("attach to {pid}: {e}"))?;
+            (None, pid)
+        }
+        None => {
+            let started = target::start(&a.target.command)?;
+            let pid = started.pid();
+            if let Err(e) = session.attach(Target::Pid(pid), &opts) {
+                let mut c = started.child;
+                let _ = c.kill();
+                let _ = c.wait();
+                return Err(format!("attach to {pid}: {e}"));
+            }
+            (Some(started.go()?), pid)
+        }
+    };
+    let mut t = Tracer {
+        out,
+        follow: a.follow,
+        memory: !a.no_memory,
+        filter,
+        inject,
+        pending: HashMap::new(),
+        live: HashSet::from([pid]),
+        started: child.is_none(),
+        first_pid: pid,
+    };
+    let mut pump = Pump::new(session)?;
+    let mut interrupted = false;
+    'outer: while !t.live.is_empty() {
+        let evs = match pump.next()? {
+            Next::Events(e) => e,
+            Next::Signal => {
+                interrupted = true;
+                break;
+            }
+        };
+        for ev in evs {
+            let h = ev.header;
+            match ev.payload {
+                Payload::SyscallEntry { nr, abi, args } => {
+                    let v = t.entry(h.tid, nr, abi, args);
+                    if h.decide() {
+                        let v = v.unwrap_or(Verdict::Run(None));
+                        if let Err(e) = pump.session.decide(utrace::EngineId(h.engine_id), h.seq, v) {
+                            eprintln!("utrace: decide: {e}");
+                        }
+                    }
+                }
+                Payload::SyscallExit { ret, .. } => t.exit(h.tid, ret),
+                Payload::Exec { old_tid, filename } => {
+                    if old_tid != 0 && old_tid != h.tid {
+                        if let Some(p) = t.pending.remove(&old_tid) {
+                            t.pending.insert(h.tid, p);
+                        }
+                    }
+                    if let Some(p) = t.pending.get_mut(&h.tid) {
+                        p.exec = Some(filename);
+                    }
+                }
+                Payload::Clone { flags, child_pid, .. } => {
+                    const CLONE_THREAD: u64 = 0x10000;
+                    if a.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {
+                        t.live.insert(child_pid);
+                    }
+                }
+                Payload::Signal { signo, siginfo: info, .. }
+                    if t.started => {
+                        let line = siginfo::line(signo, &info);
+                        let _ = writeln!(t.out, "{}{line}", t.prefix(h.tid));
+                    }
+                Payload::Death { exit_code, group_dead } => {
+                    t.unfinished(h.tid);
+                    if group_dead {
+                        let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
+                        t.live.remove(&h.pid);
+                        if t.live.is_empty() {
+                            break 'outer;
+                        }
+                    }
+                }
+                Payload::Lost { count, .. } => eprintln!("utrace: {count} records lost"),
+                Payload::Detached { reason, .. } if h.tid == h.pid && t.live.contains(&h.pid)
+                    && !matches!(reason, utrace::DetachReason::Reaped) => {
+                        eprintln!("utrace: process {} detached ({reason:?})", h.pid);
+                        t.live.remove(&h.pid);
+                    }
+                _ => {}
+            }
+        }
+        let _ = t.out.flush();
+    }
+    let _ = t.out.flush();
+    drop(pump);
+    if interrupted && child.is_none() {
+        eprintln!("utrace: process {pid} detached");
+    }
+    match child {
+        Some(mut c) => {
+            use std::os::unix::process::ExitStatusExt;
+            let st = c.wait().map_err(|e| format!("wait: {e}"))?;
+            Ok(match (st.code(), st.signal()) {
+                (Some(code), _) => ExitCode::from(code as u8),
+                (None, Some(sig)) => ExitCode::from(128u8.wrapping_add(sig as u8)),
+                _ => ExitCode::FAILURE,
+            })
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inject_specs() {
+        let i = parse_inject("openat:error=ENOENT:when=3").unwrap();
+        assert_eq!((i.name.as_str(), i.errno, i.when), ("openat", 2, 3));
+        assert_eq!(parse_inject("read:error=5").unwrap().errno, 5);
+        assert!(parse_inject("nosuchcall:error=EPERM").is_err());
+        assert!(parse_inject("openat").is_err());
+        assert!(parse_inject("openat:error=EWHAT").is_err());
+        assert!(parse_inject("openat:error=EPERM:when=0").is_err());
+        assert!(parse_inject("openat:error=EPERM:bogus").is_err());
+    }
+
+    #[test]
+    fn filters() {
+        let f = parse_filter("trace=openat,read").unwrap();
+        assert!(f.contains("openat") && f.contains("read") && f.len() == 2);
+        assert!(parse_filter("openat,nosuch").is_err());
+        assert!(parse_filter("trace=").is_err());
+    }
+
+    #[test]
+    fn exit_lines() {
+        assert_eq!(wait_status(0), "+++ exited with 0 +++");
+        assert_eq!(wait_status(3 << 8), "+++ exited with 3 +++");
+        assert_eq!(wait_status(11 | 0x80), "+++ killed by SIGSEGV (core dumped) +++");
+        assert_eq!(wait_status(9), "+++ killed by SIGKILL +++");
+    }
+
+    #[test]
+    fn call_lines() {
+        let mut w = String::new();
+        let m = OneString(0x1000, b"/etc/hostname".to_vec());
+        let sys = syscalls::table(Abi::X86_64).and_then(|t| t.by_number(257));
+        format::call(&mut w, &m, Abi::X86_64, 257, sys, &[(-100i64) as u64, 0x1000, 0o2000000, 0, 0, 0], None)
+            .unwrap();
+        format::result(&mut w, Abi::X86_64, sys, -2).unwrap();
+        assert_eq!(
+            w,
+            "openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)"
+        );
+        // Memory that cannot be read: the address, never a guess.
+        let mut w = String::new();
+        format::call(&mut w, &NoMem, Abi::X86_64, 257, sys, &[3, 0x2000, 0, 0, 0, 0], None).unwrap();
+        assert_eq!(w, "openat(3, 0x2000, O_RDONLY)");
+        // A syscall not in the decode table: its name and raw arguments.
+        let mut w = String::new();
+        format::call(&mut w, &NoMem, Abi::X86_64, 425, None, &[1, 2, 3, 4, 5, 6], None).unwrap();
+        assert_eq!(w, "io_uring_setup(0x1, 0x2, 0x3, 0x4, 0x5, 0x6)");
+        let mut w = String::new();
+        format::call(&mut w, &NoMem, Abi::X86_64, 99999, None, &[0; 6], None).unwrap();
+        assert_eq!(w, "syscall_0x1869f(0x0, 0x0, 0x0, 0x0, 0x0, 0x0)");
+        // i386: its own table (5 is open there, fstat on x86-64).
+        let sys = syscalls::table(Abi::I386).and_then(|t| t.by_number(5));
+        let mut w = String::new();
+        format::call(&mut w, &NoMem, Abi::I386, 5, sys, &[0x3000, 0o101, 0o644, 0, 0, 0], None).unwrap();
+        format::result(&mut w, Abi::I386, sys, 3).unwrap();
+        assert_eq!(w, "open(0x3000, O_WRONLY|O_CREAT, 0644) = 3");
+    }
+}
