@@ -27,3 +27,5 @@ for c in "$src"/*.c "$top"/tools/utrace-top/*.c; do
 		gcc -static -O2 -g -Wall -Wextra -Werror -pthread -I"$src" -I"$top/include/uapi" -o "$bin" "$c"
 	fi
 done
+# The utrace command (Rust, tools/utrace), static.
+"$top/scripts/build-utrace-cli.sh"

@@ -149,6 +149,12 @@ source_checks() {
 		host_result FAIL "$what" "$out $(ls -lR "$dest")"
 	fi
 	rm -rf "$dest"
+	what="cargo test of tools/utrace (the utrace crate and command) passes"
+	if out=$("$top/scripts/build-utrace-cli.sh" test 2>&1); then
+		host_result OK "$what"
+	else
+		host_result FAIL "$what" "$(echo "$out" | tail -n 40)"
+	fi
 	what="rust/*.rs import each other without a cycle (check-imports.py)"
 	if out=$(python3 "$top/scripts/check-imports.py" 2>&1); then
 		host_result OK "$what"

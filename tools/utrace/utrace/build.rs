@@ -29,7 +29,11 @@ fn main() {
         .arg(&gen)
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
-    assert!(status.success(), "{cc} failed on uapi-gen.c with {}", header.display());
+    assert!(
+        status.success(),
+        "{cc} failed on uapi-gen.c with {}",
+        header.display()
+    );
     let res = Command::new(&exe).output().expect("cannot run uapi-gen");
     assert!(
         res.status.success(),

@@ -30,24 +30,48 @@ pub struct EventsArgs {
 fn text(ev: &Event) -> String {
     let h = &ev.header;
     let what = match &ev.payload {
-        Payload::Clone { flags, child_pid, child_tid, .. } => {
-            let kind = if flags & 0x10000 != 0 { "thread" } else { "process" };
+        Payload::Clone {
+            flags,
+            child_pid,
+            child_tid,
+            ..
+        } => {
+            let kind = if flags & 0x10000 != 0 {
+                "thread"
+            } else {
+                "process"
+            };
             format!("clone {kind} child_pid={child_pid} child_tid={child_tid} flags={flags:#x}")
         }
-        Payload::Exec { filename, old_tid, .. } if *old_tid != h.tid && *old_tid != 0 => {
+        Payload::Exec {
+            filename, old_tid, ..
+        } if *old_tid != h.tid && *old_tid != 0 => {
             format!("exec {filename} old_tid={old_tid}")
         }
         Payload::Exec { filename, .. } => format!("exec {filename}"),
         Payload::Exit { code } => format!("exit {}", status(*code as i32)),
-        Payload::Death { exit_code, group_dead } => {
-            format!("death {}{}", status(*exit_code), if *group_dead { " group_dead" } else { "" })
+        Payload::Death {
+            exit_code,
+            group_dead,
+        } => {
+            format!(
+                "death {}{}",
+                status(*exit_code),
+                if *group_dead { " group_dead" } else { "" }
+            )
         }
         Payload::Lost { count, first_seq } => format!("lost {count} from seq {first_seq}"),
         Payload::Attached { parent_tid } => format!("attached parent_tid={parent_tid}"),
         Payload::Detached { reason } => format!("detached {reason:?}"),
         p => format!("{p:?}"),
     };
-    format!("{}.{:06} {} {} {what}", h.time_ns / 1_000_000_000, h.time_ns / 1000 % 1_000_000, h.pid, h.tid)
+    format!(
+        "{}.{:06} {} {} {what}",
+        h.time_ns / 1_000_000_000,
+        h.time_ns / 1000 % 1_000_000,
+        h.pid,
+        h.tid
+    )
 }
 
 fn status(code: i32) -> String {
@@ -57,7 +81,10 @@ fn status(code: i32) -> String {
     } else {
         let mut name = String::new();
         let _ = format::signal(&mut name, i64::from(sig));
-        format!("killed={name}{}", if code & 0x80 != 0 { " core" } else { "" })
+        format!(
+            "killed={name}{}",
+            if code & 0x80 != 0 { " core" } else { "" }
+        )
     }
 }
 
@@ -72,9 +99,13 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     let mut child = None;
     let mut live = HashSet::new();
     if a.all {
-        session.attach(Target::All, &opts).map_err(|e| format!("attach --all: {e}"))?;
+        session
+            .attach(Target::All, &opts)
+            .map_err(|e| format!("attach --all: {e}"))?;
     } else if let Some(pid) = a.target.pid {
-        session.attach(Target::Pid(pid), &opts).map_err(|e| format!("attach to {pid}: {e}"))?;
+        session
+            .attach(Target::Pid(pid), &opts)
+            .map_err(|e| format!("attach to {pid}: {e}"))?;
         live.insert(pid);
     } else {
         let started = target::start(&a.target.command)?;
@@ -102,11 +133,14 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
                 break 'outer;
             }
             match ev.payload {
-                Payload::Clone { flags, child_pid, .. } if flags & 0x10000 == 0 && child_pid > 0
-                    && !a.all => {
-                        live.insert(child_pid);
-                    }
-                Payload::Death { group_dead: true, .. } if !a.all => {
+                Payload::Clone {
+                    flags, child_pid, ..
+                } if flags & 0x10000 == 0 && child_pid > 0 && !a.all => {
+                    live.insert(child_pid);
+                }
+                Payload::Death {
+                    group_dead: true, ..
+                } if !a.all => {
                     live.remove(&ev.header.pid);
                     if live.is_empty() {
                         break 'outer;

@@ -260,7 +260,11 @@ fn named(w: &mut Line, v: u64, names: &[&str]) -> fmt::Result {
 
 fn path(w: &mut Line, cx: &dyn Mem, addr: u64) -> fmt::Result {
     let mut buf = [0u8; PATH_MAX_SHOWN];
-    let Some(n) = (if addr == 0 { None } else { cx.read(addr, &mut buf) }) else {
+    let Some(n) = (if addr == 0 {
+        None
+    } else {
+        cx.read(addr, &mut buf)
+    }) else {
         return pointer(w, addr);
     };
     match buf[..n].iter().position(|&c| c == 0) {
@@ -434,10 +438,13 @@ pub fn call(
     for (i, &kind) in sys.args.iter().enumerate() {
         // The mode of open(), openat() and creat() counts only with
         // O_CREAT or O_TMPFILE (strace leaves it out otherwise).
-        if kind == Arg::Mode && i > 0 && sys.args[i - 1] == Arg::OpenFlags
-            && args[i - 1] & OPEN_TAKES_MODE == 0 {
-                break;
-            }
+        if kind == Arg::Mode
+            && i > 0
+            && sys.args[i - 1] == Arg::OpenFlags
+            && args[i - 1] & OPEN_TAKES_MODE == 0
+        {
+            break;
+        }
         if i > 0 {
             w.write_str(", ")?;
         }
@@ -450,12 +457,7 @@ pub fn call(
 /// ` = <ret>`: the value, `-1 ENOENT (No such file or directory)`, or
 /// `? ERESTARTSYS (...)` for the kernel's restart codes; an address as wide
 /// as ABI `arch` has them.
-pub fn result(
-    w: &mut Line,
-    arch: Abi,
-    sys: Option<&Syscall>,
-    ret: i64,
-) -> fmt::Result {
+pub fn result(w: &mut Line, arch: Abi, sys: Option<&Syscall>, ret: i64) -> fmt::Result {
     if (-4095..0).contains(&ret) {
         let e = -ret as i32;
         let first = if errno::is_restart(e) { "?" } else { "-1" };

@@ -33,7 +33,12 @@ struct Cli {
 #[derive(Args, Clone, Debug)]
 pub struct TargetArgs {
     /// Attach to the running process PID (all its threads).
-    #[arg(short = 'p', long = "pid", value_name = "PID", conflicts_with = "command")]
+    #[arg(
+        short = 'p',
+        long = "pid",
+        value_name = "PID",
+        conflicts_with = "command"
+    )]
     pub pid: Option<i32>,
     /// Run COMMAND with ARGS, traced from its first instruction.
     #[arg(last = true, value_name = "COMMAND")]
@@ -43,15 +48,19 @@ pub struct TargetArgs {
 #[derive(Subcommand)]
 enum Cmd {
     /// Print the syscalls, signals and exits of a process, as strace does.
-    #[command(long_about = "Print every syscall of a process as strace does: name(arguments) = \
+    #[command(
+        long_about = "Print every syscall of a process as strace does: name(arguments) = \
 result, errno names, `--- SIGNAL {siginfo} ---` and `+++ exited with N +++`. Arguments are \
 decoded for the syscalls in utrace's table and printed raw (hex) otherwise. Works on a process \
-that gdb or another tracer is attached to.")]
+that gdb or another tracer is attached to."
+    )]
     Trace(trace::TraceArgs),
     /// Print the CLONE/EXEC/EXIT/DEATH events of a process tree or of every task.
-    #[command(long_about = "Print the process-tree events (clone, exec, exit, death) of a \
+    #[command(
+        long_about = "Print the process-tree events (clone, exec, exit, death) of a \
 process and its descendants, of a command, or with --all of every task (root), one line each \
-or as JSON lines for log shippers.")]
+or as JSON lines for log shippers."
+    )]
     Events(events::EventsArgs),
     /// Show what the kernel's /dev/utrace offers (version, events, flags, buffer).
     Info,
@@ -92,13 +101,17 @@ fn main() -> ExitCode {
         Cmd::Events(a) => events::run(a),
         Cmd::Info => info().map(|()| ExitCode::SUCCESS),
         Cmd::Exec(a) => target::exec_child(a),
-        Cmd::Hold(_) => Err("hold: needs signal decisions (UTRACE_IOC_DECIDE), which this version \
+        Cmd::Hold(_) => Err(
+            "hold: needs signal decisions (UTRACE_IOC_DECIDE), which this version \
 of utrace does not drive yet"
-            .into()),
+                .into(),
+        ),
         Cmd::Top(_) => Err("top: not implemented yet (use utrace events --all)".into()),
-        Cmd::Handoff(_) => Err("handoff: needs UTRACE_IOC_HANDOFF, which this version of utrace \
+        Cmd::Handoff(_) => Err(
+            "handoff: needs UTRACE_IOC_HANDOFF, which this version of utrace \
 does not drive yet"
-            .into()),
+                .into(),
+        ),
     };
     match r {
         Ok(code) => code,

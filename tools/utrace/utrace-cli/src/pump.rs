@@ -28,7 +28,8 @@ impl Pump {
         for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
             mask.add(s);
         }
-        mask.thread_block().map_err(|e| format!("sigprocmask: {e}"))?;
+        mask.thread_block()
+            .map_err(|e| format!("sigprocmask: {e}"))?;
         let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK)
             .map_err(|e| format!("signalfd: {e}"))?;
         Ok(Pump { session, sfd })

@@ -81,7 +81,12 @@ pub fn line(signo: i32, info: &[u8]) -> Line {
         None => write!(w, ", si_code={code}"),
     };
     let pid_uid = |w: &mut Line| {
-        let _ = write!(w, ", si_pid={}, si_uid={}", i32_at(info, 16), i32_at(info, 20) as u32);
+        let _ = write!(
+            w,
+            ", si_pid={}, si_uid={}",
+            i32_at(info, 16),
+            i32_at(info, 20) as u32
+        );
     };
     match (signo, code) {
         (_, 0) | (_, -6) => pid_uid(&mut w),
@@ -94,7 +99,12 @@ pub fn line(signo: i32, info: &[u8]) -> Line {
                 let _ = w.write_str(", si_status=");
                 let _ = signal(&mut w, i64::from(status));
             }
-            let _ = write!(w, ", si_utime={}, si_stime={}", u64_at(info, 32) as i64, u64_at(info, 40) as i64);
+            let _ = write!(
+                w,
+                ", si_utime={}, si_stime={}",
+                u64_at(info, 32) as i64,
+                u64_at(info, 40) as i64
+            );
         }
         (4 | 7 | 8 | 11, _) => {
             let addr = u64_at(info, 16);
@@ -144,6 +154,9 @@ mod tests {
 si_utime=0, si_stime=0} ---"
         );
         // An unknown code: the number, and no fields guessed.
-        assert_eq!(line(10, &info(10, 77, &[])), "--- SIGUSR1 {si_signo=SIGUSR1, si_code=77} ---");
+        assert_eq!(
+            line(10, &info(10, 77, &[])),
+            "--- SIGUSR1 {si_signo=SIGUSR1, si_code=77} ---"
+        );
     }
 }

@@ -52,7 +52,9 @@ fn resolve(name: &str) -> Result<PathBuf, String> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     for dir in std::env::split_paths(&path) {
         let p = dir.join(name);
-        if p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0) {
+        if p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        {
             return Ok(p);
         }
     }
@@ -74,8 +76,12 @@ pub fn start(command: &[String]) -> Result<Started, String> {
     loop {
         match waitpid(pid, Some(WaitPidFlag::WUNTRACED)) {
             Ok(WaitStatus::Stopped(_, _)) => return Ok(Started { child }),
-            Ok(WaitStatus::Exited(_, code)) => return Err(format!("the command's start failed ({code})")),
-            Ok(WaitStatus::Signaled(_, sig, _)) => return Err(format!("the command's start was killed by {sig}")),
+            Ok(WaitStatus::Exited(_, code)) => {
+                return Err(format!("the command's start failed ({code})"))
+            }
+            Ok(WaitStatus::Signaled(_, sig, _)) => {
+                return Err(format!("the command's start was killed by {sig}"))
+            }
             Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(format!("waitpid: {e}")),
         }
@@ -85,7 +91,10 @@ pub fn start(command: &[String]) -> Result<Started, String> {
 /// The child side: stops, then execs.
 pub fn exec_child(a: ExecArgs) -> Result<ExitCode, String> {
     raise(Signal::SIGSTOP).map_err(|e| format!("__exec: {e}"))?;
-    let err = Command::new(&a.path).arg0(&a.command[0]).args(&a.command[1..]).exec();
+    let err = Command::new(&a.path)
+        .arg0(&a.command[0])
+        .args(&a.command[1..])
+        .exec();
     eprintln!("utrace: exec {}: {err}", a.path.display());
     Ok(ExitCode::from(127))
 }

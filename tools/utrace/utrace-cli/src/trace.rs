@@ -49,8 +49,12 @@ struct Inject {
 
 fn parse_inject(spec: &str) -> Result<Inject, String> {
     let mut parts = spec.split(':');
-    let name = parts.next().filter(|n| !n.is_empty()).ok_or("--inject: no syscall name")?;
-    if syscalls::number(Abi::X86_64, name).is_none() && syscalls::number(Abi::I386, name).is_none() {
+    let name = parts
+        .next()
+        .filter(|n| !n.is_empty())
+        .ok_or("--inject: no syscall name")?;
+    if syscalls::number(Abi::X86_64, name).is_none() && syscalls::number(Abi::I386, name).is_none()
+    {
         return Err(format!("--inject: unknown syscall {name}"));
     }
     let mut errno = None;
@@ -69,11 +73,18 @@ fn parse_inject(spec: &str) -> Result<Inject, String> {
                 .filter(|&n| n >= 1)
                 .ok_or_else(|| format!("--inject: bad when={w}"))?;
         } else {
-            return Err(format!("--inject: unknown part {p} (SYSCALL:error=ERRNO[:when=N])"));
+            return Err(format!(
+                "--inject: unknown part {p} (SYSCALL:error=ERRNO[:when=N])"
+            ));
         }
     }
     let errno = errno.ok_or("--inject: error=ERRNO is required")?;
-    Ok(Inject { name: name.to_string(), errno, when, seen: 0 })
+    Ok(Inject {
+        name: name.to_string(),
+        errno,
+        when,
+        seen: 0,
+    })
 }
 
 fn parse_filter(expr: &str) -> Result<HashSet<String>, String> {
@@ -154,7 +165,15 @@ impl Tracer {
         }
     }
 
-    fn call_text(&self, tid: i32, abi: Abi, nr: i32, args: &[u64; 6], ret: Option<i64>, mem: Option<&dyn Mem>) -> String {
+    fn call_text(
+        &self,
+        tid: i32,
+        abi: Abi,
+        nr: i32,
+        args: &[u64; 6],
+        ret: Option<i64>,
+        mem: Option<&dyn Mem>,
+    ) -> String {
         let table = syscalls::table(abi);
         let sys = table.and_then(|t| t.by_number(i64::from(nr)));
         let pm = ProcMem(tid);
@@ -171,7 +190,11 @@ impl Tracer {
     fn needs_ret(abi: Abi, nr: i32) -> bool {
         syscalls::table(abi)
             .and_then(|t| t.by_number(i64::from(nr)))
-            .is_some_and(|s| s.args.iter().any(|a| matches!(a, Arg::InBuf | Arg::PipeFds)))
+            .is_some_and(|s| {
+                s.args
+                    .iter()
+                    .any(|a| matches!(a, Arg::InBuf | Arg::PipeFds))
+            })
     }
 
     /// A SYSCALL_ENTRY record; returns the verdict if it waits for one.
@@ -200,7 +223,14 @@ impl Tracer {
         } else {
             self.pending.insert(
                 tid,
-                Pending { nr, abi, args, text, exec: None, injected: injected.is_some() },
+                Pending {
+                    nr,
+                    abi,
+                    args,
+                    text,
+                    exec: None,
+                    injected: injected.is_some(),
+                },
             );
         }
         Some(match injected {
@@ -249,14 +279,22 @@ fn wait_status(code: i32) -> String {
     } else {
         let mut name = String::new();
         let _ = format::signal(&mut name, i64::from(sig));
-        let core = if code & 0x80 != 0 { " (core dumped)" } else { "" };
+        let core = if code & 0x80 != 0 {
+            " (core dumped)"
+        } else {
+            ""
+        };
         format!("+++ killed by {name}{core} +++")
     }
 }
 
 pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     let filter = a.expr.as_deref().map(parse_filter).transpose()?;
-    let inject = a.inject.iter().map(|s| parse_inject(s)).collect::<Result<Vec<_>, _>>()?;
+    let inject = a
+        .inject
+        .iter()
+        .map(|s| parse_inject(s))
+        .collect::<Result<Vec<_>, _>>()?;
     if a.target.pid.is_none() && a.target.command.is_empty() {
         return Err("trace: -p PID or -- COMMAND [ARGS] is required".into());
     }
@@ -264,14 +302,25 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     let info = session.info().map_err(|e| e.to_string())?;
     let can_decide = info.attach_flags & u64::from(uapi::ATTACH_F_DECIDE_SYSCALL) != 0;
     if !inject.is_empty() && !can_decide {
-        return Err("--inject: this kernel's /dev/utrace does not offer syscall decisions \
+        return Err(
+            "--inject: this kernel's /dev/utrace does not offer syscall decisions \
 (UTRACE_ATTACH_F_DECIDE_SYSCALL)"
-            .into());
+                .into(),
+        );
     }
     // A bigger buffer if the limits allow (lossless: the tasks wait for room).
     let _ = session.config(1 << 20);
-    let events = (uapi::EV_SYSCALL | uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_EXIT | uapi::EV_DEATH | uapi::EV_SIGNAL_ALL)
-        & if info.events != 0 { info.events } else { u64::MAX };
+    let events = (uapi::EV_SYSCALL
+        | uapi::EV_CLONE
+        | uapi::EV_EXEC
+        | uapi::EV_EXIT
+        | uapi::EV_DEATH
+        | uapi::EV_SIGNAL_ALL)
+        & if info.events != 0 {
+            info.events
+        } else {
+            u64::MAX
+        };
     let mut opts = Attach::new(events);
     opts.follow = a.follow;
     opts.lossless = true;
@@ -280,12 +329,17 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     opts.decide_syscall = can_decide && (!a.no_memory || !inject.is_empty());
 
     let out: Box<dyn Write> = match &a.output {
-        Some(path) => Box::new(BufWriter::new(File::create(path).map_err(|e| format!("{path}: {e}"))?)),
+        Some(path) => Box::new(BufWriter::new(
+            File::create(path).map_err(|e| format!("{path}: {e}"))?,
+        )),
         None => Box::new(BufWriter::new(io::stdout())),
     };
     let (child, pid) = match a.target.pid {
         Some(pid) => {
-            session.attach(Target::Pid(pid), &opts).map_err(|e| format!("attach to {pid}: {e}"))?;
+            session
+                .attach(Target::Pid(pid), &opts)
+                .map_err(|e| format!("attach to {pid}: {e}"))?;
+            eprintln!("utrace: process {pid} attached");
             (None, pid)
         }
         None => {
@@ -328,7 +382,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
                     let v = t.entry(h.tid, nr, abi, args);
                     if h.decide() {
                         let v = v.unwrap_or(Verdict::Run(None));
-                        if let Err(e) = pump.session.decide(utrace::EngineId(h.engine_id), h.seq, v) {
+                        if let Err(e) = pump.session.decide(utrace::EngineId(h.engine_id), h.seq, v)
+                        {
                             eprintln!("utrace: decide: {e}");
                         }
                     }
@@ -344,18 +399,26 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
                         p.exec = Some(filename);
                     }
                 }
-                Payload::Clone { flags, child_pid, .. } => {
+                Payload::Clone {
+                    flags, child_pid, ..
+                } => {
                     const CLONE_THREAD: u64 = 0x10000;
                     if a.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {
                         t.live.insert(child_pid);
                     }
                 }
-                Payload::Signal { signo, siginfo: info, .. }
-                    if t.started => {
-                        let line = siginfo::line(signo, &info);
-                        let _ = writeln!(t.out, "{}{line}", t.prefix(h.tid));
-                    }
-                Payload::Death { exit_code, group_dead } => {
+                Payload::Signal {
+                    signo,
+                    siginfo: info,
+                    ..
+                } if t.started => {
+                    let line = siginfo::line(signo, &info);
+                    let _ = writeln!(t.out, "{}{line}", t.prefix(h.tid));
+                }
+                Payload::Death {
+                    exit_code,
+                    group_dead,
+                } => {
                     t.unfinished(h.tid);
                     if group_dead {
                         let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
@@ -366,11 +429,14 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
                     }
                 }
                 Payload::Lost { count, .. } => eprintln!("utrace: {count} records lost"),
-                Payload::Detached { reason, .. } if h.tid == h.pid && t.live.contains(&h.pid)
-                    && !matches!(reason, utrace::DetachReason::Reaped) => {
-                        eprintln!("utrace: process {} detached ({reason:?})", h.pid);
-                        t.live.remove(&h.pid);
-                    }
+                Payload::Detached { reason, .. }
+                    if h.tid == h.pid
+                        && t.live.contains(&h.pid)
+                        && !matches!(reason, utrace::DetachReason::Reaped) =>
+                {
+                    eprintln!("utrace: process {} detached ({reason:?})", h.pid);
+                    t.live.remove(&h.pid);
+                }
                 _ => {}
             }
         }
@@ -423,7 +489,10 @@ mod tests {
     fn exit_lines() {
         assert_eq!(wait_status(0), "+++ exited with 0 +++");
         assert_eq!(wait_status(3 << 8), "+++ exited with 3 +++");
-        assert_eq!(wait_status(11 | 0x80), "+++ killed by SIGSEGV (core dumped) +++");
+        assert_eq!(
+            wait_status(11 | 0x80),
+            "+++ killed by SIGSEGV (core dumped) +++"
+        );
         assert_eq!(wait_status(9), "+++ killed by SIGKILL +++");
     }
 
@@ -432,8 +501,16 @@ mod tests {
         let mut w = String::new();
         let m = OneString(0x1000, b"/etc/hostname".to_vec());
         let sys = syscalls::table(Abi::X86_64).and_then(|t| t.by_number(257));
-        format::call(&mut w, &m, Abi::X86_64, 257, sys, &[(-100i64) as u64, 0x1000, 0o2000000, 0, 0, 0], None)
-            .unwrap();
+        format::call(
+            &mut w,
+            &m,
+            Abi::X86_64,
+            257,
+            sys,
+            &[(-100i64) as u64, 0x1000, 0o2000000, 0, 0, 0],
+            None,
+        )
+        .unwrap();
         format::result(&mut w, Abi::X86_64, sys, -2).unwrap();
         assert_eq!(
             w,
@@ -441,11 +518,29 @@ mod tests {
         );
         // Memory that cannot be read: the address, never a guess.
         let mut w = String::new();
-        format::call(&mut w, &NoMem, Abi::X86_64, 257, sys, &[3, 0x2000, 0, 0, 0, 0], None).unwrap();
+        format::call(
+            &mut w,
+            &NoMem,
+            Abi::X86_64,
+            257,
+            sys,
+            &[3, 0x2000, 0, 0, 0, 0],
+            None,
+        )
+        .unwrap();
         assert_eq!(w, "openat(3, 0x2000, O_RDONLY)");
         // A syscall not in the decode table: its name and raw arguments.
         let mut w = String::new();
-        format::call(&mut w, &NoMem, Abi::X86_64, 425, None, &[1, 2, 3, 4, 5, 6], None).unwrap();
+        format::call(
+            &mut w,
+            &NoMem,
+            Abi::X86_64,
+            425,
+            None,
+            &[1, 2, 3, 4, 5, 6],
+            None,
+        )
+        .unwrap();
         assert_eq!(w, "io_uring_setup(0x1, 0x2, 0x3, 0x4, 0x5, 0x6)");
         let mut w = String::new();
         format::call(&mut w, &NoMem, Abi::X86_64, 99999, None, &[0; 6], None).unwrap();
@@ -453,7 +548,16 @@ mod tests {
         // i386: its own table (5 is open there, fstat on x86-64).
         let sys = syscalls::table(Abi::I386).and_then(|t| t.by_number(5));
         let mut w = String::new();
-        format::call(&mut w, &NoMem, Abi::I386, 5, sys, &[0x3000, 0o101, 0o644, 0, 0, 0], None).unwrap();
+        format::call(
+            &mut w,
+            &NoMem,
+            Abi::I386,
+            5,
+            sys,
+            &[0x3000, 0o101, 0o644, 0, 0, 0],
+            None,
+        )
+        .unwrap();
         format::result(&mut w, Abi::I386, sys, 3).unwrap();
         assert_eq!(w, "open(0x3000, O_WRONLY|O_CREAT, 0644) = 3");
     }

@@ -42,7 +42,10 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(describe(2), Some(("ENOENT".into(), "No such file or directory")));
+        assert_eq!(
+            describe(2),
+            Some(("ENOENT".into(), "No such file or directory"))
+        );
         assert_eq!(describe(1).map(|d| d.0), Some("EPERM".into()));
         assert_eq!(describe(512).map(|d| d.0), Some("ERESTARTSYS".into()));
         assert_eq!(describe(4000), None);

@@ -154,7 +154,12 @@ pub enum Payload {
     /// `UTRACE_EV_*` it stops before, 0 for a safe point).
     Quiesce { before: u64 },
     /// The thread made a new process or thread.
-    Clone { flags: u64, child_pid: i32, child_tid: i32, child_engine_id: u64 },
+    Clone {
+        flags: u64,
+        child_pid: i32,
+        child_tid: i32,
+        child_engine_id: u64,
+    },
     /// The thread exec'd `filename`.
     Exec { old_tid: i32, filename: String },
     /// The thread is exiting (`code` in wait() format).
@@ -173,7 +178,11 @@ pub enum Payload {
     /// A syscall returns.
     SyscallExit { nr: i32, abi: Abi, ret: i64 },
     /// Job control: stopping (`stop`) or continued.
-    Jctl { stop: bool, signo: i32, notify: bool },
+    Jctl {
+        stop: bool,
+        signo: i32,
+        notify: bool,
+    },
     /// The engine moved to another session, where its id is `to_engine_id`.
     Handoff { to_engine_id: u64 },
     /// A record type this crate does not know.
@@ -231,7 +240,10 @@ fn parse_one(rec: &[u8]) -> Event {
     let payload = match header.rtype {
         uapi::REC_LOST => {
             use layout::utrace_rec_lost as l;
-            Payload::Lost { count: u64_at(p, l::COUNT), first_seq: u64_at(p, l::FIRST_SEQ) }
+            Payload::Lost {
+                count: u64_at(p, l::COUNT),
+                first_seq: u64_at(p, l::FIRST_SEQ),
+            }
         }
         uapi::REC_ATTACHED => Payload::Attached {
             parent_tid: i32_at(p, layout::utrace_rec_attached::PARENT_TID),
@@ -239,7 +251,9 @@ fn parse_one(rec: &[u8]) -> Event {
         uapi::REC_DETACHED => Payload::Detached {
             reason: DetachReason::from_raw(u32_at(p, layout::utrace_rec_detached::REASON)),
         },
-        uapi::REC_QUIESCE => Payload::Quiesce { before: u64_at(p, layout::utrace_rec_quiesce::EVENT) },
+        uapi::REC_QUIESCE => Payload::Quiesce {
+            before: u64_at(p, layout::utrace_rec_quiesce::EVENT),
+        },
         uapi::REC_CLONE => {
             use layout::utrace_rec_clone as c;
             Payload::Clone {
@@ -262,10 +276,15 @@ fn parse_one(rec: &[u8]) -> Event {
                 filename: String::from_utf8_lossy(name).into_owned(),
             }
         }
-        uapi::REC_EXIT => Payload::Exit { code: i64_at(p, layout::utrace_rec_exit::CODE) },
+        uapi::REC_EXIT => Payload::Exit {
+            code: i64_at(p, layout::utrace_rec_exit::CODE),
+        },
         uapi::REC_DEATH => {
             use layout::utrace_rec_death as d;
-            Payload::Death { exit_code: i32_at(p, d::EXIT_CODE), group_dead: u32_at(p, d::GROUP_DEAD) != 0 }
+            Payload::Death {
+                exit_code: i32_at(p, d::EXIT_CODE),
+                group_dead: u32_at(p, d::GROUP_DEAD) != 0,
+            }
         }
         uapi::REC_SIGNAL => {
             use layout::utrace_rec_signal as s;
@@ -287,7 +306,11 @@ fn parse_one(rec: &[u8]) -> Event {
                 }
                 Payload::SyscallEntry { nr, abi, args }
             } else {
-                Payload::SyscallExit { nr, abi, ret: i64_at(p, s::RET) }
+                Payload::SyscallExit {
+                    nr,
+                    abi,
+                    ret: i64_at(p, s::RET),
+                }
             }
         }
         uapi::REC_JCTL => {
@@ -314,14 +337,22 @@ pub fn parse(buf: &[u8]) -> Result<Vec<Event>, ParseError> {
     while at < buf.len() {
         let rest = &buf[at..];
         if rest.len() < hsize {
-            return Err(ParseError::Short { at, need: hsize, have: rest.len() });
+            return Err(ParseError::Short {
+                at,
+                need: hsize,
+                have: rest.len(),
+            });
         }
         let size = usize::from(u16_at(rest, layout::utrace_rec_header::SIZE));
         if size < hsize || size % 8 != 0 {
             return Err(ParseError::BadSize { at, size });
         }
         if rest.len() < size {
-            return Err(ParseError::Short { at, need: size, have: rest.len() });
+            return Err(ParseError::Short {
+                at,
+                need: size,
+                have: rest.len(),
+            });
         }
         out.push(parse_one(&rest[..size]));
         at += size;
@@ -387,7 +418,11 @@ mod tests {
         assert_eq!((e.header.pid, e.header.tid), (100, 101));
         assert_eq!(
             e.payload,
-            Payload::SyscallEntry { nr: 257, abi: Abi::X86_64, args: [0, 11, 22, 33, 44, 55] }
+            Payload::SyscallEntry {
+                nr: 257,
+                abi: Abi::X86_64,
+                args: [0, 11, 22, 33, 44, 55]
+            }
         );
     }
 
@@ -400,7 +435,14 @@ mod tests {
             put(p, s::RET, &(-2i64).to_ne_bytes());
         });
         let ev = parse(&r).unwrap();
-        assert_eq!(ev[0].payload, Payload::SyscallExit { nr: 5, abi: Abi::I386, ret: -2 });
+        assert_eq!(
+            ev[0].payload,
+            Payload::SyscallExit {
+                nr: 5,
+                abi: Abi::I386,
+                ret: -2
+            }
+        );
     }
 
     #[test]
@@ -413,7 +455,10 @@ mod tests {
         });
         assert_eq!(
             parse(&r).unwrap()[0].payload,
-            Payload::Exec { old_tid: 42, filename: "/bin/true".into() }
+            Payload::Exec {
+                old_tid: 42,
+                filename: "/bin/true".into()
+            }
         );
         // A length past the field is clamped to the field.
         let r = record(uapi::REC_EXEC, 2, |p| {
@@ -443,7 +488,11 @@ mod tests {
         }));
         buf.extend(record(uapi::REC_SIGNAL, 3, |p| {
             put(p, utrace_rec_signal::SIGNO, &11i32.to_ne_bytes());
-            put(p, utrace_rec_signal::DISPOSITION, &uapi::SIGCLASS_CORE.to_ne_bytes());
+            put(
+                p,
+                utrace_rec_signal::DISPOSITION,
+                &uapi::SIGCLASS_CORE.to_ne_bytes(),
+            );
             put(p, utrace_rec_signal::SIGINFO, &11i32.to_ne_bytes());
         }));
         buf.extend(record(uapi::REC_LOST, 10, |p| {
@@ -458,19 +507,50 @@ mod tests {
         assert_eq!(ev.len(), 5);
         assert_eq!(
             ev[0].payload,
-            Payload::Clone { flags: 0x11, child_pid: 200, child_tid: 200, child_engine_id: 9 }
+            Payload::Clone {
+                flags: 0x11,
+                child_pid: 200,
+                child_tid: 200,
+                child_engine_id: 9
+            }
         );
-        assert_eq!(ev[1].payload, Payload::Death { exit_code: 0x300, group_dead: true });
+        assert_eq!(
+            ev[1].payload,
+            Payload::Death {
+                exit_code: 0x300,
+                group_dead: true
+            }
+        );
         match &ev[2].payload {
-            Payload::Signal { signo: 11, disposition: SigClass::Core, siginfo } => {
+            Payload::Signal {
+                signo: 11,
+                disposition: SigClass::Core,
+                siginfo,
+            } => {
                 assert_eq!(siginfo.len(), utrace_rec_signal::SIZEOF_SIGINFO);
                 assert_eq!(&siginfo[..4], &11i32.to_ne_bytes());
             }
             p => panic!("{p:?}"),
         }
-        assert_eq!(ev[3].payload, Payload::Lost { count: 6, first_seq: 4 });
-        assert_eq!(ev[4].payload, Payload::Jctl { stop: true, signo: 19, notify: false });
-        assert_eq!(ev.iter().map(|e| e.header.seq).collect::<Vec<_>>(), [1, 2, 3, 10, 11]);
+        assert_eq!(
+            ev[3].payload,
+            Payload::Lost {
+                count: 6,
+                first_seq: 4
+            }
+        );
+        assert_eq!(
+            ev[4].payload,
+            Payload::Jctl {
+                stop: true,
+                signo: 19,
+                notify: false
+            }
+        );
+        assert_eq!(
+            ev.iter().map(|e| e.header.seq).collect::<Vec<_>>(),
+            [1, 2, 3, 10, 11]
+        );
     }
 
     #[test]

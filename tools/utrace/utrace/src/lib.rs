@@ -26,9 +26,9 @@ pub mod errno;
 pub mod event;
 pub mod memory;
 pub mod session;
-pub mod syscalls;
 #[allow(unsafe_code)]
 mod sys;
+pub mod syscalls;
 pub mod uapi;
 
 pub use event::{parse, Abi, DetachReason, Event, Header, Payload, SigClass};

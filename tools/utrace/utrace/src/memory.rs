@@ -19,7 +19,10 @@ pub fn read(pid: i32, addr: u64, buf: &mut [u8]) -> Option<usize> {
         let at = addr.checked_add(done as u64)?;
         let page_left = 4096 - (at % 4096) as usize;
         let n = page_left.min(buf.len() - done);
-        let remote = [RemoteIoVec { base: at as usize, len: n }];
+        let remote = [RemoteIoVec {
+            base: at as usize,
+            len: n,
+        }];
         let mut local = [IoSliceMut::new(&mut buf[done..done + n])];
         match process_vm_readv(Pid::from_raw(pid), &mut local, &remote) {
             Ok(0) | Err(_) => break,

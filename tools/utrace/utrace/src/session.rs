@@ -26,7 +26,10 @@ pub enum Error {
 
 impl Error {
     fn sys(op: &'static str, e: io::Error) -> Self {
-        Error::Sys { op, errno: Errno::from_raw(e.raw_os_error().unwrap_or(0)) }
+        Error::Sys {
+            op,
+            errno: Errno::from_raw(e.raw_os_error().unwrap_or(0)),
+        }
     }
 
     /// The errno, if the kernel answered one.
@@ -89,7 +92,10 @@ pub struct Attach {
 impl Attach {
     /// An attach with event mask `events` and no flags.
     pub fn new(events: u64) -> Self {
-        Attach { events, ..Default::default() }
+        Attach {
+            events,
+            ..Default::default()
+        }
     }
     fn flags(&self) -> u32 {
         let mut f = 0;
@@ -169,7 +175,10 @@ impl Session {
             .custom_flags(libc::O_CLOEXEC)
             .open(path)
             .map_err(|e| Error::sys("open", e))?;
-        let mut s = Session { file, record_size: uapi::REC_SIZE };
+        let mut s = Session {
+            file,
+            record_size: uapi::REC_SIZE,
+        };
         let info = s.info()?;
         s.record_size = (info.record_size as usize).max(uapi::REC_SIZE);
         Ok(s)
@@ -232,7 +241,8 @@ impl Session {
                 uapi::CTL_SET_EVENTS
             }
         };
-        self.call("control", uapi::Control::REQUEST, &mut a).map(drop)
+        self.call("control", uapi::Control::REQUEST, &mut a)
+            .map(drop)
     }
 
     /// Answers the record `seq` of `engine` that waits for a decision.
@@ -262,7 +272,13 @@ impl Session {
 
     /// Reads regset `note_type` (`NT_PRSTATUS`...) of a thread held
     /// stopped by `engine` into `buf`; returns the regset's size.
-    pub fn get_regs(&self, engine: EngineId, tid: i32, note_type: u32, buf: &mut [u8]) -> Result<usize> {
+    pub fn get_regs(
+        &self,
+        engine: EngineId,
+        tid: i32,
+        note_type: u32,
+        buf: &mut [u8],
+    ) -> Result<usize> {
         let mut a = uapi::Regs::new();
         a.engine_id = engine.0;
         a.tid = tid;
@@ -298,7 +314,10 @@ impl Session {
         match poll(&mut fds, t) {
             Ok(n) => Ok(n > 0),
             Err(Errno::EINTR) => Ok(false),
-            Err(e) => Err(Error::Sys { op: "poll", errno: e }),
+            Err(e) => Err(Error::Sys {
+                op: "poll",
+                errno: e,
+            }),
         }
     }
 

@@ -7,7 +7,11 @@ use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
 /// `ioctl(fd, request, &mut arg)`: the kernel reads and may write `arg`.
-pub(crate) fn ioctl<T: IoctlArg>(fd: BorrowedFd<'_>, request: libc::c_ulong, arg: &mut T) -> io::Result<i32> {
+pub(crate) fn ioctl<T: IoctlArg>(
+    fd: BorrowedFd<'_>,
+    request: libc::c_ulong,
+    arg: &mut T,
+) -> io::Result<i32> {
     // SAFETY: `fd` is an open descriptor for the call's duration (borrowed);
     // `arg` is a valid, exclusively borrowed `#[repr(C)]` struct whose
     // layout is asserted equal to the header's (uapi.rs), and `request`

@@ -414,20 +414,24 @@ const TBL_32: &str = include_str!("syscall_32.tbl");
 /// `(nr, name)` of the lines of a `syscall_*.tbl` whose ABI is one of
 /// `abis`.
 fn tbl<'a>(text: &'a str, abis: &'a [&'a str]) -> impl Iterator<Item = (u32, &'a str)> + 'a {
-    text.lines().filter(|l| !l.starts_with('#')).filter_map(move |l| {
-        let mut f = l.split_whitespace();
-        let nr = f.next()?.parse().ok()?;
-        let abi = f.next()?;
-        let name = f.next()?;
-        abis.contains(&abi).then_some((nr, name))
-    })
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(move |l| {
+            let mut f = l.split_whitespace();
+            let nr = f.next()?.parse().ok()?;
+            let abi = f.next()?;
+            let name = f.next()?;
+            abis.contains(&abi).then_some((nr, name))
+        })
 }
 
 /// The name of syscall `nr` of ABI `abi`, if the kernel's table has one.
 pub fn name(abi: Abi, nr: i64) -> Option<&'static str> {
     let nr = u32::try_from(nr).ok()?;
     match abi {
-        Abi::X86_64 => tbl(TBL_64, &["common", "64"]).find(|e| e.0 == nr).map(|e| e.1),
+        Abi::X86_64 => tbl(TBL_64, &["common", "64"])
+            .find(|e| e.0 == nr)
+            .map(|e| e.1),
         Abi::I386 => tbl(TBL_32, &["i386"]).find(|e| e.0 == nr).map(|e| e.1),
         Abi::X32 => tbl(TBL_64, &["common", "x32"])
             .find(|e| u64::from(e.0) | 0x4000_0000 == u64::from(nr))

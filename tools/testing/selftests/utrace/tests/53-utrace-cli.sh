@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+# The utrace command (tools/utrace, Documentation/utrace-rs/utrace.rst) on
+# /dev/utrace: --help of every subcommand; `utrace trace -- CMD` shows the
+# execve, the syscalls sysseq says it made, a SIGSEGV and the exit lines,
+# and exits as CMD did; a user without privileges traces their own
+# program; `utrace trace -p` works on a process gdb is attached to;
+# `utrace events --json` shows a tree's execs and exits.
+# shellcheck source=../lib.sh
+. /utrace/selftests/lib.sh
+NOBODY=65534
+UT=/utrace/bin/utrace
+
+for sub in "" trace events info hold top handoff; do
+	# shellcheck disable=SC2086 # $sub: no word or one
+	out=$($UT $sub --help 2>&1) || fail "utrace $sub --help failed: $out"
+	echo "$out" | grep -q '^Usage: utrace' || fail "utrace $sub --help: no usage line: $out"
+done
+echo "ok: utrace --help and each subcommand's"
+
+load utrace_rs
+load utrace_dev
+trap 'kill $victim $gdbpid 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
+expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 1
+
+# --- utrace trace -- /bin/true
+$UT trace -o /tmp/t53.true -- /bin/true || fail "utrace trace -- /bin/true: exit $?"
+cat /tmp/t53.true
+head -n 1 /tmp/t53.true | grep -Eq '^execve\("/bin/true", 0x[0-9a-f]+, 0x[0-9a-f]+\) += 0$' ||
+	fail "the first line is not /bin/true's execve"
+expect_eq "last line" "$(tail -n 1 /tmp/t53.true)" "+++ exited with 0 +++"
+grep -q '^exit_group(0) += ?$' /tmp/t53.true || fail "no exit_group(0) = ?"
+
+# The exit status is the command's.
+$UT trace -o /tmp/t53.exit -- /bin/sh -c 'exit 3'
+expect_eq "utrace trace -- sh -c 'exit 3': exit status" "$?" 3
+expect_eq "last line" "$(tail -n 1 /tmp/t53.exit)" "+++ exited with 3 +++"
+
+# --- what sysseq did, line by line, in utrace's trace (spaces before
+# '=' squeezed; an unknown syscall as strace names it, in hex)
+mkdir -p /tmp/t53
+printf 'hello utrace\n' >/tmp/t53/in
+echo g | $UT trace -o /tmp/t53.files -- sysseq files /tmp/t53 >/dev/null 2>/tmp/t53.did ||
+	fail "utrace trace -- sysseq files: exit $?"
+sed 's/^syscall_500(/syscall_0x1f4(/' /tmp/t53.did >/tmp/t53.want
+sed 's/  *= / = /' /tmp/t53.files >/tmp/t53.got
+missing=$(grep -vxFf /tmp/t53.got /tmp/t53.want)
+[ -z "$missing" ] || fail "lines sysseq did that utrace trace lacks:
+$missing
+trace:
+$(cat /tmp/t53.got)"
+echo "ok: each of sysseq's $(wc -l </tmp/t53.want) syscalls is in the trace as it said"
+
+# --- a crash
+$UT trace -o /tmp/t53.segv -- crasher segv
+grep -Eq '^--- SIGSEGV \{si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL\} ---$' /tmp/t53.segv ||
+	fail "no SIGSEGV line: $(tail -n 3 /tmp/t53.segv)"
+tail -n 1 /tmp/t53.segv | grep -Eq '^\+\+\+ killed by SIGSEGV( \(core dumped\))? \+\+\+$' ||
+	fail "last line: $(tail -n 1 /tmp/t53.segv)"
+echo "ok: $(grep SIGSEGV /tmp/t53.segv | tr '\n' ' ')"
+
+# --- as a user without privileges, on their own program
+out=$(runas $NOBODY $UT trace -- /bin/true 2>&1) || fail "nobody: utrace trace -- /bin/true: $out"
+echo "$out" | tail -n 1 | grep -q '^+++ exited with 0 +++$' || fail "nobody: $out"
+echo "ok: nobody traces /bin/true"
+
+# --- utrace trace -p on a process gdb is attached to
+rm -f /tmp/t53.go
+mkfifo /tmp/t53.go
+sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/tmp/t53.did2 &
+victim=$!
+wait_until 10 "grep -q ready /tmp/t53.ready"
+gdb -nx -batch -p $victim -ex continue >/tmp/t53.gdb 2>&1 &
+gdbpid=$!
+wait_until 20 "grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/$victim/status"
+$UT trace -o /tmp/t53.gdbtrace -p $victim 2>/tmp/t53.uterr &
+ut=$!
+wait_until 10 "grep -q 'process $victim attached' /tmp/t53.uterr"
+echo g >/tmp/t53.go
+wait $ut || fail "utrace trace -p $victim: exit $?"
+wait $gdbpid
+cat /tmp/t53.gdbtrace
+grep -q '^openat(AT_FDCWD, "/tmp/t53/in", O_RDONLY) += 3$' /tmp/t53.gdbtrace ||
+	fail "no openat of /tmp/t53/in in the trace of a process under gdb"
+expect_eq "last line" "$(tail -n 1 /tmp/t53.gdbtrace)" "+++ exited with 0 +++"
+echo "ok: utrace trace -p and gdb on one process"
+
+# --- utrace events --json: a shell's two execs, each process's death
+$UT events --json -- /bin/sh -c '/bin/echo a >/dev/null; /bin/echo b >/dev/null' >/tmp/t53.json ||
+	fail "utrace events: exit $?"
+cat /tmp/t53.json
+expect_eq "exec events of /bin/echo" "$(grep -c '"event":"exec".*"filename":"/bin/echo"' /tmp/t53.json)" 2
+grep -q '"event":"death".*"group_dead":true' /tmp/t53.json || fail "no death event"
