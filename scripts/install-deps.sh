@@ -12,7 +12,7 @@ APT_PACKAGES=(
 	linux-source-6.12
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	bc bison flex libelf-dev libssl-dev cpio xz-utils make
-	qemu-system-x86 busybox-static gdb shellcheck
+	qemu-system-x86 busybox-static gdb strace shellcheck
 	mmdebstrap python3
 )
 

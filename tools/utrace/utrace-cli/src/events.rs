@@ -93,6 +93,14 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
         return Err("events: -p PID, --all or -- COMMAND [ARGS] is required".into());
     }
     let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
+    let info = session.info().map_err(|e| e.to_string())?;
+    if a.lossless && info.attach_flags & u64::from(uapi::ATTACH_F_LOSSLESS) == 0 {
+        return Err(
+            "--lossless: this kernel's /dev/utrace has no lossless mode \
+(UTRACE_ATTACH_F_LOSSLESS)"
+                .into(),
+        );
+    }
     let mut opts = Attach::new(uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_EXIT | uapi::EV_DEATH);
     opts.follow = !a.all;
     opts.lossless = a.lossless;

@@ -138,6 +138,8 @@ struct Tracer {
     filter: Option<HashSet<String>>,
     inject: Vec<Inject>,
     pending: HashMap<i32, Pending>,
+    /// exec calls returned 0, waiting for their EXEC record.
+    exec_wait: HashMap<i32, (Pending, i64)>,
     /// Processes still traced.
     live: HashSet<i32>,
     /// `-- COMMAND`: nothing is shown before its first execve.
@@ -243,6 +245,38 @@ impl Tracer {
         let Some(p) = self.pending.remove(&tid) else {
             return;
         };
+        let is_exec = syscalls::table(p.abi).is_some_and(|t| t.is_exec(i64::from(p.nr)));
+        if is_exec && ret == 0 && p.exec.is_none() {
+            // The EXEC record comes after the exit (at the return to user
+            // mode): the line waits for its filename.
+            self.exec_wait.insert(tid, (p, ret));
+            return;
+        }
+        self.finish(tid, p, ret);
+    }
+
+    /// The EXEC record of `tid` (which had `old_tid` if a non-leader
+    /// thread exec'd).
+    fn exec(&mut self, tid: i32, old_tid: i32, filename: String) {
+        let old = if old_tid != 0 { old_tid } else { tid };
+        if let Some((mut p, ret)) = self.exec_wait.remove(&old) {
+            p.exec = Some(filename);
+            self.finish(tid, p, ret);
+        } else if let Some(mut p) = self.pending.remove(&old) {
+            p.exec = Some(filename);
+            self.pending.insert(tid, p);
+        }
+    }
+
+    /// Any other record of `tid`: an exec line still waiting for its
+    /// filename is shown without it.
+    fn flush_exec(&mut self, tid: i32) {
+        if let Some((p, ret)) = self.exec_wait.remove(&tid) {
+            self.finish(tid, p, ret);
+        }
+    }
+
+    fn finish(&mut self, tid: i32, p: Pending, ret: i64) {
         if !self.shown(p.abi, p.nr) {
             return;
         }
@@ -309,7 +343,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         );
     }
     // A bigger buffer if the limits allow (lossless: the tasks wait for room).
-    let _ = session.config(1 << 20);
+    let _ = session.config(info.buffer_max.clamp(4096, 1 << 20));
     let events = (uapi::EV_SYSCALL
         | uapi::EV_CLONE
         | uapi::EV_EXEC
@@ -323,7 +357,10 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         };
     let mut opts = Attach::new(events);
     opts.follow = a.follow;
-    opts.lossless = true;
+    // Lossless where the kernel has it, as strace users expect; else lost
+    // records are counted on stderr.
+    let lossless = info.attach_flags & u64::from(uapi::ATTACH_F_LOSSLESS) != 0;
+    opts.lossless = lossless;
     // Strings are read while the thread waits at the syscall's entry when
     // the kernel can hold it there; otherwise when the record is read.
     opts.decide_syscall = can_decide && (!a.no_memory || !inject.is_empty());
@@ -361,6 +398,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         filter,
         inject,
         pending: HashMap::new(),
+        exec_wait: HashMap::new(),
         live: HashSet::from([pid]),
         started: child.is_none(),
         first_pid: pid,
@@ -377,6 +415,9 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         };
         for ev in evs {
             let h = ev.header;
+            if !matches!(ev.payload, Payload::Exec { .. }) {
+                t.flush_exec(h.tid);
+            }
             match ev.payload {
                 Payload::SyscallEntry { nr, abi, args } => {
                     let v = t.entry(h.tid, nr, abi, args);
@@ -389,16 +430,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
                     }
                 }
                 Payload::SyscallExit { ret, .. } => t.exit(h.tid, ret),
-                Payload::Exec { old_tid, filename } => {
-                    if old_tid != 0 && old_tid != h.tid {
-                        if let Some(p) = t.pending.remove(&old_tid) {
-                            t.pending.insert(h.tid, p);
-                        }
-                    }
-                    if let Some(p) = t.pending.get_mut(&h.tid) {
-                        p.exec = Some(filename);
-                    }
-                }
+                Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
                 Payload::Clone {
                     flags, child_pid, ..
                 } => {
@@ -428,7 +460,14 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
                         }
                     }
                 }
-                Payload::Lost { count, .. } => eprintln!("utrace: {count} records lost"),
+                Payload::Lost { count, .. } => {
+                    let why = if lossless {
+                        ""
+                    } else {
+                        " (this kernel's /dev/utrace has no lossless mode)"
+                    };
+                    eprintln!("utrace: {count} records lost{why}");
+                }
                 Payload::Detached { reason, .. }
                     if h.tid == h.pid
                         && t.live.contains(&h.pid)

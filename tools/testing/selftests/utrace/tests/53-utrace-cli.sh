@@ -90,3 +90,31 @@ $UT events --json -- /bin/sh -c '/bin/echo a >/dev/null; /bin/echo b >/dev/null'
 cat /tmp/t53.json
 expect_eq "exec events of /bin/echo" "$(grep -c '"event":"exec".*"filename":"/bin/echo"' /tmp/t53.json)" 2
 grep -q '"event":"death".*"group_dead":true' /tmp/t53.json || fail "no death event"
+
+# --- utrace trace and Debian's strace on one process at once: the same
+# lines. strace runs sysseq; utrace attaches while it waits for its gate.
+# Normalised: spaces before '=' squeezed. Lines of the syscalls both decode
+# fully must be equal; of the others, the name and the result.
+rm -f /tmp/t53.go
+mkfifo /tmp/t53.go
+strace -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
+st=$!
+wait_until 10 "grep -q ready /tmp/t53.ready"
+$UT trace -o /tmp/t53.ut -p "$(pidof sysseq)" 2>/tmp/t53.uterr &
+ut=$!
+wait_until 10 "grep -q 'attached' /tmp/t53.uterr"
+echo g >/tmp/t53.go
+wait $ut || fail "utrace trace -p under strace: exit $?"
+wait $st || fail "strace: exit $?"
+n=$(wc -l </tmp/t53.ut)
+[ "$n" -ge 10 ] || fail "utrace saw only $n lines: $(cat /tmp/t53.ut)"
+norm() {
+	sed 's/  *= / = /' "$1" | tail -n "$n" |
+		awk '/^(openat|close|read|write|unlink|mkdir|rmdir|pipe2|getpid|kill|nanosleep|exit_group|syscall_0x1f4)\(/ ||
+			/^(\+\+\+|---) / { print; next }
+			{ name = $0; sub(/\(.*/, "", name); res = $0; sub(/.*\) = /, "", res); print name " ... = " res }'
+}
+norm /tmp/t53.strace >/tmp/t53.strace.n
+norm /tmp/t53.ut >/tmp/t53.ut.n
+diff /tmp/t53.strace.n /tmp/t53.ut.n || fail "utrace trace differs from strace (- strace, + utrace)"
+echo "ok: utrace trace -p and strace on one process: the same $n lines ($(grep -c -v ' \.\.\. = ' /tmp/t53.ut.n) of them whole)"
