@@ -31,7 +31,7 @@ fn text(ev: &Event) -> String {
     let h = &ev.header;
     let what = match &ev.payload {
         Payload::Clone {
-            flags,
+            clone_flags: flags,
             child_pid,
             child_tid,
             ..
@@ -142,7 +142,9 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
             }
             match ev.payload {
                 Payload::Clone {
-                    flags, child_pid, ..
+                    clone_flags: flags,
+                    child_pid,
+                    ..
                 } if flags & 0x10000 == 0 && child_pid > 0 && !a.all => {
                     live.insert(child_pid);
                 }

@@ -83,12 +83,26 @@ struct StubArgs {
 }
 
 fn info() -> Result<(), String> {
+    use utrace::uapi;
     let s = utrace::Session::open().map_err(|e| e.to_string())?;
     let i = s.info().map_err(|e| e.to_string())?;
     println!("version {}", i.version);
     println!("record_size {}", i.record_size);
     println!("events {:#x}", i.events);
-    println!("attach_flags {:#x}", i.attach_flags);
+    let names: Vec<&str> = [
+        (uapi::ATTACH_F_PIDFD, "pidfd"),
+        (uapi::ATTACH_F_THREAD, "thread"),
+        (uapi::ATTACH_F_FOLLOW, "follow"),
+        (uapi::ATTACH_F_LOSSLESS, "lossless"),
+        (uapi::ATTACH_F_DECIDE_SYSCALL, "decide_syscall"),
+        (uapi::ATTACH_F_DECIDE_SIGNAL, "decide_signal"),
+        (uapi::ATTACH_F_GLOBAL, "global"),
+    ]
+    .iter()
+    .filter(|f| i.attach_flags & u64::from(f.0) != 0)
+    .map(|f| f.1)
+    .collect();
+    println!("attach_flags {:#x} {}", i.attach_flags, names.join(","));
     println!("buffer_bytes {}", i.buffer_bytes);
     println!("buffer_max {}", i.buffer_max);
     Ok(())

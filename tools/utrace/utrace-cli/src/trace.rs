@@ -432,7 +432,9 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
                 Payload::SyscallExit { ret, .. } => t.exit(h.tid, ret),
                 Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
                 Payload::Clone {
-                    flags, child_pid, ..
+                    clone_flags: flags,
+                    child_pid,
+                    ..
                 } => {
                     const CLONE_THREAD: u64 = 0x10000;
                     if a.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {

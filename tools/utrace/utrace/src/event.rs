@@ -155,7 +155,7 @@ pub enum Payload {
     Quiesce { before: u64 },
     /// The thread made a new process or thread.
     Clone {
-        flags: u64,
+        clone_flags: u64,
         child_pid: i32,
         child_tid: i32,
         child_engine_id: u64,
@@ -257,7 +257,7 @@ fn parse_one(rec: &[u8]) -> Event {
         uapi::REC_CLONE => {
             use layout::utrace_rec_clone as c;
             Payload::Clone {
-                flags: u64_at(p, c::CLONE_FLAGS),
+                clone_flags: u64_at(p, c::CLONE_FLAGS),
                 child_pid: i32_at(p, c::CHILD_PID),
                 child_tid: i32_at(p, c::CHILD_TID),
                 child_engine_id: u64_at(p, c::CHILD_ENGINE_ID),
@@ -508,7 +508,7 @@ mod tests {
         assert_eq!(
             ev[0].payload,
             Payload::Clone {
-                flags: 0x11,
+                clone_flags: 0x11,
                 child_pid: 200,
                 child_tid: 200,
                 child_engine_id: 9

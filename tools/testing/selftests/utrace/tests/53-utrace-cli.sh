@@ -21,6 +21,20 @@ load utrace_rs
 load utrace_dev
 trap 'kill $victim $gdbpid 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 1
+# Strings and structs in a syscall's memory are exact only where the thread
+# waits at the entry while utrace reads them (syscall decisions,
+# UTRACE_ATTACH_F_DECIDE_SYSCALL); elsewhere they are read when utrace gets
+# to the record, after a quick process may be gone, and show as addresses.
+# Without decisions the comparisons below put P for every quoted string,
+# {struct}, [array], address and NULL on both sides: what comes from the
+# registers (names, fds, flags, modes, results, errno names) stays exact.
+if $UT info | grep -q '^attach_flags .*decide_syscall'; then
+	loose() { cat; }
+	echo "syscall decisions: memory arguments compared exactly"
+else
+	loose() { sed -E 's/"([^"\\]|\\.)*"(\.\.\.)?/P/g; s/\{[^}]*\}/P/g; s/\[[0-9, ]*\]/P/g; s/0x[0-9a-f]+|NULL/P/g'; }
+	echo "no syscall decisions: memory arguments compared as P"
+fi
 
 # --- utrace trace -- /bin/true
 $UT trace -o /tmp/t53.true -- /bin/true || fail "utrace trace -- /bin/true: exit $?"
@@ -28,7 +42,7 @@ cat /tmp/t53.true
 head -n 1 /tmp/t53.true | grep -Eq '^execve\("/bin/true", 0x[0-9a-f]+, 0x[0-9a-f]+\) += 0$' ||
 	fail "the first line is not /bin/true's execve"
 expect_eq "last line" "$(tail -n 1 /tmp/t53.true)" "+++ exited with 0 +++"
-grep -q '^exit_group(0) += ?$' /tmp/t53.true || fail "no exit_group(0) = ?"
+grep -Eq '^exit_group\(0\) += \?$' /tmp/t53.true || fail "no exit_group(0) = ?"
 
 # The exit status is the command's.
 $UT trace -o /tmp/t53.exit -- /bin/sh -c 'exit 3'
@@ -41,8 +55,8 @@ mkdir -p /tmp/t53
 printf 'hello utrace\n' >/tmp/t53/in
 echo g | $UT trace -o /tmp/t53.files -- sysseq files /tmp/t53 >/dev/null 2>/tmp/t53.did ||
 	fail "utrace trace -- sysseq files: exit $?"
-sed 's/^syscall_500(/syscall_0x1f4(/' /tmp/t53.did >/tmp/t53.want
-sed 's/  *= / = /' /tmp/t53.files >/tmp/t53.got
+sed 's/^syscall_500(/syscall_0x1f4(/' /tmp/t53.did | loose >/tmp/t53.want
+sed 's/  *= / = /' /tmp/t53.files | loose >/tmp/t53.got
 missing=$(grep -vxFf /tmp/t53.got /tmp/t53.want)
 [ -z "$missing" ] || fail "lines sysseq did that utrace trace lacks:
 $missing
@@ -78,8 +92,10 @@ wait_until 10 "grep -q 'process $victim attached' /tmp/t53.uterr"
 echo g >/tmp/t53.go
 wait $ut || fail "utrace trace -p $victim: exit $?"
 wait $gdbpid
+wait $victim || fail "sysseq under gdb and utrace: exit $?"
 cat /tmp/t53.gdbtrace
-grep -q '^openat(AT_FDCWD, "/tmp/t53/in", O_RDONLY) += 3$' /tmp/t53.gdbtrace ||
+sed 's/  *= / = /' /tmp/t53.gdbtrace | loose |
+	grep -qxF "$(echo 'openat(AT_FDCWD, "/tmp/t53/in", O_RDONLY) = 3' | loose)" ||
 	fail "no openat of /tmp/t53/in in the trace of a process under gdb"
 expect_eq "last line" "$(tail -n 1 /tmp/t53.gdbtrace)" "+++ exited with 0 +++"
 echo "ok: utrace trace -p and gdb on one process"
@@ -90,6 +106,7 @@ $UT events --json -- /bin/sh -c '/bin/echo a >/dev/null; /bin/echo b >/dev/null'
 cat /tmp/t53.json
 expect_eq "exec events of /bin/echo" "$(grep -c '"event":"exec".*"filename":"/bin/echo"' /tmp/t53.json)" 2
 grep -q '"event":"death".*"group_dead":true' /tmp/t53.json || fail "no death event"
+expect_eq "JSON objects with a key twice" "$(grep -c '"flags".*"flags"' /tmp/t53.json)" 0
 
 # --- utrace trace and Debian's strace on one process at once: the same
 # lines. strace runs sysseq; utrace attaches while it waits for its gate.
@@ -100,16 +117,17 @@ mkfifo /tmp/t53.go
 strace -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
 st=$!
 wait_until 10 "grep -q ready /tmp/t53.ready"
-$UT trace -o /tmp/t53.ut -p "$(pidof sysseq)" 2>/tmp/t53.uterr &
+wait_until 10 "pgrep -P $st >/dev/null"
+$UT trace -o /tmp/t53.ut -p "$(pgrep -P $st)" 2>/tmp/t53.uterr &
 ut=$!
 wait_until 10 "grep -q 'attached' /tmp/t53.uterr"
 echo g >/tmp/t53.go
-wait $ut || fail "utrace trace -p under strace: exit $?"
+wait $ut || fail "utrace trace -p under strace: exit $?: $(cat /tmp/t53.uterr)"
 wait $st || fail "strace: exit $?"
 n=$(wc -l </tmp/t53.ut)
 [ "$n" -ge 10 ] || fail "utrace saw only $n lines: $(cat /tmp/t53.ut)"
 norm() {
-	sed 's/  *= / = /' "$1" | tail -n "$n" |
+	sed 's/  *= / = /' "$1" | tail -n "$n" | loose |
 		awk '/^(openat|close|read|write|unlink|mkdir|rmdir|pipe2|getpid|kill|nanosleep|exit_group|syscall_0x1f4)\(/ ||
 			/^(\+\+\+|---) / { print; next }
 			{ name = $0; sub(/\(.*/, "", name); res = $0; sub(/.*\) = /, "", res); print name " ... = " res }'
