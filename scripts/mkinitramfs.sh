@@ -55,6 +55,14 @@ else
 	exit 1
 fi
 
+# strace (the host's, Debian's): the oracle utrace trace is compared with.
+if [ -x /usr/bin/strace ]; then
+	add_elf /usr/bin/strace usr/bin/strace
+else
+	echo "mkinitramfs: no /usr/bin/strace (run scripts/install-deps.sh)" >&2
+	exit 1
+fi
+
 for pair in "$@"; do
 	mkdir -p "$stage/${pair#*:}"
 	cp -r "${pair%%:*}/." "$stage/${pair#*:}/"

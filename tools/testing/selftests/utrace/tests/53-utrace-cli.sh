@@ -114,11 +114,13 @@ expect_eq "JSON objects with a key twice" "$(grep -c '"flags".*"flags"' /tmp/t53
 # fully must be equal; of the others, the name and the result.
 rm -f /tmp/t53.go
 mkfifo /tmp/t53.go
-strace -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
+rm -f /tmp/t53.strace.*
+strace -ff -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
 st=$!
 wait_until 10 "grep -q ready /tmp/t53.ready"
-wait_until 10 "pgrep -P $st >/dev/null"
-$UT trace -o /tmp/t53.ut -p "$(pgrep -P $st)" 2>/tmp/t53.uterr &
+# strace -ff names its output after the traced pid.
+sf=$(ls /tmp/t53.strace.*)
+$UT trace -o /tmp/t53.ut -p "${sf##*.}" 2>/tmp/t53.uterr &
 ut=$!
 wait_until 10 "grep -q 'attached' /tmp/t53.uterr"
 echo g >/tmp/t53.go
@@ -132,7 +134,7 @@ norm() {
 			/^(\+\+\+|---) / { print; next }
 			{ name = $0; sub(/\(.*/, "", name); res = $0; sub(/.*\) = /, "", res); print name " ... = " res }'
 }
-norm /tmp/t53.strace >/tmp/t53.strace.n
-norm /tmp/t53.ut >/tmp/t53.ut.n
-diff /tmp/t53.strace.n /tmp/t53.ut.n || fail "utrace trace differs from strace (- strace, + utrace)"
-echo "ok: utrace trace -p and strace on one process: the same $n lines ($(grep -c -v ' \.\.\. = ' /tmp/t53.ut.n) of them whole)"
+norm "$sf" >/tmp/t53.n.strace
+norm /tmp/t53.ut >/tmp/t53.n.ut
+diff /tmp/t53.n.strace /tmp/t53.n.ut || fail "utrace trace differs from strace (- strace, + utrace)"
+echo "ok: utrace trace -p and strace on one process: the same $n lines ($(grep -c -v ' \.\.\. = ' /tmp/t53.n.ut) of them whole)"
