@@ -30,6 +30,8 @@ for dir in rust samples tools dev; do
 	[ -d "$modsrc/$dir" ] && find "$modsrc/$dir" -name '*.ko' -exec cp {} "$stage/utrace/modules/" \;
 done
 cp -r "$top/tools/testing/selftests/utrace" "$stage/utrace/selftests"
+# The README: tests run the lines it tells a user to type (54-readme-session).
+cp "$top/README.md" "$stage/utrace/README.md"
 rm -rf "$stage/utrace/selftests/module"
 [ -d "$top/scripts/guest/demo" ] && cp -r "$top/scripts/guest/demo" "$stage/utrace/demo"
 [ -d "$top/scripts/guest/bench" ] && cp -r "$top/scripts/guest/bench" "$stage/utrace/bench"
