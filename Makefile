@@ -8,10 +8,14 @@
 #
 #   make check-debug   the selftests on the debug kernel (KASAN, kmemleak,
 #                      lockdep, DEBUG_OBJECTS, failslab; built and cached too)
-#   make check-distro  the selftests on Debian 13's own kernel (trixie-backports
-#                      7.3.4, booted unmodified), the modules built in a trixie
+#   make check-distro  the selftests on a Debian kernel booted unmodified
+#                      (default: trixie-backports' newest; DISTRO_KERNEL=sid,
+#                      =trixie-backports/cloud-amd64/7.2 or an ABI name such as
+#                      =7.3.4+deb13-amd64), the modules built in the suite's
 #                      chroot with Debian's toolchain (scripts/distro.sh, cached)
 #   make dkms-test     dkms build of dkms.conf in that chroot
+#   make distro-matrix build, load and smoke-test every Rust-enabled Debian
+#                      kernel ABI (scripts/distro-matrix.sh; long)
 #   make deb           the Debian package utrace-rs-dkms (build/deb/; debian/)
 #   make newcomer-test README's Debian lines verbatim on a fresh trixie image,
 #                      booted under QEMU (slow, not in CI; scripts/newcomer.sh)
@@ -34,7 +38,7 @@ kdir = kdir="$${KDIR:-$$(scripts/kernel.sh)}" && [ -n "$$kdir" ]
 # LLVM=-19 for the clang-built test kernel, never LLVM= for a GCC-built one.
 kmake = $(MAKE) -C "$$kdir" M=$(CURDIR) $$(scripts/kernel-cc.sh "$$kdir")
 
-.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test deb newcomer-test demo bench bench-distro bench-guard bench-profile bench-profile-distro fmt fmt-check clippy rust-analyzer clean install-tools uninstall-tools
+.PHONY: all modules kernel deps guest check check-debug check-distro dkms-test deb newcomer-test distro-matrix demo bench bench-distro bench-guard bench-profile bench-profile-distro fmt fmt-check clippy rust-analyzer clean install-tools uninstall-tools
 
 all: modules
 
@@ -58,8 +62,8 @@ check-debug: deps guest
 		KDIR="$$kdir" UTRACE_VARIANT=debug scripts/check.sh
 
 check-distro: deps guest
-	@eval "$$(scripts/distro.sh prepare)" && KDIR="$$DISTRO_KDIR" \
-		BOOT_KERNEL="$$DISTRO_VMLINUZ" UTRACE_VARIANT=distro scripts/check.sh
+	@eval "$$(scripts/distro.sh prepare)" && export DISTRO_KERNEL="$$DISTRO_KVER" DISTRO_SUITE && \
+		KDIR="$$DISTRO_KDIR" BOOT_KERNEL="$$DISTRO_VMLINUZ" UTRACE_VARIANT=distro scripts/check.sh
 
 dkms-test: deps
 	@scripts/distro.sh dkms-test
@@ -69,6 +73,9 @@ deb:
 
 newcomer-test:
 	@scripts/newcomer.sh
+
+distro-matrix: deps guest
+	@scripts/distro-matrix.sh
 
 demo: modules guest
 	@$(kdir) && KDIR="$$kdir" scripts/demo.sh

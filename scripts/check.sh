@@ -14,7 +14,7 @@
 # runs it with UTRACE_VARIANT=distro, KDIR the object dir of Debian's kernel
 # in its chroot and BOOT_KERNEL Debian's unmodified vmlinuz
 # (scripts/distro.sh): the modules are built in the chroot, in
-# build/distro-src.
+# build/distro-KVER-src.
 #
 # Environment: KDIR (required, set by make), UTRACE_CHECK_TIMEOUT (guest time
 # limit in seconds, default 1500; 1800 for the debug kernel, whose guest
@@ -42,6 +42,8 @@ boot=check
 boot_args=()
 if [ "$variant" != test ]; then
 	boot=check-$variant
+	# One log per distribution kernel (KDIR is .../obj/KVER).
+	[ "$variant" = distro ] && boot=check-distro-$(basename "$KDIR")
 	UTRACE_META=0
 	build_variant_modules "$variant" || { echo "check: module build for $variant failed" >&2; exit 1; }
 	# KASAN under TCG runs fork+exec about 4x slower: a smaller storm.
@@ -71,8 +73,11 @@ fi
 
 echo "TAP version 13"
 echo "# utrace-rs selftests on $(basename "$KDIR")"
-[ "$variant" = distro ] &&
-	host_result OK "distro: modules built by Debian's gcc-14 and rustc, and by dkms build, in the trixie chroot"
+if [ "$variant" = distro ]; then
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$KDIR/.config")
+	rustc=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="rustc \([^ ]*\) .*/\1/p' "$KDIR/.config")
+	host_result OK "distro: modules built for $(basename "$KDIR") by Debian's $cc and rustc $rustc, and by dkms build, in the ${DISTRO_SUITE:-Debian} chroot"
+fi
 
 # Every shell script of the project, relative to the top: the host's (bash)
 # and the guest's (busybox ash; tools/testing/selftests/utrace/.shellcheckrc

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build for and boot a distribution's own Rust-enabled kernel: Debian 13's
-# trixie-backports linux-image-7.3.4+deb13-amd64 (see
-# Documentation/utrace-rs/distro.rst).
+# Build for and boot a distribution's own Rust-enabled kernel: Debian's
+# trixie-backports and sid kernels (see Documentation/utrace-rs/distro.rst).
 #
-#   scripts/distro.sh [prepare]   trixie chroot with Debian's toolchain, the
-#                                 kernel's Rust metadata, Debian's vmlinuz;
-#                                 prints DISTRO_* shell assignments
+#   scripts/distro.sh [prepare]   the suite's chroot with Debian's toolchain,
+#                                 the kernel's Rust metadata, Debian's
+#                                 vmlinuz; prints DISTRO_* shell assignments
 #   scripts/distro.sh modules SRC build the modules in SRC (a copy of the
 #                                 sources) in the chroot against that kernel,
 #                                 then with dkms (dkms-test), whose modules
@@ -15,48 +14,97 @@
 #   scripts/distro.sh dkms-test [SRC]  dkms add + build of dkms.conf (with
 #                                 the sources of SRC, default the checkout)
 #                                 in the chroot
+#   scripts/distro.sh resolve     print the kernel's ABI name only
 #   scripts/distro.sh shell       a shell in the chroot (for debugging)
 #
-# Everything lives under ${UTRACE_CACHE:-${XDG_CACHE_HOME:-~/.cache}/utrace-rs}/distro:
-#   chroot-<key>/               trixie minbase + toolchain; key: the package
-#                               list, the suites, the mirrors
-#   chroot-<key>/utrace/obj/KVER/  the kernel's object dir with the Rust
+# The kernel: DISTRO_KERNEL (make check-distro DISTRO_KERNEL=...), either
+#   an ABI name         7.3.4+deb13-amd64 (+deb13: trixie-backports,
+#                       +deb14: sid), or
+#   SUITE[/FLAVOUR[/X.Y]]  trixie-backports (the default), sid,
+#                       trixie-backports/cloud-amd64/7.2: the newest ABI of
+#                       that suite, flavour (default amd64) and series, read
+#                       from the archive (the linux-headers-FLAVOUR
+#                       metapackage, or the newest linux-headers-X.Y.*
+#                       package), so a new Debian upload is picked up
+#                       without editing this file.
+# (UTRACE_DISTRO_KVER, the older name, is read when DISTRO_KERNEL is unset.)
+#
+# Everything lives under ${UTRACE_CACHE:-${XDG_CACHE_HOME:-~/.cache}/utrace-rs}/debian:
+#   chroot-<suite>-<key>/       minbase + the suite's toolchain; key: the
+#                               package list, the suites, the mirrors. Other
+#                               chroot-<suite>-* are stale and removed.
+#   chroot-.../utrace/obj/KVER/ the kernel's object dir with the Rust
 #                               metadata (scripts/rust-meta.sh), rebuilt when
 #                               the exact dpkg versions of the headers, kbuild,
 #                               source, rustc, rust-src, bindgen, pahole,
-#                               openssl change
-#   boot-<version>/vmlinuz      Debian's unmodified kernel image and modules,
-#                               key: the exact linux-binary package version
-# Other chroot-*, obj-* and boot-* entries are stale and removed.
-# UTRACE_DISTRO_REFRESH=1 runs apt-get update and upgrade in the chroot first
-# (new Debian uploads then rebuild what depends on them).
+#                               openssl change. Several kernels side by side;
+#                               an older ABI of the same series and flavour is
+#                               stale and removed (with its headers).
+#   boot-<KVER>_<version>/vmlinuz  Debian's unmodified kernel image, key: the
+#                               exact linux-binary package version; other
+#                               versions of the same series and flavour are
+#                               stale and removed.
+# The kernel's packages (headers, kbuild, source) are installed into the
+# chroot at the archive's version of the ABI; a name form (not an ABI)
+# refreshes the chroot's package lists first (apt-get update).
+# UTRACE_DISTRO_REFRESH=1 also runs apt-get upgrade in the chroot (new
+# toolchain uploads then rebuild what depends on them).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${UTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/utrace-rs}
-dcache=$cache/distro
-kver=${UTRACE_DISTRO_KVER:-7.3.4+deb13-amd64} # the kernel's ABI name (uname -r)
-suite=trixie
-kbase=${kver%%+*}                              # 7.3.4
-kabi=${kver%-amd64}                            # 7.3.4+deb13
-srcpkg=linux-source-${kbase%.*}                # linux-source-7.3
+dcache=$cache/debian
 objsub=utrace/obj # inside the chroot
 
 log() { printf 'distro: %s\n' "$*" >&2; }
 die() { printf 'distro: error: %s\n' "$*" >&2; exit 1; }
 
-# The toolchain of the kernel: the package names apt resolves. trixie-backports
-# is NotAutomatic/ButAutomaticUpgrades, so rustc, rust-src and bindgen come
-# from trixie main (the versions the backported kernel was built with); the
-# kernel packages are named explicitly and come from backports.
-PACKAGES=(build-essential gcc-14 make bc bison flex libelf-dev libssl-dev openssl
-	rustc rust-src bindgen cpio kmod rsync xz-utils python3 pahole dkms
-	"linux-headers-$kver" "linux-kbuild-$kabi" "$srcpkg")
-# The packages whose exact versions are recorded (rust-meta.sh keys on them).
-KEYPKGS=("linux-headers-$kver" "linux-kbuild-$kabi" "$srcpkg" gcc-14 rustc rust-src
-	bindgen pahole openssl libssl-dev dkms)
-
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap --mode=root, chroot)"
+
+spec=${DISTRO_KERNEL:-${UTRACE_DISTRO_KVER:-trixie-backports}}
+kver='' flavour=amd64 series=''
+abi_re='^([0-9]+)\.([0-9]+)\.[0-9]+\+deb([0-9]+)-([a-z0-9-]+)$'
+if [[ $spec =~ $abi_re ]]; then
+	kver=$spec
+	series=${BASH_REMATCH[1]}.${BASH_REMATCH[2]}
+	flavour=${BASH_REMATCH[4]}
+	case ${BASH_REMATCH[3]} in
+	13) dsuite=trixie-backports ;;
+	14) dsuite=sid ;;
+	*) die "DISTRO_KERNEL=$spec: +deb${BASH_REMATCH[3]} is no suite this script knows (+deb13: trixie-backports, +deb14: sid)" ;;
+	esac
+else
+	IFS=/ read -r dsuite f s rest <<<"$spec"
+	[ -z "${rest:-}" ] || die "DISTRO_KERNEL=$spec: want an ABI name (7.3.4+deb13-amd64) or SUITE[/FLAVOUR[/X.Y]]"
+	[ -n "${f:-}" ] && flavour=$f
+	[ -n "${s:-}" ] && series=$s
+	[[ $flavour =~ ^[a-z0-9-]+$ ]] || die "DISTRO_KERNEL=$spec: bad flavour '$flavour' (amd64, cloud-amd64, rt-amd64)"
+	[[ -z $series || $series =~ ^[0-9]+\.[0-9]+$ ]] || die "DISTRO_KERNEL=$spec: bad series '$series' (X.Y, e.g. 7.2)"
+fi
+
+# The suites: where the kernel comes from, the chroot's suite and sources,
+# the compiler Debian builds that suite's kernels with, the ABI tag.
+case $dsuite in
+trixie-backports | trixie)
+	# trixie-backports is NotAutomatic/ButAutomaticUpgrades: rustc,
+	# rust-src and bindgen come from trixie main (the versions the backported
+	# kernels are built with); the kernel packages are named explicitly.
+	dsuite=trixie-backports suite=trixie gcc=gcc-14 tag=deb13
+	sources() { echo "deb $MIRROR trixie main" "deb $MIRROR trixie-updates main" \
+		"deb $SECURITY trixie-security main" "deb $MIRROR trixie-backports main"; }
+	;;
+sid | unstable)
+	dsuite=sid suite=sid gcc=gcc-16 tag=deb14
+	sources() { echo "deb $MIRROR sid main"; }
+	;;
+*) die "DISTRO_KERNEL=$spec: unknown suite '$dsuite' (trixie-backports, sid)" ;;
+esac
+
+# The toolchain of the suite's kernels: the package names apt resolves.
+PACKAGES=(build-essential "$gcc" make bc bison flex libelf-dev libssl-dev openssl
+	rustc rust-src bindgen cpio kmod rsync xz-utils python3 pahole dkms)
+# The toolchain packages whose exact versions are recorded.
+KEYPKGS=("$gcc" rustc rust-src bindgen pahole openssl libssl-dev dkms)
 
 # The host's Debian mirrors, from its apt sources: never a fixed host name.
 mirrors() {
@@ -90,25 +138,26 @@ in_chroot() {
 		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LANG=C.UTF-8 "$@"' sh "$ROOT" "${BIND_SRC:-}" "$top" "$@"
 }
+apt_q() { in_chroot env DEBIAN_FRONTEND=noninteractive apt-get -y -qq -o Dpkg::Use-Pty=0 "$@" >/dev/null; }
 
 setup_chroot() {
 	mirrors
-	local key
+	local key srcs
+	mapfile -t srcs < <(sources | tr ' ' '\n' | paste -d' ' - - - -)
 	key=$( {
-		echo "recipe 1 $suite minbase"
-		printf '%s\n' "${PACKAGES[@]}"
-		echo "$MIRROR $SECURITY"
+		echo "recipe 2 $suite minbase no-valid-until"
+		printf '%s\n' "${PACKAGES[@]}" "${srcs[@]}"
 	} | sha256sum | cut -c1-12)
-	ROOT=$dcache/chroot-$key
+	ROOT=$dcache/chroot-$suite-$key
 	local old
-	for old in "$dcache"/chroot-*; do
+	for old in "$dcache/chroot-$suite-"*; do
 		[ -d "$old" ] && [ "$old" != "$ROOT" ] && { log "removing stale $old"; rm -rf "$old"; }
 	done
 	if [ -e "$ROOT/.utrace-ready" ]; then
 		if [ "${UTRACE_DISTRO_REFRESH:-0}" = 1 ]; then
 			log "refreshing the chroot's packages"
-			in_chroot apt-get update -qq
-			in_chroot env DEBIAN_FRONTEND=noninteractive apt-get -y -qq upgrade >&2
+			apt_q update
+			apt_q upgrade
 			record_versions
 		fi
 		return
@@ -120,22 +169,102 @@ setup_chroot() {
 	log "creating the $suite chroot (about 2.5 minutes, 2 GB): $ROOT"
 	rm -rf "$ROOT"
 	mkdir -p "$dcache"
+	# Valid-Until is not checked (the signatures are): a mirror that is a
+	# dated snapshot of the archive serves sid's InRelease past its
+	# one-week validity. mmdebstrap keeps the option in the chroot's apt.conf.
 	mmdebstrap --variant=minbase --mode=root --components=main --quiet \
-		--skip=cleanup/apt/lists \
-		--include="$list" "$suite" "$ROOT" \
-		"deb $MIRROR $suite main" "deb $MIRROR $suite-updates main" \
-		"deb $SECURITY $suite-security main" "deb $MIRROR $suite-backports main" >&2 ||
-		die "mmdebstrap failed (is linux-headers-$kver still in $suite-backports? set UTRACE_DISTRO_KVER)"
+		--skip=cleanup/apt/lists --aptopt='Acquire::Check-Valid-Until "false"' \
+		--include="$list" "$suite" "$ROOT" "${srcs[@]}" >&2 ||
+		die "mmdebstrap of $suite failed"
 	in_chroot apt-get clean
 	record_versions
 	touch "$ROOT/.utrace-ready"
-	log "chroot ready in $((SECONDS - start)) s"
+	log "$suite chroot ready in $((SECONDS - start)) s"
+	FRESH_LISTS=1
 }
 
 record_versions() {
 	# shellcheck disable=SC2016 # dpkg-query's own ${field} syntax
 	in_chroot dpkg-query -W -f='${Package} ${Version}\n' "${KEYPKGS[@]}" \
 		>"$ROOT/.utrace-versions" || die "a toolchain package is missing in $ROOT"
+}
+
+# candidate PKG: the version apt would install from $dsuite (empty if none).
+candidate() {
+	in_chroot apt-cache -o "APT::Default-Release=$dsuite" policy "$1" 2>/dev/null |
+		awk '/Candidate:/ && $2 != "(none)" { print $2 }'
+}
+
+# The ABI to build for, from the archive's package lists.
+resolve_kernel() {
+	if [ -z "$kver" ] && [ -z "${FRESH_LISTS:-}" ]; then
+		# A name, not an ABI: the archive decides, so ask it.
+		apt_q update || log "warning: apt-get update failed: resolving $spec from the package lists of $(stat -c %y "$ROOT/var/lib/apt/lists" | cut -d. -f1)"
+		FRESH_LISTS=1
+	fi
+	if [ -z "$kver" ] && [ -z "$series" ]; then
+		# The metapackage names the suite's current ABI.
+		kver=$(in_chroot apt-cache -o "APT::Default-Release=$dsuite" depends "linux-headers-$flavour" 2>/dev/null |
+			sed -n "s/^ *Depends: linux-headers-\([0-9][^ ]*+$tag-$flavour\)\$/\1/p" | head -n 1)
+		[ -n "$kver" ] || die "$dsuite has no linux-headers-$flavour naming a +$tag kernel (flavours: amd64, cloud-amd64, rt-amd64)"
+	elif [ -z "$kver" ]; then
+		kver=$(in_chroot apt-cache pkgnames "linux-headers-$series." |
+			grep -E "^linux-headers-${series//./\\.}\.[0-9]+\+$tag-$flavour\$" |
+			sed 's/^linux-headers-//' | sort -V | tail -n 1)
+		if [ -z "$kver" ]; then
+			local img
+			img=$(in_chroot apt-cache pkgnames "linux-image-$series." |
+				grep -E "^linux-image-${series//./\\.}\.[0-9]+\+$tag-$flavour\$" |
+				sed 's/^linux-image-//' | sort -V | tail -n 1)
+			[ -z "$img" ] || die "$dsuite still has $img's image, but no linux-headers-$series.* for $flavour: its headers, kbuild and source are gone from the archive, so no module can be built for it (a newer ABI can)"
+			die "$dsuite has no $series.x kernel for $flavour"
+		fi
+	fi
+	kabi=${kver%-"$flavour"}           # 7.3.4+deb13
+	kbase=${kver%%+*}                  # 7.3.4
+	srcpkg=linux-source-${kbase%.*}    # linux-source-7.3
+	[[ $kver =~ $abi_re ]] || die "unexpected kernel ABI name '$kver'"
+	series=${BASH_REMATCH[1]}.${BASH_REMATCH[2]}
+	KVERSION=$(candidate "linux-headers-$kver")
+	if [ -z "$KVERSION" ] && [ -z "${FRESH_LISTS:-}" ]; then
+		apt_q update || true
+		FRESH_LISTS=1
+		KVERSION=$(candidate "linux-headers-$kver")
+	fi
+	[ -n "$KVERSION" ] || die "no linux-headers-$kver in $dsuite: is the ABI still in the archive? (DISTRO_KERNEL=$dsuite/$flavour takes the newest)"
+}
+
+# The kernel's headers, kbuild and source at the archive's version of the
+# ABI; older ABIs of the same series and flavour are stale.
+setup_kernel_pkgs() {
+	local want=("linux-headers-$kver=$KVERSION" "linux-kbuild-$kabi=$KVERSION" "$srcpkg=$KVERSION")
+	local have
+	# shellcheck disable=SC2016 # dpkg-query's own ${field} syntax
+	have=$(in_chroot dpkg-query -W -f='${db:Status-Abbrev}${Package}=${Version}\n' \
+		"linux-headers-$kver" "linux-kbuild-$kabi" "$srcpkg" 2>/dev/null | sed -n 's/^ii *//p' || true)
+	if [ "$(printf '%s\n' "${want[@]}" | sort)" != "$(echo "$have" | sort)" ]; then
+		log "installing $kver's headers, kbuild and source ($KVERSION) in the $suite chroot"
+		apt_q install --no-install-recommends "${want[@]}" ||
+			die "cannot install ${want[*]} from $dsuite"
+		apt_q clean
+	fi
+	local d old
+	for d in "$ROOT/$objsub"/*; do
+		[ -d "$d" ] || continue
+		old=${d##*/}
+		case $old in *.src) continue ;; esac
+		[ "$old" != "$kver" ] || continue
+		[ "$(kind "$old")" = "$(kind "$kver")" ] || continue
+		log "removing stale $old (superseded by $kver)"
+		rm -rf "$d" "$d.src"
+		apt_q purge "linux-headers-$old" || true
+	done
+}
+
+# kind KVER: "series flavour tag": one cache entry of each kind is current.
+kind() {
+	[[ $1 =~ $abi_re ]] || { echo "$1"; return; }
+	echo "${BASH_REMATCH[1]}.${BASH_REMATCH[2]} ${BASH_REMATCH[4]} ${BASH_REMATCH[3]}"
 }
 
 # The kernel's Rust metadata, regenerated in the chroot by rust-meta.sh (the
@@ -146,32 +275,29 @@ setup_meta() {
 	in_chroot nice /utrace/top/scripts/rust-meta.sh "$kver" "/$OBJ" >/dev/null
 }
 
-# The kernel image as Debian ships it, and the package's modules.
+# The kernel image as Debian ships it.
 setup_boot() {
 	local pkg ver deb
-	candidate() { in_chroot apt-cache policy "$1" | awk '/Candidate:/ && $2 != "(none)" { print $2 }'; }
 	# linux-binary-* has the image (linux-image-* may be a signed wrapper);
 	# older kernels ship it in linux-image-* itself.
-	for pkg in "linux-binary-$kver" "linux-image-$kver" ""; do
-		[ -n "$pkg" ] || { in_chroot apt-get update -qq; continue; }
+	for pkg in "linux-binary-$kver" "linux-image-$kver"; do
 		ver=$(candidate "$pkg")
 		[ -n "$ver" ] && break
 	done
-	if [ -z "$ver" ]; then
-		for pkg in "linux-binary-$kver" "linux-image-$kver"; do
-			ver=$(candidate "$pkg")
-			[ -n "$ver" ] && break
-		done
-	fi
-	[ -n "$ver" ] || die "neither linux-binary-$kver nor linux-image-$kver is in $suite-backports"
-	BOOT=$dcache/boot-$kver-$ver
+	[ -n "$ver" ] || die "neither linux-binary-$kver nor linux-image-$kver is in $dsuite"
+	BOOT=$dcache/boot-${kver}_$ver
+	local old
+	for old in "$dcache"/boot-*_*; do
+		[ -d "$old" ] || continue
+		[ "$old" != "$BOOT" ] || continue
+		old=${old##*/boot-}
+		[ "$(kind "${old%%_*}")" = "$(kind "$kver")" ] || continue
+		log "removing stale boot-$old (now $kver $ver)"
+		rm -rf "$dcache/boot-$old"
+	done
 	if [ -e "$BOOT/.utrace-ready" ]; then
 		return
 	fi
-	local old
-	for old in "$dcache"/boot-*; do
-		[ -d "$old" ] && [ "$old" != "$BOOT" ] && { log "removing stale $old"; rm -rf "$old"; }
-	done
 	local start=$SECONDS
 	log "downloading $pkg $ver"
 	rm -rf "$BOOT" "$ROOT/utrace/deb"
@@ -245,19 +371,32 @@ mkdir -p "$dcache"
 exec 9>"$dcache/.lock"
 flock 9
 setup_chroot
+resolve_kernel
+log "kernel $kver ($KVERSION) from $dsuite, built with $(grep -E '^(rustc|bindgen|gcc)' "$ROOT/.utrace-versions" | tr '\n' ' ')"
+case "$cmd" in
+resolve)
+	echo "$kver"
+	exit 0
+	;;
+shell)
+	in_chroot /bin/bash
+	exit 0
+	;;
+esac
+setup_kernel_pkgs
 case "$cmd" in
 prepare)
 	setup_meta
 	setup_boot
-	printf 'DISTRO_KVER=%q\nDISTRO_ROOT=%q\nDISTRO_KDIR=%q\nDISTRO_VMLINUZ=%q\n' \
-		"$kver" "$ROOT" "$ROOT/$OBJ" "$BOOT/vmlinuz"
+	printf 'DISTRO_KVER=%q\nDISTRO_SUITE=%q\nDISTRO_ROOT=%q\nDISTRO_KDIR=%q\nDISTRO_VMLINUZ=%q\n' \
+		"$kver" "$dsuite" "$ROOT" "$ROOT/$OBJ" "$BOOT/vmlinuz"
 	;;
 modules)
 	[ -d "${2:-}" ] || die "usage: $0 modules SRC_DIR"
 	setup_meta
 	build_modules "$2"
 	# The modules DKMS builds replace the plain build's: the guest loads
-	# what a Debian 13 user's `dkms install` makes.
+	# what a Debian user's `dkms install` makes.
 	dkms_test "$2"
 	for ko in "$DKMS_OUT"/*.ko; do
 		dest=$(find "$2" -name "$(basename "$ko")" -not -path '*/.tmp*' | head -n 1)
@@ -269,8 +408,5 @@ dkms-test)
 	setup_meta
 	dkms_test "${2:-$top}"
 	;;
-shell)
-	in_chroot /bin/bash
-	;;
-*) die "unknown command '$cmd' (prepare, modules SRC, dkms-test [SRC], shell)" ;;
+*) die "unknown command '$cmd' (prepare, modules SRC, dkms-test [SRC], resolve, shell)" ;;
 esac

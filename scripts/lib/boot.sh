@@ -21,6 +21,8 @@ HOST_N=0
 # Further arguments go to make (e.g. KRUSTFLAGS=-Cdebuginfo=2).
 build_variant_modules() {
 	MODULE_SRC=$top/build/$1-src
+	# One per distribution kernel (KDIR is .../obj/KVER): two can run at once.
+	[ "$1" = distro ] && MODULE_SRC=$top/build/distro-$(basename "$KDIR")-src
 	local d
 	mkdir -p "$MODULE_SRC"
 	for d in Kbuild include rust samples dev tools/testing/selftests/utrace/module \
@@ -30,7 +32,7 @@ build_variant_modules() {
 		cp -r "$top/$d" "$MODULE_SRC/$d"
 	done
 	if [ "$1" = distro ]; then
-		"$top/scripts/distro.sh" modules "$MODULE_SRC" >/dev/null
+		DISTRO_KERNEL=$(basename "$KDIR") "$top/scripts/distro.sh" modules "$MODULE_SRC" >/dev/null
 	else
 		# shellcheck disable=SC2046 # kernel-cc.sh prints separate words
 		make -s -C "$KDIR" M="$MODULE_SRC" $("$top/scripts/kernel-cc.sh" "$KDIR") "${@:2}" modules >/dev/null
