@@ -156,8 +156,8 @@ macro_rules! module_author {
 }
 pub(crate) use module_author;
 
-/// Initialises `slot` with `init` (`PinInit::__pinned_init` on 6.12,
-/// `PinInit::__init` since: the pin-init crate renamed it).
+/// Initialises `slot` with `init` (`PinInit::__pinned_init` up to 7.2,
+/// `PinInit::__init` from 7.3: the pin-init crate renamed it).
 ///
 /// # Safety
 ///
@@ -168,10 +168,10 @@ pub(crate) unsafe fn pin_init_in<T, E>(
     slot: *mut T,
 ) -> core::result::Result<(), E> {
     // SAFETY: By the function's safety requirements.
-    #[cfg(utrace_kernel_7)]
+    #[cfg(utrace_kernel_7_3)]
     let ret = unsafe { init.__init(slot) };
     // SAFETY: As above.
-    #[cfg(not(utrace_kernel_7))]
+    #[cfg(not(utrace_kernel_7_3))]
     let ret = unsafe { init.__pinned_init(slot) };
     ret
 }

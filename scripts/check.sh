@@ -75,6 +75,7 @@ echo "TAP version 13"
 echo "# utrace-rs selftests on $(basename "$KDIR")"
 if [ "$variant" = distro ]; then
 	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$KDIR/.config")
+	cc=${cc##*-linux-gnu-}
 	rustc=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="rustc \([^ ]*\) .*/\1/p' "$KDIR/.config")
 	host_result OK "distro: modules built for $(basename "$KDIR") by Debian's $cc and rustc $rustc, and by dkms build, in the ${DISTRO_SUITE:-Debian} chroot"
 fi

@@ -19,14 +19,14 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-series_bpo="7.0 7.1 7.2 7.3"
+# trixie-backports: the newest ABI of each 7.x series Debian has shipped
+# there, both flavours; sid: its one series; PREEMPT_RT: the newest of each
+# suite.
 default=()
-for f in amd64 cloud-amd64 rt-amd64; do
-	for s in $series_bpo; do
-		default+=("trixie-backports/$f/$s")
-	done
-	default+=("sid/$f")
+for s in 7.3 7.2 7.1 7.0; do
+	default+=("trixie-backports/amd64/$s" "trixie-backports/cloud-amd64/$s")
 done
+default+=(sid/amd64 sid/cloud-amd64 trixie-backports/rt-amd64 sid/rt-amd64)
 read -ra entries <<<"${DISTRO_MATRIX:-${default[*]}}"
 tests=${DISTRO_MATRIX_TESTS:-module-load 10-attach}
 mkdir -p "$top/build/matrix"
