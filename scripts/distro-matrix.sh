@@ -15,7 +15,8 @@
 # DISTRO_MATRIX_TESTS="WORD..." the smoke tests (UTRACE_ONLY words).
 # Logs: build/matrix/ENTRY.log. Prints a table; exits non-zero if an entry
 # failed. "n/a" is an ABI the archive no longer has headers for (nothing can
-# be built for it, by DKMS either).
+# be built for it, by DKMS either); "refused" a kernel the build refuses
+# with its reason (PREEMPT_RT: scripts/rust-meta.sh).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +42,7 @@ for e in "${entries[@]}"; do
 		why=$(sed -n 's/^distro: error: //p; s/^rust-meta: error: //p' "$log" | tail -n 1)
 		case $why in
 		*"no module can be built for it"*) result="n/a: $why" ;;
+		*"which utrace-rs does not support"*) result="refused: $why" ;;
 		*) result="FAIL (prepare): ${why:-see $log}"; failed=$((failed + 1)) ;;
 		esac
 	else

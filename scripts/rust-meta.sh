@@ -51,6 +51,9 @@ tarball=/usr/src/$srcpkg.tar.xz
 cfgval() { sed -n "s/^$1=\"\(.*\)\"\$/\1/p" "$hdr/.config"; }
 grep -qx 'CONFIG_RUST=y' "$hdr/.config" ||
 	die "$kver is built without CONFIG_RUST: it cannot load Rust modules"
+if grep -qx 'CONFIG_PREEMPT_RT=y' "$hdr/.config"; then
+	die "$kver is a PREEMPT_RT kernel, which utrace-rs does not support: its hooks take spinlock_t locks with preemption or interrupts disabled (as the tracepoints of non-RT kernels call them), and PREEMPT_RT's spinlock_t is a sleeping lock. Use the amd64 or cloud-amd64 flavour."
+fi
 want_rustc=$(cfgval CONFIG_RUSTC_VERSION_TEXT)
 want_bindgen=$(cfgval CONFIG_BINDGEN_VERSION_TEXT)
 have_rustc=$(rustc --version 2>/dev/null || echo "no rustc")
