@@ -244,6 +244,11 @@ setup_kernel_pkgs() {
 		"linux-headers-$kver" "linux-kbuild-$kabi" "$srcpkg" 2>/dev/null | sed -n 's/^ii *//p' || true)
 	if [ "$(printf '%s\n' "${want[@]}" | sort)" != "$(echo "$have" | sort)" ]; then
 		log "installing $kver's headers, kbuild and source ($KVERSION) in the $suite chroot"
+		# Nothing of ours stays in the chroot's dkms tree (dkms_test adds it):
+		# the headers' postinst would run dkms autoinstall, which regenerates
+		# the metadata a second time (rust-meta.sh, in /var/lib/utrace-rs)
+		# and builds the modules.
+		dkms_forget
 		apt_q install --no-install-recommends "${want[@]}" ||
 			die "cannot install ${want[*]} from $dsuite"
 		apt_q clean
@@ -259,6 +264,16 @@ setup_kernel_pkgs() {
 		rm -rf "$d" "$d.src"
 		apt_q purge "linux-headers-$old" || true
 	done
+}
+
+# dkms_forget: remove utrace-rs from the chroot's dkms tree.
+dkms_forget() {
+	# shellcheck disable=SC2016 # expanded in the chroot
+	in_chroot sh -c 'for m in /var/lib/dkms/utrace-rs/*/source; do
+		[ -e "$m" ] || continue
+		m=${m%/source}; dkms remove -q "utrace-rs/${m##*/}" --all >/dev/null 2>&1 || true
+	done'
+	rm -rf "$ROOT/var/lib/dkms/utrace-rs"
 }
 
 # kind KVER: "series flavour tag": one cache entry of each kind is current.
@@ -337,8 +352,8 @@ dkms_test() {
 	modver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 	[ -n "$modver" ] || die "no PACKAGE_VERSION in dkms.conf"
 	src=$ROOT/usr/src/utrace-rs-$modver
-	in_chroot sh -c "dkms remove -q utrace-rs/$modver --all >/dev/null 2>&1 || true"
-	rm -rf "$src" "$ROOT/var/lib/dkms/utrace-rs"
+	dkms_forget
+	rm -rf "$src"
 	mkdir -p "$src/scripts" "$src/tools/testing/selftests/utrace" "$ROOT/var/lib/utrace-rs"
 	cp "$top/dkms.conf" "$top/scripts/rust-meta.sh" "$top/scripts/kernel-cc.sh" \
 		"$top/scripts/dkms.mk" "$src/scripts/"
