@@ -364,7 +364,7 @@ dkms_test() {
 	find "$src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 	ln -sfn "/$OBJ" "$ROOT/var/lib/utrace-rs/$kver"
 	log "$(in_chroot dkms --version): add, build utrace-rs/$modver for $kver"
-	local dlog=$dcache/dkms.log
+	local dlog=$dcache/dkms-$suite.log
 	if ! { in_chroot dkms add "utrace-rs/$modver" &&
 		in_chroot dkms build "utrace-rs/$modver" -k "$kver"; } >"$dlog" 2>&1; then
 		cat "$dlog" >&2
@@ -383,7 +383,9 @@ dkms_test() {
 
 cmd=${1:-prepare}
 mkdir -p "$dcache"
-exec 9>"$dcache/.lock"
+# One lock per suite: its chroot (apt, dkms) and its kernels' entries. Two
+# suites are prepared at the same time (make check-distro of each, in CI).
+exec 9>"$dcache/.lock-$suite"
 flock 9
 setup_chroot
 resolve_kernel
