@@ -389,7 +389,7 @@ exec 9>"$dcache/.lock-$suite"
 flock 9
 setup_chroot
 resolve_kernel
-log "kernel $kver ($KVERSION) from $dsuite, built with $(grep -E '^(rustc|bindgen|gcc)' "$ROOT/.utrace-versions" | tr '\n' ' ')"
+log "kernel $kver ($KVERSION) from $dsuite; the chroot's toolchain: $(grep -E '^(rustc|bindgen|gcc)' "$ROOT/.utrace-versions" | tr '\n' ' ')"
 case "$cmd" in
 resolve)
 	echo "$kver"
