@@ -205,16 +205,17 @@ resolve_kernel() {
 	if [ -z "$kver" ] && [ -z "$series" ]; then
 		# The metapackage names the suite's current ABI.
 		kver=$(in_chroot apt-cache -o "APT::Default-Release=$dsuite" depends "linux-headers-$flavour" 2>/dev/null |
-			sed -n "s/^ *Depends: linux-headers-\([0-9][^ ]*+$tag-$flavour\)\$/\1/p" | head -n 1)
+			{ grep -E '^ *Depends: linux-headers-[0-9]' || true; } | sed -n "s/^ *Depends: linux-headers-\([0-9][^ ]*+$tag-$flavour\)\$/\1/p" | head -n 1)
 		[ -n "$kver" ] || die "$dsuite has no linux-headers-$flavour naming a +$tag kernel (flavours: amd64, cloud-amd64, rt-amd64)"
 	elif [ -z "$kver" ]; then
+		# (grep finds nothing for a series the archive has no headers of.)
 		kver=$(in_chroot apt-cache pkgnames "linux-headers-$series." |
-			grep -E "^linux-headers-${series//./\\.}\.[0-9]+\+$tag-$flavour\$" |
+			{ grep -E "^linux-headers-${series//./\\.}\.[0-9]+\+$tag-$flavour\$" || true; } |
 			sed 's/^linux-headers-//' | sort -V | tail -n 1)
 		if [ -z "$kver" ]; then
 			local img
 			img=$(in_chroot apt-cache pkgnames "linux-image-$series." |
-				grep -E "^linux-image-${series//./\\.}\.[0-9]+\+$tag-$flavour\$" |
+				{ grep -E "^linux-image-${series//./\\.}\.[0-9]+\+$tag-$flavour\$" || true; } |
 				sed 's/^linux-image-//' | sort -V | tail -n 1)
 			[ -z "$img" ] || die "$dsuite still has $img's image, but no linux-headers-$series.* for $flavour: its headers, kbuild and source are gone from the archive, so no module can be built for it (a newer ABI can)"
 			die "$dsuite has no $series.x kernel for $flavour"
