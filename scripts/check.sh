@@ -86,7 +86,7 @@ fi
 shell_scripts() {
 	(cd "$top" && ls scripts/*.sh scripts/lib/*.sh scripts/guest/*.sh scripts/guest/*/*.sh .ci/run \
 		tools/testing/selftests/utrace/*.sh tools/testing/selftests/utrace/*/*.sh \
-		tools/crash-suspend/crash-suspend-*)
+		tools/crash-suspend/crash-suspend-core tools/crash-suspend/crash-suspend-list)
 }
 
 # The lib.sh functions named like a program the guest has on its PATH, one
@@ -94,7 +94,7 @@ shell_scripts() {
 shadowed_programs() {
 	local st=$top/tools/testing/selftests/utrace f
 	{
-		for f in "$st"/progs/*.c "$top"/tools/crash-suspend/crash-suspend-*; do
+		for f in "$st"/progs/*.c "$top"/tools/crash-suspend/crash-suspend-core "$top"/tools/crash-suspend/crash-suspend-list; do
 			f=${f##*/}
 			echo "${f%.c} guest program"
 		done

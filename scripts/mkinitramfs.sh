@@ -38,7 +38,7 @@ rm -rf "$stage/utrace/selftests/module"
 [ -d "$top/build/guest/bin" ] && cp -r "$top/build/guest/bin/." "$stage/utrace/bin/"
 # The crash_suspend tools (the list and the core_pattern helper).
 mkdir -p "$stage/utrace/bin"
-install -m 0755 "$top"/tools/crash-suspend/crash-suspend-* "$stage/utrace/bin/"
+install -m 0755 "$top"/tools/crash-suspend/crash-suspend-core "$top"/tools/crash-suspend/crash-suspend-list "$stage/utrace/bin/"
 
 # add_elf FILE DEST: copy an ELF program and the shared libraries it needs.
 add_elf() {
