@@ -16,7 +16,7 @@ trap 'unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 cd /tmp || fail "cd /tmp"
 # The README's lines, then what the test reads afterwards (the traced
 # process's tracer, for "gdb still attached") and the clean-up.
-out=$(runas $NOBODY sh -c "$lines
+out=$(runas $NOBODY /bin/sh -c "$lines
 echo \"tracer=\$(sed -n 's/^TracerPid:[[:space:]]*//p' /proc/\$pid/status)\"
 kill -9 \$pid; sleep 1" 2>&1)
 echo "$out" | sed 's/^/#   /' | head -n 20
