@@ -24,7 +24,9 @@ for c in "$src"/*.c "$top"/tools/utrace-top/*.c; do
 	[ -e "$c" ] || continue
 	bin=$out/$(basename "$c" .c)
 	if [ ! -e "$bin" ] || [ "$c" -nt "$bin" ] || headers_newer "$bin"; then
-		gcc -static -O2 -g -Wall -Wextra -Werror -pthread -I"$src" -I"$top/include/uapi" -o "$bin" "$c"
+		# By rename: make check-distro may run twice at once (.ci/run).
+		gcc -static -O2 -g -Wall -Wextra -Werror -pthread -I"$src" -I"$top/include/uapi" -o "$bin.$$" "$c"
+		mv -f "$bin.$$" "$bin"
 	fi
 done
 # The utrace command (Rust, tools/utrace), static.

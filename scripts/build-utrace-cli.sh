@@ -22,8 +22,14 @@ build)
 	# --target: RUSTFLAGS then apply to the program, not to build.rs.
 	RUSTFLAGS="-C target-feature=+crt-static" cargo build --locked --quiet --release \
 		--target x86_64-unknown-linux-gnu --manifest-path "$ws/Cargo.toml" --bin utrace
+	# Only a changed program is copied, and by rename: two runs at once
+	# (.ci/run's two check-distro) each call this; a plain install over
+	# the same file races (EEXIST) and could hand mkinitramfs half a file.
+	bin=$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release/utrace dest=$top/build/guest/bin/utrace
 	mkdir -p "$top/build/guest/bin"
-	install -m 0755 "$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release/utrace" "$top/build/guest/bin/utrace"
+	if ! cmp -s "$bin" "$dest"; then
+		install -m 0755 "$bin" "$dest.$$" && mv -f "$dest.$$" "$dest"
+	fi
 	;;
 *)
 	echo "usage: $0 [build|test]" >&2
