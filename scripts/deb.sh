@@ -13,6 +13,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib/debian.sh"
 cache=${UTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/utrace-rs}
 out=$top/build/deb
 suite=trixie
@@ -25,12 +26,7 @@ die() { printf 'deb: error: %s\n' "$*" >&2; exit 1; }
 # uncommitted changes), never its build output.
 rm -rf "$out"
 mkdir -p "$out/src"
-if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-	git -C "$top" ls-files -z --cached --others --exclude-standard |
-		(cd "$top" && tar --null -T - -cf -) | tar -xf - -C "$out/src"
-else
-	(cd "$top" && tar --exclude=./build -cf - .) | tar -xf - -C "$out/src"
-fi
+copy_checkout "$top" "$out/src"
 
 codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null || true)
 use_chroot=${UTRACE_DEB_CHROOT:-}
@@ -51,9 +47,8 @@ if [ "$use_chroot" = 0 ]; then
 else
 	[ "$(id -u)" = 0 ] || die "building in a $suite chroot needs root (mmdebstrap, chroot); or build on Debian 13"
 	command -v mmdebstrap >/dev/null || die "mmdebstrap missing: apt-get install mmdebstrap"
-	# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
-	mirror=$(apt-get indextargets --format '$(SITE) $(RELEASE)' |
-		awk -v r="$codename" '$2 == r { print $1; exit }')
+	host_mirrors
+	mirror=$MIRROR
 	[ -n "$mirror" ] || die "no '$codename' entry in the host's apt sources to take a Debian mirror from"
 	key=$(printf '%s\n' "recipe 1 $suite" "${PACKAGES[@]}" "$mirror" | sha256sum | cut -c1-12)
 	root=$cache/deb/chroot-$key
@@ -70,18 +65,8 @@ else
 			die "mmdebstrap failed"
 		touch "$root/.utrace-ready"
 	fi
-	# in_root CMD...: CMD in the chroot, with build/deb at /build (private
-	# mounts, gone when CMD ends).
-	in_root() {
-		# shellcheck disable=SC2016 # the inner script's own arguments
-		unshare --mount --propagation private -- /bin/sh -eu -c '
-			root=$1; out=$2; shift 2
-			mount -t proc proc "$root/proc"
-			mkdir -p "$root/build"
-			mount --bind "$out" "$root/build"
-			exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-				HOME=/root LANG=C.UTF-8 "$@"' sh "$root" "$out" "$@"
-	}
+	# in_root CMD...: CMD in the chroot, with build/deb at /build.
+	in_root() { chroot_run "$root" "$out:/build" -- "$@"; }
 	log "building in the $suite chroot"
 	in_root sh -c 'cd /build/src && "$@"' sh "${build[@]}" >"$out/build.log" 2>&1 || {
 		tail -n 40 "$out/build.log" >&2

@@ -52,6 +52,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib/debian.sh"
 cache=${UTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/utrace-rs}
 dcache=$cache/debian
 objsub=utrace/obj # inside the chroot
@@ -106,16 +107,11 @@ PACKAGES=(build-essential "$gcc" make bc bison flex libelf-dev libssl-dev openss
 # The toolchain packages whose exact versions are recorded.
 KEYPKGS=("$gcc" rustc rust-src bindgen pahole openssl libssl-dev dkms)
 
-# The host's Debian mirrors, from its apt sources: never a fixed host name.
+# The host's Debian mirrors (scripts/lib/debian.sh).
 mirrors() {
-	local codename sites
-	codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
-	[ -n "$codename" ] || die "cannot read the host's Debian codename from /etc/os-release"
-	# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
-	sites=$(apt-get indextargets --format '$(SITE) $(RELEASE)' | sort -u)
-	MIRROR=$(awk -v r="$codename" '$2 == r { print $1; exit }' <<<"$sites")
-	SECURITY=$(awk -v r="$codename-security" '$2 == r { print $1; exit }' <<<"$sites")
-	[ -n "$MIRROR" ] || die "no '$codename' entry in the host's apt sources to take a Debian mirror from"
+	host_mirrors
+	[ -n "$HOST_CODENAME" ] || die "cannot read the host's Debian codename from /etc/os-release"
+	[ -n "$MIRROR" ] || die "no '$HOST_CODENAME' entry in the host's apt sources to take a Debian mirror from"
 	[ -n "$SECURITY" ] || SECURITY=$MIRROR-security
 }
 
@@ -123,20 +119,11 @@ mirrors() {
 # read-only at /utrace/top and (when $BIND_SRC is set) $BIND_SRC at
 # /utrace/src; private mounts, gone when CMD ends.
 in_chroot() {
-	# shellcheck disable=SC2016 # the inner script's own arguments
-	unshare --mount --propagation private -- /bin/sh -eu -c '
-		root=$1; src=$2; top=$3; shift 3
-		mount -t proc proc "$root/proc"
-		mount --rbind /dev "$root/dev"
-		mkdir -p "$root/utrace/top"
-		mount --bind "$top" "$root/utrace/top"
-		mount -o remount,bind,ro "$root/utrace/top"
-		if [ -n "$src" ]; then
-			mkdir -p "$root/utrace/src"
-			mount --bind "$src" "$root/utrace/src"
-		fi
-		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 "$@"' sh "$ROOT" "${BIND_SRC:-}" "$top" "$@"
+	if [ -n "${BIND_SRC:-}" ]; then
+		chroot_run "$ROOT" "$top:/utrace/top:ro" "$BIND_SRC:/utrace/src" -- "$@"
+	else
+		chroot_run "$ROOT" "$top:/utrace/top:ro" -- "$@"
+	fi
 }
 apt_q() { in_chroot env DEBIAN_FRONTEND=noninteractive apt-get -y -qq -o Dpkg::Use-Pty=0 "$@" >/dev/null; }
 

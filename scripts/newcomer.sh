@@ -35,6 +35,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib/debian.sh"
 work=${UTRACE_NEWCOMER_DIR:-$top/build/newcomer}
 root=$work/root
 img=$work/disk.img
@@ -81,13 +82,9 @@ mkscript() {
 }
 
 # 1. The fresh system.
-# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
-sites=$(apt-get indextargets --format '$(SITE) $(RELEASE)' | sort -u)
-codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
-mirror=$(awk -v r="$codename" '$2 == r { print $1; exit }' <<<"$sites")
-security=$(awk -v r="$codename-security" '$2 == r { print $1; exit }' <<<"$sites")
-[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-[ -n "$security" ] || security=http://deb.debian.org/debian-security
+host_mirrors
+mirror=${MIRROR:-http://deb.debian.org/debian}
+security=${SECURITY:-http://deb.debian.org/debian-security}
 rm -rf "$work"
 mkdir -p "$work"
 phase "a fresh $suite system with systemd (mmdebstrap): $root"
@@ -101,12 +98,7 @@ echo 'APT::Get::Assume-Yes "true";' >"$root/etc/apt/apt.conf.d/90newcomer-test"
 echo newcomer >"$root/etc/hostname"
 # The checkout, as cloned (with uncommitted changes, never build output).
 mkdir -p "$root/root/utrace-rs"
-if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-	git -C "$top" ls-files -z --cached --others --exclude-standard |
-		(cd "$top" && tar --null -T - -cf -) | tar -xf - -C "$root/root/utrace-rs"
-else
-	(cd "$top" && tar --exclude=./build -cf - .) | tar -xf - -C "$root/root/utrace-rs"
-fi
+copy_checkout "$top" "$root/root/utrace-rs"
 
 # 2. The README's lines before `reboot`, in the chroot, on a terminal.
 mkscript "$root/root/readme-before-reboot.sh" "$before"
