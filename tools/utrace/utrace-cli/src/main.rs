@@ -10,6 +10,7 @@ mod format;
 mod pump;
 mod siginfo;
 mod target;
+mod top;
 mod trace;
 
 use clap::{Args, Parser, Subcommand};
@@ -66,8 +67,14 @@ or as JSON lines for log shippers."
     Info,
     /// Hold a crashing process for a debugger (needs signal decisions).
     Hold(StubArgs),
-    /// A live table of the busiest processes (not yet on the device).
-    Top(StubArgs),
+    /// A live table of the processes making the most syscalls.
+    #[command(
+        long_about = "A table, redrawn every --delay seconds, of the traced processes that make \
+the most syscalls, with their signals, clones, execs and most frequent syscall: of a process and \
+its descendants, of a command, or with --all of every task (root). Lossy: the traced tasks never \
+wait for the table; records that did not fit are counted as lost."
+    )]
+    Top(top::TopArgs),
     /// Hand a traced process from one utrace to another (needs session handoff).
     Handoff(StubArgs),
     /// Internal: the child side of `utrace trace -- COMMAND`.
@@ -120,7 +127,7 @@ fn main() -> ExitCode {
 of utrace does not drive yet"
                 .into(),
         ),
-        Cmd::Top(_) => Err("top: not implemented yet (use utrace events --all)".into()),
+        Cmd::Top(a) => top::run(a),
         Cmd::Handoff(_) => Err(
             "handoff: needs UTRACE_IOC_HANDOFF, which this version of utrace \
 does not drive yet"

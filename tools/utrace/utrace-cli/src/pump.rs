@@ -8,6 +8,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use std::os::fd::AsFd;
+use std::time::Instant;
 use utrace::{Event, Session};
 
 pub struct Pump {
@@ -36,13 +37,34 @@ impl Pump {
     }
 
     pub fn next(&mut self) -> Result<Next, String> {
+        self.wait(None).map(|n| n.unwrap_or(Next::Signal))
+    }
+
+    /// As [`Pump::next`], but `None` once `deadline` passed.
+    pub fn next_by(&mut self, deadline: Instant) -> Result<Option<Next>, String> {
+        self.wait(Some(deadline))
+    }
+
+    fn wait(&mut self, deadline: Option<Instant>) -> Result<Option<Next>, String> {
         loop {
+            let timeout = match deadline {
+                None => PollTimeout::NONE,
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(None);
+                    }
+                    // Rounded up: a poll that wakes early loops, not spins.
+                    let ms = left.as_micros().div_ceil(1000);
+                    PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)
+                }
+            };
             let (ready, sig) = {
                 let mut fds = [
                     PollFd::new(self.session.as_fd(), PollFlags::POLLIN),
                     PollFd::new(self.sfd.as_fd(), PollFlags::POLLIN),
                 ];
-                match poll(&mut fds, PollTimeout::NONE) {
+                match poll(&mut fds, timeout) {
                     Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                     Err(e) => return Err(format!("poll: {e}")),
                 }
@@ -52,14 +74,14 @@ impl Pump {
             if sig {
                 if let Ok(Some(si)) = self.sfd.read_signal() {
                     if Signal::try_from(si.ssi_signo as i32).is_ok() {
-                        return Ok(Next::Signal);
+                        return Ok(Some(Next::Signal));
                     }
                 }
             }
             if ready {
                 let ev = self.session.read_events(256).map_err(|e| e.to_string())?;
                 if !ev.is_empty() {
-                    return Ok(Next::Events(ev));
+                    return Ok(Some(Next::Events(ev)));
                 }
             }
         }

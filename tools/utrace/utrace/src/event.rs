@@ -120,7 +120,7 @@ impl SigClass {
 }
 
 /// The syscall ABI of a SYSCALL record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Abi {
     X86_64,

@@ -4,7 +4,8 @@
 # execve, the syscalls sysseq says it made, a SIGSEGV and the exit lines,
 # and exits as CMD did; a user without privileges traces their own
 # program; `utrace trace -p` works on a process gdb is attached to;
-# `utrace events --json` shows a tree's execs and exits.
+# `utrace events --json` shows a tree's execs and exits; `utrace top` counts
+# a command's syscalls.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
@@ -138,3 +139,17 @@ norm "$sf" >/tmp/t53.n.strace
 norm /tmp/t53.ut >/tmp/t53.n.ut
 diff /tmp/t53.n.strace /tmp/t53.n.ut || fail "utrace trace differs from strace (- strace, + utrace)"
 echo "ok: utrace trace -p and strace on one process: the same $n lines ($(grep -c -v ' \.\.\. = ' /tmp/t53.n.ut) of them whole)"
+
+# --- utrace top: one table when the command ends first; its row counts the
+# getppid calls sysloop made (all of them, unless records were lost).
+echo g | $UT top -b -d 60 -- sysloop 20000 >/tmp/t53.top 2>&1 || fail "utrace top: exit $?: $(cat /tmp/t53.top)"
+cat /tmp/t53.top
+lost=$(sed -n 's/.* \([0-9]*\) records lost.*/\1/p' /tmp/t53.top)
+calls=$(awk '$2 == "sysloop" { for (i = 1; i <= NF; i++) if ($i == "getppid") { gsub(/[()]/, "", $(i + 1)); print $(i + 1) } }' /tmp/t53.top)
+[ -n "$calls" ] || fail "utrace top shows no sysloop row with getppid as its most frequent syscall"
+if [ "$lost" = 0 ]; then
+	expect_eq "utrace top: getppid calls of sysloop" "$calls" 20000
+else
+	[ $((calls + lost)) -ge 20000 ] || fail "utrace top: $calls getppid calls + $lost lost < 20000"
+fi
+echo "ok: utrace top counts sysloop's getppid calls ($calls, $lost records lost)"
