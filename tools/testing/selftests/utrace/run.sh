@@ -49,6 +49,7 @@ for t in $tests; do
 	name=$(basename "$t" .sh)
 	before=$(dmesg | wc -l)
 	out=/tmp/test-$name.log
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	(cd /tmp && timeout "${UTRACE_TEST_TIMEOUT:-300}" sh "$t") >"$out" 2>&1
 	rc=$?
 	# A test that failed or timed out may leave modules behind: unload them
@@ -65,6 +66,10 @@ for t in $tests; do
 	done
 	splat=$(dmesg | tail -n +"$((before + 1))" | grep -E "$SPLAT_RE" | head -n 5)
 	sed 's/^/# /' "$out" /tmp/teardown.log
+	# Its time, teardown included (CI's budget is spent here).
+	secs=$(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
+	echo "$secs $name" >>/tmp/test-times
+	echo "# time: $name $secs s"
 	[ -n "$stuck" ] && echo "# could not unload after $name:$stuck"
 	if [ -n "$splat" ]; then
 		echo "# kernel log during $name:"
@@ -100,6 +105,8 @@ if [ -w $KMEMLEAK ]; then
 		echo "not ok $i kmemleak"; fail=$((fail + 1))
 	fi
 fi
+[ -s /tmp/test-times ] &&
+	echo "# slowest: $(sort -rn /tmp/test-times | head -n 6 | awk '{ s = s (NR > 1 ? ", " : "") $2 " " $1 " s" } END { print s }')"
 echo "# totals: pass:$pass fail:$fail skip:$skip"
 echo "### KTAP-END"
 [ "$fail" = 0 ]
