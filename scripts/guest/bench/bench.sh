@@ -13,7 +13,8 @@
 # (scripts/bench-guard.sh), with its own counts; BENCH_PLAN=hot only the
 # syscall and fork rows; BENCH_PLAN=fork only the fork rows of a global
 # no-op engine (forkexit, forkexec: base and global), for work on that
-# path; BENCH_PLAN=stop only the STOP round-trip rows. Set-up shared with
+# path; BENCH_PLAN=stop only the STOP round-trip rows; BENCH_PLAN=tools
+# the strace and utrace trace rows. Set-up shared with
 # profile.sh is in lib.sh.
 ROUNDS=${BENCH_ROUNDS:-5}
 # The fork rows' rounds spread 1 to 2 % (the base row's most), as wide
@@ -44,6 +45,7 @@ setup() {
 	gtrace) gtrace_on ;;
 	gtrace_reader) gtrace_on reader ;;
 	systrace|systrace_reader) insmod $M/utrace_rs.ko || fail load ;;
+	session|utrace_trace) { insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
 	sys_untraced) untraced_on ;;
 	sys_traced|engines_*) utrace_on ;;
 	tasks_*)
@@ -110,6 +112,16 @@ one() {
 		out=$(cat /tmp/b.out) ;;
 	ptrace_strace)
 		out=$(BENCH_TRACER_CPU=1 ptrace_strace /utrace/bin/bench "$w" "$n") ;;
+	# The tools, as a user runs them: Debian's strace, and utrace trace on
+	# a /dev/utrace session (lossless where the module offers it). CPU
+	# time: the workload and the tracer (its parent); session: the
+	# workload's alone (what the kernel side adds to the traced task).
+	strace)
+		out=$(BENCH_TRACER_CPU=1 strace -f -o /dev/null /utrace/bin/bench "$w" "$n") ;;
+	utrace_trace)
+		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
+	session)
+		out=$(/utrace/bin/utrace trace -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	*)
 		out=$(bench "$w" "$n") ;;
 	esac
@@ -287,6 +299,25 @@ if [ "${BENCH_PLAN:-}" = hot ]; then
 	exit 0
 fi
 
+# The tools' rows: strace and utrace trace on the syscall workloads.
+tool_rows() {
+	measure getppid "$N_PTRACE_SYS" strace utrace_trace session
+	measure files "$N_FILES_PTRACE" strace utrace_trace session
+}
+
+# BENCH_PLAN=tools: the tools' rows with their baselines and the ptrace and
+# in-kernel rows they are read against.
+if [ "${BENCH_PLAN:-}" = tools ]; then
+	echo "BENCH-BEGIN plan=tools rounds=$ROUNDS"
+	measure getppid "$N_SYS" base sys_traced
+	measure getppid "$N_PTRACE_SYS" ptrace
+	measure files "$N_FILES" base systrace_reader
+	measure files "$N_FILES_PTRACE" ptrace_strace
+	tool_rows
+	echo "BENCH-END"
+	exit 0
+fi
+
 # BENCH_PLAN=stop: the STOP round-trip rows alone, for work on that path.
 if [ "${BENCH_PLAN:-}" = stop ]; then
 	echo "BENCH-BEGIN plan=stop rounds=$ROUNDS"
@@ -313,6 +344,7 @@ measure getppid "$N_PTRACE_SYS" ptrace
 measure threads "$N_SYS" base floor sys_untraced
 measure files "$N_FILES" base systrace systrace_reader
 measure files "$N_FILES_PTRACE" ptrace_strace
+tool_rows
 measure_fork forkexit "$N_FORK" base loaded global global_follow gtrace gtrace_reader ptrace
 measure_fork forkexec "$N_FORK" base loaded global gtrace ptrace
 kernel_rows

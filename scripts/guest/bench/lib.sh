@@ -16,7 +16,7 @@ ut() { utctl "$@" >/dev/null; }
 
 # Unload everything; engines of reaped tasks go from a workqueue, so retry.
 mods_off() {
-	for m in syscall_trace global_trace utrace_test utrace_rs probe_floor; do
+	for m in syscall_trace global_trace utrace_test utrace_dev utrace_rs probe_floor; do
 		t=0
 		while grep -q "^$m " /proc/modules; do
 			rmmod $m 2>/dev/null && break

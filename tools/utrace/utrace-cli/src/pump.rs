@@ -3,17 +3,36 @@
 //! Reading a session's records while SIGINT, SIGTERM and SIGHUP are taken
 //! through a signalfd: they end the loop cleanly (the session closes, every
 //! engine detaches, the traced processes run on).
+//!
+//! Batching: the session wakes its reader at every record, and a reader
+//! that drains each one as it comes costs the traced task a wake-up and a
+//! context switch per record. After a drain of fewer than [`SMALL`]
+//! records, none of which a thread waits on (a decision), the pump lets
+//! [`BATCH`] pass before it looks again, so records gather while nobody
+//! sleeps on the session (a wake-up with no waiter is cheap). Larger drains
+//! (a busy or lossless session whose tasks wait for room) are followed at
+//! once.
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use std::os::fd::AsFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use utrace::{Event, Session};
+
+/// A drain smaller than this is followed by a pause of [`BATCH`].
+pub const SMALL: usize = 64;
+/// How long records may gather after a small drain: far below what a
+/// person notices on a terminal.
+pub const BATCH: Duration = Duration::from_millis(2);
+/// Records read at most per read().
+const READ_MAX: usize = 1024;
 
 pub struct Pump {
     pub session: Session,
     sfd: SignalFd,
+    /// The last drain was small and no thread waits on it: pause first.
+    pause: bool,
 }
 
 /// What a wait brought.
@@ -33,7 +52,11 @@ impl Pump {
             .map_err(|e| format!("sigprocmask: {e}"))?;
         let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK)
             .map_err(|e| format!("signalfd: {e}"))?;
-        Ok(Pump { session, sfd })
+        Ok(Pump {
+            session,
+            sfd,
+            pause: false,
+        })
     }
 
     pub fn next(&mut self) -> Result<Next, String> {
@@ -45,7 +68,32 @@ impl Pump {
         self.wait(Some(deadline))
     }
 
+    /// Waits up to `timeout` for a terminating signal only.
+    fn signal_within(&mut self, timeout: Duration) -> Result<bool, String> {
+        let t = PollTimeout::try_from(timeout.as_millis().max(1)).unwrap_or(PollTimeout::MAX);
+        let mut fds = [PollFd::new(self.sfd.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, t) {
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(format!("poll: {e}")),
+        }
+        if fds[0].revents().is_some_and(|r| !r.is_empty()) {
+            if let Ok(Some(si)) = self.sfd.read_signal() {
+                return Ok(Signal::try_from(si.ssi_signo as i32).is_ok());
+            }
+        }
+        Ok(false)
+    }
+
     fn wait(&mut self, deadline: Option<Instant>) -> Result<Option<Next>, String> {
+        if std::mem::take(&mut self.pause) {
+            let mut pause = BATCH;
+            if let Some(d) = deadline {
+                pause = pause.min(d.saturating_duration_since(Instant::now()));
+            }
+            if !pause.is_zero() && self.signal_within(pause)? {
+                return Ok(Some(Next::Signal));
+            }
+        }
         loop {
             let timeout = match deadline {
                 None => PollTimeout::NONE,
@@ -79,8 +127,12 @@ impl Pump {
                 }
             }
             if ready {
-                let ev = self.session.read_events(256).map_err(|e| e.to_string())?;
+                let ev = self
+                    .session
+                    .read_events(READ_MAX)
+                    .map_err(|e| e.to_string())?;
                 if !ev.is_empty() {
+                    self.pause = ev.len() < SMALL && !ev.iter().any(|e| e.header.decide());
                     return Ok(Some(Next::Events(ev)));
                 }
             }

@@ -33,16 +33,24 @@ pub fn read(pid: i32, addr: u64, buf: &mut [u8]) -> Option<usize> {
 }
 
 /// The NUL-terminated string at `addr`, at most `max` bytes; whether it
-/// was complete (its NUL found).
+/// was complete (its NUL found). Read a page at a time, up to the page
+/// with the NUL: a path is one short read, not `max` bytes.
 pub fn read_cstr(pid: i32, addr: u64, max: usize) -> Option<(Vec<u8>, bool)> {
-    let mut buf = vec![0u8; max];
-    let n = read(pid, addr, &mut buf)?;
-    buf.truncate(n);
-    match buf.iter().position(|&c| c == 0) {
-        Some(end) => {
-            buf.truncate(end);
-            Some((buf, true))
+    let mut buf = Vec::new();
+    while buf.len() < max {
+        let at = addr.checked_add(buf.len() as u64)?;
+        let n = (4096 - (at % 4096) as usize).min(max - buf.len());
+        let start = buf.len();
+        buf.resize(start + n, 0);
+        let got = read(pid, at, &mut buf[start..]).unwrap_or(0);
+        buf.truncate(start + got);
+        if let Some(end) = buf[start..].iter().position(|&c| c == 0) {
+            buf.truncate(start + end);
+            return Some((buf, true));
         }
-        None => Some((buf, false)),
+        if got < n {
+            break;
+        }
     }
+    (!buf.is_empty()).then_some((buf, false))
 }

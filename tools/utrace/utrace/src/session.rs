@@ -153,6 +153,9 @@ pub enum Verdict {
 pub struct Session {
     file: File,
     record_size: usize,
+    /// read_events' buffer, kept: zeroing a fresh one per read cost more
+    /// than the read when a read brings one record.
+    rbuf: Vec<u8>,
 }
 
 impl AsFd for Session {
@@ -178,6 +181,7 @@ impl Session {
         let mut s = Session {
             file,
             record_size: uapi::REC_SIZE,
+            rbuf: Vec::new(),
         };
         let info = s.info()?;
         s.record_size = (info.record_size as usize).max(uapi::REC_SIZE);
@@ -324,8 +328,12 @@ impl Session {
     /// Reads the records ready (blocking until one is), at most `max` of
     /// them; an empty result if interrupted by a signal.
     pub fn read_events(&mut self, max: usize) -> Result<Vec<Event>> {
-        let mut buf = vec![0u8; self.record_size * max.max(1)];
-        let n = match self.file.read(&mut buf) {
+        let want = self.record_size * max.max(1);
+        if self.rbuf.len() < want {
+            self.rbuf.resize(want, 0);
+        }
+        let buf = &mut self.rbuf[..want];
+        let n = match self.file.read(buf) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Vec::new()),
             Err(e) => return Err(Error::sys("read", e)),

@@ -8,6 +8,7 @@
 //! table; a syscall without a name shows as `syscall_<nr>`.
 
 use crate::event::Abi;
+use std::sync::OnceLock;
 
 /// What an argument is, for its decoding.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -425,19 +426,42 @@ fn tbl<'a>(text: &'a str, abis: &'a [&'a str]) -> impl Iterator<Item = (u32, &'a
         })
 }
 
-/// The name of syscall `nr` of ABI `abi`, if the kernel's table has one.
+/// The names of an ABI's table by number, parsed once: a tracer looks a
+/// name up at every syscall, and a walk of the table text costs tens of
+/// thousands of instructions.
+fn names(abi: Abi) -> Option<&'static [Option<&'static str>]> {
+    static NAMES_64: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+    static NAMES_32: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+    static NAMES_X32: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+    let (cell, text, abis): (_, _, &'static [&'static str]) = match abi {
+        Abi::X86_64 => (&NAMES_64, TBL_64, &["common", "64"]),
+        Abi::I386 => (&NAMES_32, TBL_32, &["i386"]),
+        Abi::X32 => (&NAMES_X32, TBL_64, &["common", "x32"]),
+        Abi::Other(_) => return None,
+    };
+    Some(cell.get_or_init(|| {
+        let mut v = Vec::new();
+        for (nr, name) in tbl(text, abis) {
+            let i = nr as usize;
+            if v.len() <= i {
+                v.resize(i + 1, None);
+            }
+            v[i] = Some(name);
+        }
+        v
+    }))
+}
+
+/// The name of syscall `nr` of ABI `abi`, if the kernel's table has one
+/// (x32 numbers carry the x32 bit, 0x4000_0000).
 pub fn name(abi: Abi, nr: i64) -> Option<&'static str> {
-    let nr = u32::try_from(nr).ok()?;
-    match abi {
-        Abi::X86_64 => tbl(TBL_64, &["common", "64"])
-            .find(|e| e.0 == nr)
-            .map(|e| e.1),
-        Abi::I386 => tbl(TBL_32, &["i386"]).find(|e| e.0 == nr).map(|e| e.1),
-        Abi::X32 => tbl(TBL_64, &["common", "x32"])
-            .find(|e| u64::from(e.0) | 0x4000_0000 == u64::from(nr))
-            .map(|e| e.1),
-        Abi::Other(_) => None,
-    }
+    let nr = if abi == Abi::X32 {
+        nr.checked_sub(0x4000_0000)?
+    } else {
+        nr
+    };
+    let i = usize::try_from(nr).ok()?;
+    names(abi)?.get(i).copied().flatten()
 }
 
 /// The number of the syscall named `name` in ABI `abi`.
