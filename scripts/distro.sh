@@ -371,6 +371,12 @@ dkms_test() {
 
 cmd=${1:-prepare}
 mkdir -p "$dcache"
+# The cache's layout before it moved to debian/ (one trixie chroot and its
+# kernel under distro/): up to 10 GB nobody reads any more.
+if [ -d "$cache/distro" ]; then
+	log "removing $cache/distro (the old layout of this cache; now $dcache)"
+	rm -rf "$cache/distro"
+fi
 # One lock per suite: its chroot (apt, dkms) and its kernels' entries. Two
 # suites are prepared at the same time (make check-distro of each, in CI).
 exec 9>"$dcache/.lock-$suite"
