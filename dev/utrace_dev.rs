@@ -18,6 +18,8 @@ use kernel::task::Task;
 #[path = "../rust/api/utrace.rs"]
 mod utrace;
 
+mod decide;
+
 use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
 use utrace::uapi::{self, Record};
 use utrace::{
@@ -85,7 +87,8 @@ const ATTACH_FLAGS: u32 = uapi::ATTACH_F_PIDFD
     | uapi::ATTACH_F_THREAD
     | uapi::ATTACH_F_LOSSLESS
     | uapi::ATTACH_F_FOLLOW
-    | uapi::ATTACH_F_GLOBAL;
+    | uapi::ATTACH_F_GLOBAL
+    | decide::DECIDE_FLAGS;
 const CLONE_THREAD: u64 = 0x0001_0000;
 
 /// Refusal log lines allowed per second: users can trigger them at will.
@@ -144,6 +147,12 @@ struct Thread {
     pending: Option<Record>,
     /// Its pending record went to the ring: the reader resumes it.
     resume_due: bool,
+    /// `UTRACE_ATTACH_F_DECIDE_*` of its engine; the decision open (the
+    /// thread waits for the answer) and the one answered, to carry out
+    /// (`decide.rs`).
+    decide: u32,
+    waiting: Option<decide::Waiting>,
+    decided: Option<decide::Decided>,
     /// `None` while the attach that made the entry is under way.
     engine: Option<EngineRef<Core>>,
 }
@@ -218,6 +227,7 @@ impl State {
                 self.threads[i].blocked = false;
                 self.threads[i].resume_due = true;
                 self.push(rec);
+                self.threads[i].numbered(self.seq - 1);
             }
             i += 1;
         }
@@ -269,6 +279,7 @@ struct Proto {
     process: bool,
     follow: bool,
     lossless: bool,
+    decide: u32,
 }
 
 fn key(task: &Task) -> usize {
@@ -347,6 +358,7 @@ impl Core {
             process,
             follow,
             lossless,
+            decide,
         } = proto;
         if self.state.lock().threads.len() >= param_usize(&TASKS_PER_SESSION) {
             refusal!(
@@ -370,6 +382,9 @@ impl Core {
             blocked: false,
             pending: None,
             resume_due: false,
+            decide,
+            waiting: None,
+            decided: None,
             engine: None,
         };
         {
@@ -399,7 +414,7 @@ impl Core {
             .state
             .lock()
             .find(key(task))
-            .is_some_and(|t| t.stop || t.blocked);
+            .is_some_and(|t| t.stop || t.blocked || t.deciding());
         if stop {
             Action::Stop
         } else {
@@ -420,7 +435,7 @@ impl utrace::Engine for Core {
                     t.engine_id,
                     t.stop,
                     t.events & Events::QUIESCE.bits() != 0,
-                    t.blocked,
+                    t.blocked || t.deciding(),
                 ),
                 None => return Action::Resume,
             }
@@ -460,6 +475,7 @@ impl utrace::Engine for Core {
                     process: t.process,
                     follow: t.follow,
                     lossless: t.lossless,
+                    decide: t.decide,
                 },
                 None => return Action::Resume,
             }
@@ -563,11 +579,18 @@ impl utrace::Engine for Core {
             // The frame for a signal reported before: not a new event.
             return Signal::Keep;
         }
-        if let Some(id) = self.id_for(cx, event) {
+        let record = |sig: &mut SignalReport<'_>| {
             let mut rec = Record::new(uapi::REC_SIGNAL);
             rec.put_u32(uapi::SIGNAL_SIGNO, sig.signo() as u32);
             rec.put_u32(uapi::SIGNAL_DISPOSITION, class);
             rec.put(uapi::SIGNAL_SIGINFO, &device::siginfo_bytes(sig));
+            rec
+        };
+        if !cx.is_global() {
+            return self.signal_decide(cx, sig, self.wants(cx.task(), event), record);
+        }
+        if let Some(id) = self.global_wants(event) {
+            let rec = record(sig);
             self.emit(cx.task(), id, rec);
         }
         Signal::Keep
@@ -615,11 +638,15 @@ fn syscall_record(type_: u16, regs: &SyscallRegs<'_>, exit: bool) -> Record {
 
 impl utrace::SyscallEngine for Core {
     fn syscall_entry(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
+        // The answer to a decision on it (after a stop before it).
+        if let Some(entry) = self.syscall_decided(cx, regs) {
+            return entry;
+        }
         // A resumed entry (after a stop before it) was recorded already.
         let id = self.wants(cx.task(), Events::SYSCALL_ENTRY);
         if let Some(id) = id.filter(|_| !cx.resumed()) {
             let rec = syscall_record(uapi::REC_SYSCALL_ENTRY, regs, false);
-            self.emit(cx.task(), id, rec);
+            self.emit_syscall_entry(cx.task(), id, rec);
         }
         // Run would drop a session stop: stop before the syscall instead.
         if self.action(cx.task()) == Action::Stop {
@@ -971,6 +998,9 @@ impl Session {
                         blocked: false,
                         pending: None,
                         resume_due: false,
+                        decide: a.flags & decide::DECIDE_FLAGS,
+                        waiting: None,
+                        decided: None,
                         engine: None,
                     },
                     GFP_ATOMIC,
@@ -1303,9 +1333,8 @@ impl SessionHandler for Session {
             uapi::NR_ATTACH => self.attach(arg),
             uapi::NR_DETACH => self.detach(arg),
             uapi::NR_CONTROL => self.control(arg),
-            uapi::NR_DECIDE | uapi::NR_GETREGS | uapi::NR_SETREGS | uapi::NR_HANDOFF => {
-                Err(eopnotsupp())
-            }
+            uapi::NR_DECIDE => self.decide(arg),
+            uapi::NR_GETREGS | uapi::NR_SETREGS | uapi::NR_HANDOFF => Err(eopnotsupp()),
             _ => Err(ENOTTY),
         }
     }

@@ -461,3 +461,33 @@ pub(crate) fn siginfo_bytes(sig: &mut super::SignalReport<'_>) -> [u8; 48] {
     unsafe { core::ptr::copy_nonoverlapping(info.cast::<u8>(), out.as_mut_ptr(), N) };
     out
 }
+
+/// Replaces the signal's siginfo by `bytes`, as [`siginfo_bytes`] returns
+/// them (the first bytes of a user `siginfo_t`). Whether the engine may
+/// write them (a user may not forge a kernel siginfo) is the caller's rule.
+pub(crate) fn set_siginfo_bytes(sig: &mut super::SignalReport<'_>, bytes: &[u8; 48]) {
+    const N: usize = core::mem::size_of::<bindings::kernel_siginfo>();
+    const _: () = assert!(N == 48);
+    let info: *mut bindings::kernel_siginfo = sig.info_mut();
+    // SAFETY: `info` points to the report's `kernel_siginfo`, ours for the
+    // callback and `N` bytes long; any bytes are a valid value of it
+    // (integers and a union of integers and pointers).
+    unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), info.cast::<u8>(), N) };
+}
+
+/// Whether `task` is exiting or has SIGKILL pending (a hint: either may
+/// become true right after the look, never false again).
+pub(crate) fn task_dying(task: &Task) -> bool {
+    let t = task_ptr(task);
+    // SAFETY: `task` is alive. `flags` and the first word of its private
+    // pending set are read once, as the kernel's lockless looks at other
+    // tasks' flags do (`READ_ONCE`); both only gain these bits while the
+    // task lives on to exit.
+    let (flags, pending) = unsafe {
+        (
+            core::ptr::read_volatile(core::ptr::addr_of!((*t).flags)),
+            core::ptr::read_volatile(core::ptr::addr_of!((*t).pending.signal.sig[0])),
+        )
+    };
+    flags & bindings::PF_EXITING != 0 || pending & (1 << (bindings::SIGKILL - 1)) != 0
+}

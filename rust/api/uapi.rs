@@ -228,3 +228,21 @@ const _: () = assert!(offset_of!(RecHeader, tid) == 36);
 const _: () = assert!(EXEC_FILENAME + REC_PATH_MAX == 200);
 const _: () = assert!(SIGNAL_SIGINFO + SIGINFO_SIZE == 136);
 const _: () = assert!(SYSCALL_RET + 8 == 64);
+
+// UTRACE_IOC_DECIDE (`struct utrace_decide`).
+pub(crate) const REC_F_DECIDE: u32 = 1 << 0;
+pub(crate) const VERDICT_RUN: u32 = 1;
+pub(crate) const VERDICT_ABORT: u32 = 2;
+pub(crate) const VERDICT_DELIVER: u32 = 3;
+pub(crate) const VERDICT_IGNORE: u32 = 4;
+pub(crate) const VERDICT_HOLD: u32 = 5;
+pub(crate) const VERDICT_STOP: u32 = 6;
+pub(crate) const DECIDE_F_ARGS: u32 = 1 << 0;
+pub(crate) const DECIDE_F_SIGINFO: u32 = 1 << 1;
+
+// `siginfo` as 16 u64 (the same 128 bytes, 8-aligned at offset 80).
+plain!(Decide, 216, {
+    size: u32, verdict: u32, engine_id: u64, seq: u64, flags: u32, value: i32,
+    args: [u64; 6], siginfo: [u64; 16], reserved: u64,
+});
+const _: () = assert!(offset_of!(Decide, siginfo) == 80);

@@ -63,6 +63,7 @@ static const char *errname(int e)
 		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },   { EEXIST, "EEXIST" },
 		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ENOTTY, "ENOTTY" },
 		{ E2BIG, "E2BIG" },   { EMFILE, "EMFILE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ ESTALE, "ESTALE" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -672,7 +673,10 @@ static int cmd_bad(void)
 	expect_err(fd, UTRACE_IOC_CONFIG, &cfg, EINVAL, "config 100 bytes");
 	cfg.buffer_bytes = 1ULL << 40;
 	expect_err(fd, UTRACE_IOC_CONFIG, &cfg, EINVAL, "config 1 TiB");
-	expect_err(fd, UTRACE_IOC_DECIDE, &dec, EOPNOTSUPP, "decide (not yet)");
+	expect_err(fd, UTRACE_IOC_DECIDE, &dec, EINVAL, "decide without a verdict");
+	dec.verdict = UTRACE_VERDICT_RUN;
+	dec.seq = 1;
+	expect_err(fd, UTRACE_IOC_DECIDE, &dec, ESTALE, "decide a record that waits for none");
 	expect_err(fd, _IOW(UTRACE_IOC_MAGIC, 0x7f, int), &a, ENOTTY, "unknown ioctl number");
 	expect_err(fd, _IOW('x', 0x02, struct utrace_attach), &a, ENOTTY, "other ioctl type");
 	CHECK(read(fd, small, sizeof(small)) < 0 && errno == EINVAL, "read 16 bytes: %s",
@@ -754,7 +758,7 @@ static int cmd_fuzz(long n, __u64 seed)
 		} else if (errno == EINVAL || errno == EFAULT || errno == E2BIG ||
 			   errno == ENOTTY || errno == ESRCH || errno == ENOENT ||
 			   errno == EPERM || errno == EOPNOTSUPP || errno == EBUSY ||
-			   errno == EEXIST || errno == ENOSPC) {
+			   errno == EEXIST || errno == ENOSPC || errno == ESTALE) {
 			errs++;
 		} else {
 			printf("FAIL: ioctl %#lx: unexpected %s\n", cmd, errname(errno));

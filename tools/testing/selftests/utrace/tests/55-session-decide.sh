@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# /dev/utrace decisions (UTRACE_IOC_DECIDE, Documentation/utrace-rs/sessions.rst),
+# as an unprivileged user on its own child: a syscall aborted with EPERM and
+# one run with a rewritten argument; a SIGTERM ignored; a signal held, then
+# delivered once with its siginfo, another with a rewritten one (forged
+# ones refused); stale, repeated, foreign and wrong-kind answers refused;
+# SIGKILL ends a wait; a closed session lets waiting threads run on; a full
+# lossy buffer makes no thread wait. The module unloads after.
+# shellcheck source=../lib.sh
+. /utrace/selftests/lib.sh
+NOBODY=65534
+load utrace_rs
+load utrace_dev
+trap 'unload_settled utrace_dev; unload_settled utrace_rs' EXIT
+mark
+for what in abort args ignore hold killed close lost; do
+	out=$(cd /tmp && runas $NOBODY /utrace/bin/utdecide $what) || fail "$what: $out"
+	echo "$out"
+done
+! dmesg_since_mark | grep -Eq "$SPLAT_RE" || fail "kernel splat during the decisions"
+unload_settled utrace_dev || fail "rmmod utrace_dev after the decisions"
+echo "ok: utrace_dev unloaded"
