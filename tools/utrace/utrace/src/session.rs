@@ -139,11 +139,17 @@ pub enum Verdict {
     Abort(i32),
     /// SIGNAL: as the disposition says.
     Deliver,
+    /// SIGNAL: as the disposition says, with this `siginfo_t` (the kernel
+    /// refuses, `EPERM`, one a user could not send with
+    /// `rt_sigqueueinfo()`: `si_code` >= 0 or `SI_TKILL`, unless unchanged).
+    DeliverInfo([u8; uapi::SIGINFO_SIZE]),
     /// SIGNAL: drop it.
     Ignore,
-    /// SIGNAL: keep it pending, blocked for now.
+    /// SIGNAL: not yet: the signal stays pending, the thread stopped; the
+    /// same record takes a later `Deliver`, `Ignore` or `Stop`.
     Hold,
-    /// Either: and stop the thread.
+    /// Either: run the syscall (deliver the signal) once the thread is
+    /// resumed ([`Action::Resume`]); it stays stopped until then.
     Stop,
 }
 
@@ -267,6 +273,11 @@ impl Session {
                 uapi::VERDICT_ABORT
             }
             Verdict::Deliver => uapi::VERDICT_DELIVER,
+            Verdict::DeliverInfo(info) => {
+                a.flags |= uapi::DECIDE_F_SIGINFO;
+                a.siginfo = info;
+                uapi::VERDICT_DELIVER
+            }
             Verdict::Ignore => uapi::VERDICT_IGNORE,
             Verdict::Hold => uapi::VERDICT_HOLD,
             Verdict::Stop => uapi::VERDICT_STOP,

@@ -504,7 +504,7 @@ static int child_mkdir_signal(void)
 
 static int cmd_close(void)
 {
-	int fd = sess_open(), gate, status;
+	int fd, gate, status;
 	struct utrace_record r;
 	pid_t pid;
 
@@ -514,6 +514,8 @@ static int cmd_close(void)
 		die("pipe");
 	handlers();
 	pid = gated(&gate, child_mkdir_signal);
+	/* After the fork: the child holds no reference on the session. */
+	fd = sess_open();
 	attach(fd, pid, UTRACE_ATTACH_F_DECIDE_SYSCALL,
 	       UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
 	go(gate);
