@@ -6,11 +6,12 @@
 //! writes its SYSCALL_ENTRY (SIGNAL) records with `UTRACE_REC_F_DECIDE` and
 //! stops the thread in a utrace stop until the session answers with that
 //! record's seq: before the syscall runs ([`SyscallEntry::Stop`]), or with
-//! the signal pushed back ([`Signal::Hold`]). The answer is stored in the
-//! thread's entry ([`Waiting`]) and the thread resumed; the entry (signal)
-//! is reported again and the stored verdict carried out there. A thread has
-//! at most one decision open; other signals reported meanwhile are pushed
-//! back unrecorded and come again once it is decided.
+//! the signal pushed back ([`Signal::Hold`]). The open decision is in the
+//! thread's entry ([`Waiting`]); the answer replaces it ([`Decided`]) and
+//! resumes the thread; the entry (signal) is reported again and the verdict
+//! carried out there. A thread has at most one decision open; other
+//! signals reported meanwhile are pushed back unrecorded and come again
+//! once it is answered.
 //!
 //! Nothing waits for user space but the traced thread, in its killable
 //! utrace stop: SIGKILL ends it; a detach (also the session's end) lets

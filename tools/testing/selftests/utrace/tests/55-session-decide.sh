@@ -17,6 +17,16 @@ for what in abort args ignore hold killed close lost; do
 	out=$(cd /tmp && runas $NOBODY /utrace/bin/utdecide $what) || fail "$what: $out"
 	echo "$out"
 done
+# utrace trace --inject: ABORT decisions (utrace.rst)
+rm -rf /tmp/t55.dir /tmp/t55.trace
+if runas $NOBODY /utrace/bin/utrace trace --inject mkdir:error=EPERM --inject mkdirat:error=EPERM \
+	-o /tmp/t55.trace -- /bin/mkdir /tmp/t55.dir 2>/dev/null; then
+	fail "mkdir succeeded under --inject mkdir:error=EPERM"
+fi
+[ ! -e /tmp/t55.dir ] || fail "the injected mkdir made /tmp/t55.dir"
+line=$(grep -E '^mkdir(at)?\(.*EPERM.*\(INJECTED\)$' /tmp/t55.trace) ||
+	fail "no INJECTED EPERM mkdir line: $(cat /tmp/t55.trace)"
+echo "ok: utrace trace --inject: $line"
 ! dmesg_since_mark | grep -Eq "$SPLAT_RE" || fail "kernel splat during the decisions"
 unload_settled utrace_dev || fail "rmmod utrace_dev after the decisions"
 echo "ok: utrace_dev unloaded"
