@@ -114,15 +114,6 @@ impl Core {
     /// to wait for the answer: not when the record was dropped (lossy mode,
     /// buffer full: counted in LOST), nor without a decision.
     fn emit_decide(&self, task: &Task, engine_id: u64, mut rec: Record, kind: Kind) -> bool {
-        let decides = {
-            let st = self.state.lock();
-            st.find(key(task))
-                .is_some_and(|t| t.decides(kind) && t.waiting.is_none())
-        };
-        if !decides {
-            self.emit(task, engine_id, rec);
-            return false;
-        }
         let (pid, tid) = self.file.ids(task);
         rec.h.pid = pid;
         rec.h.tid = tid;
@@ -131,7 +122,6 @@ impl Core {
         }
         rec.h.engine_id = engine_id;
         rec.h.time_ns = crate::utrace::ktime_get_ns() as u64;
-        rec.h.flags |= uapi::REC_F_DECIDE;
         let mut waiting = Waiting {
             seq: 0,
             kind,
@@ -146,33 +136,47 @@ impl Core {
                 .info
                 .copy_from_slice(&rec.payload[at..at + SIGINFO_KERNEL]);
         }
-        {
-            let mut st = self.state.lock();
-            let full = st.count >= st.slots();
-            let Some(t) = st.find_mut(key(task)) else {
-                return false;
-            };
-            if full {
-                if t.lossless && t.pending.is_none() {
-                    // Numbered when a read moves it to the ring.
-                    t.pending = Some(rec);
-                    t.blocked = true;
+        let mut st = self.state.lock();
+        let full = st.count >= st.slots();
+        let Some(t) = st.find_mut(key(task)) else {
+            drop(st);
+            // Not (or no longer) the session's: as any record.
+            self.emit(task, engine_id, rec);
+            return false;
+        };
+        let decides = t.decides(kind) && t.waiting.is_none();
+        if decides {
+            rec.h.flags |= uapi::REC_F_DECIDE;
+        }
+        if full {
+            if t.lossless && t.pending.is_none() {
+                // It waits for room with the thread stopped (see
+                // `Core::emit`); a decision is numbered when a read moves
+                // it to the ring.
+                t.pending = Some(rec);
+                t.blocked = true;
+                if decides {
                     t.waiting = Some(waiting);
-                    return true;
                 }
-                // Dropped and counted: no answer can come, no wait.
-                st.push(rec);
-                return false;
+                return decides;
             }
+            // Dropped and counted: no answer can come, no wait.
             st.push(rec);
+            drop(st);
+            self.file.wake();
+            return false;
+        }
+        st.push(rec);
+        if decides {
             // There was room: `push` stored it with the last seq.
             waiting.seq = st.seq - 1;
             if let Some(t) = st.find_mut(key(task)) {
                 t.waiting = Some(waiting);
             }
         }
+        drop(st);
         self.file.wake();
-        true
+        decides
     }
 
     /// Emits the SYSCALL_ENTRY record `rec`. With a decision to wait for,

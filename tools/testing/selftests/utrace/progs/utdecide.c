@@ -9,6 +9,8 @@
  *   utdecide args      the child's write(pipe, "abcdef", 6) runs with its
  *                      count rewritten to 3 (F_ARGS): it returns 3, the
  *                      pipe holds "abc"
+ *   utdecide stop      the child's mkdir() is answered STOP: it stays stopped
+ *                      (QUIESCE, STOPPED) until UTRACE_CTL_RESUME, then runs
  *   utdecide ignore    a SIGTERM sent to the child is ignored (IGNORE): it
  *                      lives on and exits 0 when told to
  *   utdecide hold      a sigqueue()d SIGUSR1 is held (HOLD: the child stays
@@ -278,6 +280,45 @@ static int cmd_args(void)
 	CHECK(n == 3 && !memcmp(buf, "abc", 3), "the pipe holds %zd bytes \"%s\", want \"abc\"",
 	      n, buf);
 	printf("args: write(pipe, \"abcdef\", 6) ran with count 3: returned 3, the pipe holds \"abc\"\n");
+	return fails ? 1 : 0;
+}
+
+static int child_mkdir_made(void)
+{
+	return syscall(SYS_mkdir, dir, 0700) ? 14 : 0;
+}
+
+static int cmd_stop(void)
+{
+	int fd = sess_open(), gate, status, made;
+	struct utrace_control c = { .size = sizeof(c), .action = UTRACE_CTL_RESUME };
+	struct utrace_record r;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "/tmp/utdecide.%d", getpid());
+	rmdir(dir);
+	pid = gated(&gate, child_mkdir_made);
+	c.engine_id = attach(fd, pid, UTRACE_ATTACH_F_DECIDE_SYSCALL,
+			     UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	go(gate);
+	do
+		next_decision(fd, &r);
+	while (r.syscall.nr != SYS_mkdir && !decide(fd, &r, UTRACE_VERDICT_RUN, 0));
+	CHECK(decide(fd, &r, UTRACE_VERDICT_STOP, 0) == 0, "STOP: %s", strerror(errno));
+	next_record(fd, &r);
+	CHECK(r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED),
+	      "after STOP: record type %u flags %#x, want QUIESCE STOPPED", r.h.type,
+	      r.h.flags);
+	CHECK(state_of(pid) == 'I', "stopped child in state %c, want I", state_of(pid));
+	made = access(dir, F_OK) == 0;
+	CHECK(!made, "the mkdir ran before the RESUME");
+	CHECK(ioctl(fd, UTRACE_IOC_CONTROL, &c) == 0, "RESUME: %s", strerror(errno));
+	run_to_death(fd);
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	CHECK(access(dir, F_OK) == 0, "the mkdir did not run after the RESUME");
+	rmdir(dir);
+	printf("stop: STOP held the thread before its mkdir (QUIESCE STOPPED); RESUME ran it\n");
 	return fails ? 1 : 0;
 }
 
@@ -650,6 +691,8 @@ int main(int argc, char **argv)
 		return cmd_abort();
 	if (!strcmp(argv[1], "args"))
 		return cmd_args();
+	if (!strcmp(argv[1], "stop"))
+		return cmd_stop();
 	if (!strcmp(argv[1], "ignore"))
 		return cmd_ignore();
 	if (!strcmp(argv[1], "hold"))

@@ -13,7 +13,7 @@ load utrace_rs
 load utrace_dev
 trap 'unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 mark
-for what in abort args ignore hold killed close lost; do
+for what in abort args stop ignore hold killed close lost; do
 	out=$(cd /tmp && runas $NOBODY /utrace/bin/utdecide $what) || fail "$what: $out"
 	echo "$out"
 done
