@@ -118,12 +118,12 @@ static char state_of(pid_t pid)
 	return p && p[1] && p[2] ? p[2] : '?';
 }
 
-/* Waits (bounded) until @pid is in a utrace stop ('I'); returns its state. */
+/* Waits (10 s at most) until @pid is in a utrace stop ('I'); returns its state. */
 static char stopped(pid_t pid)
 {
 	char st = '?';
 
-	for (int i = 0; i < 200 && (st = state_of(pid)) != 'I'; i++)
+	for (int i = 0; i < 1000 && (st = state_of(pid)) != 'I'; i++)
 		usleep(10000);
 	return st;
 }
@@ -567,7 +567,7 @@ static int cmd_close(void)
 	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", state_of(pid));
 	close(fd);
 	/* Without the session, the mkdir runs. */
-	for (int i = 0; i < 200 && access(dir, F_OK); i++)
+	for (int i = 0; i < 1000 && access(dir, F_OK); i++)
 		usleep(10000);
 	CHECK(access(dir, F_OK) == 0, "no %s: the mkdir did not run after close", dir);
 

@@ -2,12 +2,11 @@
 # /dev/utrace decisions (UTRACE_IOC_DECIDE, Documentation/utrace-rs/sessions.rst),
 # as an unprivileged user on its own child: a syscall aborted with EPERM,
 # one run with a rewritten argument, one held by STOP until RESUME; a
-# SIGTERM ignored; a signal held, then
-# delivered once with its siginfo, another with a rewritten one (forged
-# ones refused); stale, repeated, foreign and wrong-kind answers refused;
-# SIGKILL ends a wait; a closed session lets waiting threads run on; a full
-# lossy buffer makes no thread wait; utrace trace --inject. The module
-# unloads after.
+# SIGTERM ignored; a signal held, then delivered once with its siginfo,
+# another with a rewritten one (forged ones refused); stale, repeated,
+# foreign and wrong-kind answers refused; SIGKILL ends a wait; a closed
+# session lets waiting threads run on; a full lossy buffer makes no thread
+# wait; utrace trace --inject. The module unloads after.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
