@@ -475,14 +475,14 @@ pub(crate) fn set_siginfo_bytes(sig: &mut super::SignalReport<'_>, bytes: &[u8; 
     unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), info.cast::<u8>(), N) };
 }
 
-/// Whether `task` is exiting or has SIGKILL pending (a hint: either may
-/// become true right after the look, never false again).
+/// Whether `task` is exiting or has SIGKILL pending in its own set: a
+/// hint (either may become true right after the look; a task between
+/// dequeuing SIGKILL and `do_exit()` shows neither).
 pub(crate) fn task_dying(task: &Task) -> bool {
     let t = task_ptr(task);
-    // SAFETY: `task` is alive. `flags` and the first word of its private
-    // pending set are read once, as the kernel's lockless looks at other
-    // tasks' flags do (`READ_ONCE`); both only gain these bits while the
-    // task lives on to exit.
+    // SAFETY: `task` is alive, so both words are readable. They are read
+    // once each, as the kernel's lockless looks at other tasks' flags do
+    // (`READ_ONCE`): a racy but whole integer, only used as a hint.
     let (flags, pending) = unsafe {
         (
             core::ptr::read_volatile(core::ptr::addr_of!((*t).flags)),
