@@ -24,6 +24,9 @@
  *   utdecide close     the session is closed while the child waits for a
  *                      syscall decision, then for a signal decision: it runs
  *                      on as without the session (mkdir made, handler ran)
+ *   utdecide lossless  a lossless ring filled by another thread: the decision
+ *                      record waits for room, then for its answer (ABORT);
+ *                      seqs without a gap, no LOST
  *   utdecide lost      a lossy buffer filled by another thread's records:
  *                      the decision records are dropped (LOST), the thread
  *                      does not wait
@@ -679,6 +682,95 @@ static int cmd_lost(void)
 	return fails ? 1 : 0;
 }
 
+/* The main thread of the lossless child: its mkdir() after the gate. */
+static int lossless_main(void)
+{
+	char c;
+
+	if (read(wait_pipe[0], &c, 1) != 1)
+		return 7;
+	if (syscall(SYS_mkdir, dir, 0700) == 0)
+		return 10;
+	return errno == EPERM ? 0 : 11;
+}
+
+static int cmd_lossless(void)
+{
+	int fd = sess_open(), status, i, aborted = 0, lost = 0;
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 4096 };
+	struct utrace_record r;
+	__u64 last = 0;
+	pid_t pid, tid2;
+	char st = '?';
+
+	snprintf(dir, sizeof(dir), "/tmp/utdecide.%d", getpid());
+	rmdir(dir);
+	if (pipe(gate2) || pipe(done2) || pipe(tid_pipe))
+		die("pipe");
+	if (ioctl(fd, UTRACE_IOC_CONFIG, &cfg))
+		die("config");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, spinner, NULL))
+			_exit(6);
+		_exit(lossless_main());
+	}
+	if (read(tid_pipe[0], &tid2, sizeof(tid2)) != sizeof(tid2) || tid2 <= 0)
+		die("thread id");
+	for (i = 0; i < 500 && !in_read(pid); i++)
+		usleep(10000);
+	CHECK(in_read(pid), "the child's main thread is not in read()");
+	attach(fd, tid2, UTRACE_ATTACH_F_THREAD | UTRACE_ATTACH_F_LOSSLESS,
+	       UTRACE_EV_SYSCALL_ENTRY);
+	attach(fd, pid,
+	       UTRACE_ATTACH_F_THREAD | UTRACE_ATTACH_F_LOSSLESS |
+		       UTRACE_ATTACH_F_DECIDE_SYSCALL,
+	       UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
+	/* The spinner fills the ring and waits for room. */
+	go(gate2[1]);
+	for (i = 0; i < 1000 && (st = state_of(tid2)) != 'I'; i++)
+		usleep(10000);
+	CHECK(st == 'I', "the spinner's state is %c with the ring full, want I", st);
+	/* The main thread's decision record waits for room too. */
+	go(wait_pipe[1]);
+	CHECK(stopped(pid) == 'I', "the main thread's state is %c, want I", state_of(pid));
+	for (;;) {
+		next_record(fd, &r);
+		CHECK(r.h.seq == last + 1, "seq %llu after %llu", (unsigned long long)r.h.seq,
+		      (unsigned long long)last);
+		last = r.h.seq;
+		if (r.h.type == UTRACE_REC_LOST)
+			lost++;
+		/* Only the main thread reports DEATH (the spinner may die last). */
+		if (r.h.type == UTRACE_REC_DEATH)
+			break;
+		if (!(r.h.flags & UTRACE_REC_F_DECIDE))
+			continue;
+		CHECK(r.h.tid == pid, "a decision of tid %d, want %d", r.h.tid, pid);
+		if (r.syscall.nr == SYS_mkdir) {
+			CHECK(decide(fd, &r, UTRACE_VERDICT_ABORT, EPERM) == 0, "ABORT: %s",
+			      strerror(errno));
+			aborted++;
+		} else {
+			decide(fd, &r, UTRACE_VERDICT_RUN, 0);
+		}
+	}
+	waitpid(pid, &status, 0);
+	CHECK(lost == 0, "%d LOST records in lossless mode", lost);
+	CHECK(aborted == 1, "%d mkdir decisions", aborted);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "child status %#x (0: mkdir failed with EPERM)", status);
+	CHECK(access(dir, F_OK) != 0, "%s exists: the aborted mkdir ran", dir);
+	rmdir(dir);
+	printf("lossless: a decision record waited for room (thread state I), then for its "
+	       "answer: mkdir aborted, %llu records without a gap\n", (unsigned long long)last);
+	return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -701,6 +793,8 @@ int main(int argc, char **argv)
 		return cmd_killed();
 	if (!strcmp(argv[1], "close"))
 		return cmd_close();
+	if (!strcmp(argv[1], "lossless"))
+		return cmd_lossless();
 	if (!strcmp(argv[1], "lost"))
 		return cmd_lost();
 	return 2;

@@ -6,7 +6,8 @@
 # another with a rewritten one (forged ones refused); stale, repeated,
 # foreign and wrong-kind answers refused; SIGKILL ends a wait; a closed
 # session lets waiting threads run on; a full lossy buffer makes no thread
-# wait; utrace trace --inject. The module unloads after.
+# wait, a full lossless one makes the decision wait for room first; utrace
+# trace --inject. The module unloads after.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
@@ -14,7 +15,7 @@ load utrace_rs
 load utrace_dev
 trap 'unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 mark
-for what in abort args stop ignore hold killed close lost; do
+for what in abort args stop ignore hold killed close lost lossless; do
 	out=$(cd /tmp && runas $NOBODY /utrace/bin/utdecide $what) || fail "$what: $out"
 	echo "$out"
 done
