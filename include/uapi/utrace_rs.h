@@ -328,8 +328,10 @@ enum utrace_verdict {
 	UTRACE_VERDICT_ABORT	= 2,	/* SYSCALL_ENTRY: do not run it, return -value */
 	UTRACE_VERDICT_DELIVER	= 3,	/* SIGNAL: as the disposition says */
 	UTRACE_VERDICT_IGNORE	= 4,	/* SIGNAL: drop it */
-	UTRACE_VERDICT_HOLD	= 5,	/* SIGNAL: keep it pending, blocked for now */
-	UTRACE_VERDICT_STOP	= 6,	/* either: and stop the thread */
+	UTRACE_VERDICT_HOLD	= 5,	/* SIGNAL: not yet: it stays pending, the thread
+					 * stopped; the seq takes a later answer */
+	UTRACE_VERDICT_STOP	= 6,	/* either: RUN (DELIVER) once UTRACE_CTL_RESUME
+					 * ends the stop it keeps */
 };
 #define UTRACE_DECIDE_F_ARGS	(1U << 0)	/* args replace the syscall's */
 #define UTRACE_DECIDE_F_SIGINFO	(1U << 1)	/* siginfo replaces the signal's */
