@@ -58,7 +58,8 @@ CONFIG = {
     "ptrace_strace": "ptrace equivalent: PTRACE_SYSCALL, GETREGS, process_vm_readv, a line to /dev/null",
     "strace": "Debian's strace -f -o /dev/null (CPU: workload + strace)",
     "utrace_trace": "utrace trace -f -o /dev/null, a /dev/utrace session (CPU: workload + utrace)",
-    "session": "the same, the workload's CPU alone (the kernel side of a session)",
+    "utrace_nomem": "utrace trace --no-memory (no syscall decisions, records only)",
+    "session": "utrace trace, the workload's CPU alone (the kernel side of a session)",
     "kernel": "in-kernel loop",
     "utrace": "utrace STOP, utrace_wait_stopped(), RESUME, task runs (in-kernel loop)",
     "utrace_median": "the same loop's median round trip, each timed on its own (in-kernel loop)",
@@ -169,7 +170,7 @@ def goal(w, c, m, base):
     if w == "getppid" and c == "engines_10" and med(w, "sys_traced"):
         per = (m - med(w, "sys_traced")) / 9
         return f"each further engine <= +60 (+{per:.0f})", per <= 60
-    if c == "utrace_trace" and cpu_med(w, c) and cpu_med(w, "strace") and cpu_med(w, "base"):
+    if c in ("utrace_trace", "utrace_nomem") and cpu_med(w, c) and cpu_med(w, "strace") and cpu_med(w, "base"):
         u = cpu_med(w, c) - cpu_med(w, "base")
         st = cpu_med(w, "strace") - cpu_med(w, "base")
         return f"added CPU <= strace's / 10 ({st / u:.1f}x less)", u * 10 <= st
@@ -252,10 +253,13 @@ if all(e):
     print("Scaling, ns added per engine per syscall with 1, 10, 100 engines: "
           + ", ".join(f"{x:.0f}" for x in per) + ".")
 for w in ("getppid", "files"):
-    b, st, ut, se = (cpu_of(w, c) for c in ("base", "strace", "utrace_trace", "session"))
+    b, st, ut, un, se = (cpu_of(w, c) for c in ("base", "strace", "utrace_trace", "utrace_nomem",
+                                                "session"))
     if b and st > b and ut > b:
         line = (f"{WORK[w]}, CPU time added per iteration: strace {st - b:,.0f} ns, "
                 f"utrace trace {ut - b:,.0f} ns ({(st - b) / (ut - b):.1f}x less)")
+        if un > b:
+            line += f", with --no-memory {un - b:,.0f} ns ({(st - b) / (un - b):.1f}x less)"
         if se > b:
             line += f"; the traced task's own share under the session {se - b:,.0f} ns"
         print(line + ".")

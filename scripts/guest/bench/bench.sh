@@ -45,7 +45,7 @@ setup() {
 	gtrace) gtrace_on ;;
 	gtrace_reader) gtrace_on reader ;;
 	systrace|systrace_reader) insmod $M/utrace_rs.ko || fail load ;;
-	session|utrace_trace) { insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
+	session|utrace_trace|utrace_nomem) { insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
 	sys_untraced) untraced_on ;;
 	sys_traced|engines_*) utrace_on ;;
 	tasks_*)
@@ -113,13 +113,17 @@ one() {
 	ptrace_strace)
 		out=$(BENCH_TRACER_CPU=1 ptrace_strace /utrace/bin/bench "$w" "$n") ;;
 	# The tools, as a user runs them: Debian's strace, and utrace trace on
-	# a /dev/utrace session (lossless where the module offers it). CPU
+	# a /dev/utrace session (lossless where the module offers it; each
+	# syscall entry decided, for exact memory arguments, where it offers
+	# decisions; utrace_nomem: --no-memory, no decisions). CPU
 	# time: the workload and the tracer (its parent); session: the
 	# workload's alone (what the kernel side adds to the traced task).
 	strace)
 		out=$(BENCH_TRACER_CPU=1 strace -f -o /dev/null /utrace/bin/bench "$w" "$n") ;;
 	utrace_trace)
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
+	utrace_nomem)
+		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	session)
 		out=$(/utrace/bin/utrace trace -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	*)
@@ -301,8 +305,8 @@ fi
 
 # The tools' rows: strace and utrace trace on the syscall workloads.
 tool_rows() {
-	measure getppid "$N_PTRACE_SYS" strace utrace_trace session
-	measure files "$N_FILES_PTRACE" strace utrace_trace session
+	measure getppid "$N_PTRACE_SYS" strace utrace_trace utrace_nomem session
+	measure files "$N_FILES_PTRACE" strace utrace_trace utrace_nomem session
 }
 
 # BENCH_PLAN=tools: the tools' rows with their baselines and the ptrace and

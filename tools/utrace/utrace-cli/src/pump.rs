@@ -11,7 +11,9 @@
 //! [`BATCH`] pass before it looks again, so records gather while nobody
 //! sleeps on the session (a wake-up with no waiter is cheap). Larger drains
 //! (a busy or lossless session whose tasks wait for room) are followed at
-//! once.
+//! once. A session whose engines decide syscalls turns it off
+//! ([`Pump::no_batching`]): there the next record a thread writes may wait
+//! for its answer.
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
@@ -33,6 +35,8 @@ pub struct Pump {
     sfd: SignalFd,
     /// The last drain was small and no thread waits on it: pause first.
     pause: bool,
+    /// Pauses at all (see the module's documentation).
+    batch: bool,
 }
 
 /// What a wait brought.
@@ -56,7 +60,14 @@ impl Pump {
             session,
             sfd,
             pause: false,
+            batch: true,
         })
+    }
+
+    /// Follows every drain at once: for sessions whose threads wait for
+    /// decisions, where a pause would delay each decided syscall.
+    pub fn no_batching(&mut self) {
+        self.batch = false;
     }
 
     pub fn next(&mut self) -> Result<Next, String> {
@@ -132,7 +143,8 @@ impl Pump {
                     .read_events(READ_MAX)
                     .map_err(|e| e.to_string())?;
                 if !ev.is_empty() {
-                    self.pause = ev.len() < SMALL && !ev.iter().any(|e| e.header.decide());
+                    self.pause =
+                        self.batch && ev.len() < SMALL && !ev.iter().any(|e| e.header.decide());
                     return Ok(Some(Next::Events(ev)));
                 }
             }

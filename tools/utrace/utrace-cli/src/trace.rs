@@ -404,6 +404,9 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         first_pid: pid,
     };
     let mut pump = Pump::new(session)?;
+    if opts.decide_syscall {
+        pump.no_batching();
+    }
     let mut interrupted = false;
     'outer: while !t.live.is_empty() {
         let evs = match pump.next()? {
