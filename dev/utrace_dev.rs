@@ -119,6 +119,9 @@ macro_rules! refusal {
     };
 }
 
+// After `refusal!`, which it uses.
+mod handoff;
+
 fn eopnotsupp() -> kernel::error::Error {
     device::errno(kernel::bindings::EOPNOTSUPP)
 }
@@ -155,6 +158,8 @@ struct Thread {
     decided: Option<decide::Decided>,
     /// `None` while the attach that made the entry is under way.
     engine: Option<EngineRef<Core>>,
+    /// The engine whose CLONE made this one by following (0: attached).
+    parent_id: u64,
 }
 
 /// Everything under the session's lock.
@@ -176,6 +181,8 @@ struct State {
     global: Option<EngineRef<Core>>,
     /// An attach was made: the buffer size is fixed.
     started: bool,
+    /// Records of threads handed to another session, waiting for room.
+    kept: handoff::Kept,
 }
 
 impl State {
@@ -231,6 +238,7 @@ impl State {
             }
             i += 1;
         }
+        handoff::move_kept(self);
     }
 
     fn find(&self, key: usize) -> Option<&Thread> {
@@ -280,6 +288,7 @@ struct Proto {
     follow: bool,
     lossless: bool,
     decide: u32,
+    parent_id: u64,
 }
 
 fn key(task: &Task) -> usize {
@@ -359,6 +368,7 @@ impl Core {
             follow,
             lossless,
             decide,
+            parent_id,
         } = proto;
         if self.state.lock().threads.len() >= param_usize(&TASKS_PER_SESSION) {
             refusal!(
@@ -386,6 +396,7 @@ impl Core {
             waiting: None,
             decided: None,
             engine: None,
+            parent_id,
         };
         {
             let mut st = self.state.lock();
@@ -476,6 +487,7 @@ impl utrace::Engine for Core {
                     follow: t.follow,
                     lossless: t.lossless,
                     decide: t.decide,
+                    parent_id: t.parent_id,
                 },
                 None => return Action::Resume,
             }
@@ -493,6 +505,7 @@ impl utrace::Engine for Core {
                 engine_id: new_id,
                 process: true,
                 follow: true,
+                parent_id: id,
                 ..proto
             };
             if self.follow(cx, child, p) {
@@ -791,6 +804,7 @@ impl Dev {
                 global_events: 0,
                 global: None,
                 started: false,
+                kept: handoff::Kept::new(),
             }),
             GFP_KERNEL,
         )?;
@@ -1002,6 +1016,7 @@ impl Session {
                         waiting: None,
                         decided: None,
                         engine: None,
+                        parent_id: 0,
                     },
                     GFP_ATOMIC,
                 );
@@ -1334,7 +1349,8 @@ impl SessionHandler for Session {
             uapi::NR_DETACH => self.detach(arg),
             uapi::NR_CONTROL => self.control(arg),
             uapi::NR_DECIDE => self.decide(arg),
-            uapi::NR_GETREGS | uapi::NR_SETREGS | uapi::NR_HANDOFF => Err(eopnotsupp()),
+            uapi::NR_HANDOFF => self.handoff(arg),
+            uapi::NR_GETREGS | uapi::NR_SETREGS => Err(eopnotsupp()),
             _ => Err(ENOTTY),
         }
     }

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 
+struct file;
 struct module;
 struct task_struct;
 struct utrace_chrdev;
@@ -66,6 +67,21 @@ int utrace_copy_out(u64 dst, const void *src, size_t len);
  * -ENOENT (no procfs at /proc in the caller's root, or @task not in it).
  */
 int utrace_may_ptrace(struct task_struct *task);
+/*
+ * The session of the file open on the caller's @fd if it is a file of the
+ * device whose data is @dev_data (another open of the same device), with
+ * *@filep referenced: drop it with utrace_chrdev_fd_put(). ERR_PTR(-EBADF)
+ * if @fd is not open, ERR_PTR(-EINVAL) if it is another kind of file.
+ */
+void *utrace_chrdev_fd_session(int fd, void *dev_data, struct file **filep);
+void utrace_chrdev_fd_put(struct file *file);
+/*
+ * utrace_may_ptrace() with the credentials @file was opened with (its
+ * f_cred) instead of the caller's: uid, capabilities and LSM labels are the
+ * opener's; Yama's relationship rule (scope 1) is still judged for the
+ * calling task.
+ */
+int utrace_may_ptrace_opener(struct task_struct *task, struct file *file);
 /* The task behind pidfd @fd, referenced: -EBADF if @fd is not a pidfd, -ESRCH if gone. */
 struct task_struct *utrace_pidfd_task(int fd);
 /* The task with thread id @nr in the caller's pid namespace, referenced, or NULL. */

@@ -92,6 +92,11 @@ enum utrace_rec_type {
 #define UTRACE_REC_F_TRUNCATED	(1U << 2)
 /* The thread is not visible in the reader's pid namespace (pid/tid 0). */
 #define UTRACE_REC_F_NO_PID	(1U << 3)
+/*
+ * ATTACHED: the engine came from another session (UTRACE_IOC_HANDOFF); the
+ * thread's records in this session start after this one.
+ */
+#define UTRACE_REC_F_HANDOFF	(1U << 4)
 
 struct utrace_rec_header {
 	__u16 type;		/* enum utrace_rec_type */
@@ -202,7 +207,10 @@ struct utrace_rec_jctl {
 	__u32 reserved;
 };
 
-/* UTRACE_REC_HANDOFF: the engine continues in another session. */
+/*
+ * UTRACE_REC_HANDOFF: the engine continues in another session. One per
+ * thread (header.tid), after that thread's last record in this session.
+ */
 struct utrace_rec_handoff {
 	__u64 to_engine_id;	/* its id there */
 };

@@ -55,6 +55,13 @@ extern "C" {
     fn utrace_copy_struct_in(dst: *mut c_void, ksize: usize, src: u64, usize: usize) -> i32;
     fn utrace_copy_out(dst: u64, src: *const c_void, len: usize) -> i32;
     fn utrace_may_ptrace(task: *mut bindings::task_struct) -> i32;
+    fn utrace_chrdev_fd_session(
+        fd: i32,
+        dev_data: *mut c_void,
+        filep: *mut *mut c_void,
+    ) -> *mut c_void;
+    fn utrace_chrdev_fd_put(file: *mut c_void);
+    fn utrace_may_ptrace_opener(task: *mut bindings::task_struct, file: *mut c_void) -> i32;
     fn utrace_pidfd_task(fd: i32) -> *mut bindings::task_struct;
     fn utrace_ns_task(nr: i32) -> *mut bindings::task_struct;
     fn utrace_process_threads(
@@ -366,6 +373,66 @@ unsafe extern "C" fn ioctl_cb<H: DeviceHandler>(s: *mut c_void, cmd: u32, arg: u
 pub(crate) fn may_ptrace(task: &Task) -> Result {
     // SAFETY: `task` is alive; process context.
     to_result(unsafe { utrace_may_ptrace(task_ptr(task)) })
+}
+
+/// Another open file of a [`Device`], found by a file descriptor of the
+/// calling task (e.g. one received over a unix socket): its session, and
+/// the credentials it was opened with. Holds a reference on the file, so
+/// its session is not released while this lives.
+pub(crate) struct PeerFile<H: DeviceHandler> {
+    file: NonNull<c_void>,
+    session: NonNull<c_void>,
+    _handler: PhantomData<H>,
+}
+
+impl<H: DeviceHandler> PeerFile<H> {
+    /// The file open on the caller's `fd` if it is a file of the device
+    /// whose handler is `handler`: `EBADF` if `fd` is not open, `EINVAL` if
+    /// it is any other file (another device's included).
+    pub(crate) fn from_fd(handler: &Arc<H>, fd: i32) -> Result<Self> {
+        // The pointer `Device::create` gave the shim as the device's data:
+        // the one `into_foreign` hands out for this `Arc`.
+        let foreign = handler.clone().into_foreign();
+        let key = foreign.into_mut();
+        // SAFETY: Just made by `into_foreign`; takes that reference back.
+        drop(unsafe { Arc::<H>::from_foreign(foreign) });
+        let mut file = core::ptr::null_mut();
+        // SAFETY: `file` is writable; `key` is only compared.
+        let session = unsafe { utrace_chrdev_fd_session(fd, key, &mut file) };
+        let session = NonNull::new(from_err_ptr(session)?).ok_or(EINVAL)?;
+        let file = NonNull::new(file).ok_or(EINVAL)?;
+        // INVARIANT: `file` is referenced and is a file of the device whose
+        // data is `handler`'s `Arc`: a `Device<H>`, whose `open_cb::<H>`
+        // stored `session` (an `Arc<H::Session>`), released only after the
+        // file's last reference goes.
+        Ok(PeerFile {
+            file,
+            session,
+            _handler: PhantomData,
+        })
+    }
+
+    /// The file's session.
+    pub(crate) fn session(&self) -> &H::Session {
+        // SAFETY: By the type invariant: what `open_cb::<H>` stored, alive
+        // while we hold the file.
+        unsafe { session::<H>(self.session.as_ptr()) }
+    }
+
+    /// [`may_ptrace`] with the credentials the file was opened with: uid,
+    /// capabilities and LSM labels are its opener's (Yama's relationship
+    /// rule is still judged for the calling task). May sleep.
+    pub(crate) fn may_ptrace(&self, task: &Task) -> Result {
+        // SAFETY: `task` is alive; we hold the file; process context.
+        to_result(unsafe { utrace_may_ptrace_opener(task_ptr(task), self.file.as_ptr()) })
+    }
+}
+
+impl<H: DeviceHandler> Drop for PeerFile<H> {
+    fn drop(&mut self) {
+        // SAFETY: The reference `from_fd` took, given back once.
+        unsafe { utrace_chrdev_fd_put(self.file.as_ptr()) };
+    }
 }
 
 /// Takes over a task reference (or an error pointer).

@@ -21,10 +21,12 @@ pub(crate) const REC_SIGNAL: u16 = 9;
 pub(crate) const REC_SYSCALL_ENTRY: u16 = 10;
 pub(crate) const REC_SYSCALL_EXIT: u16 = 11;
 pub(crate) const REC_JCTL: u16 = 12;
+pub(crate) const REC_HANDOFF: u16 = 13;
 
 pub(crate) const REC_F_STOPPED: u32 = 1 << 1;
 pub(crate) const REC_F_TRUNCATED: u32 = 1 << 2;
 pub(crate) const REC_F_NO_PID: u32 = 1 << 3;
+pub(crate) const REC_F_HANDOFF: u32 = 1 << 4;
 
 pub(crate) const DETACH_REQUESTED: u32 = 1;
 pub(crate) const DETACH_REAPED: u32 = 2;
@@ -194,6 +196,12 @@ plain!(ControlArg, 40, {
     size: u32, action: u32, engine_id: u64, tid: i32, flags: u32, events: u64, reserved: u64,
 });
 
+pub(crate) const HANDOFF_F_TREE: u32 = 1 << 0;
+plain!(Handoff, 40, {
+    size: u32, flags: u32, engine_id: u64, to_fd: i32, reserved0: u32, to_engine_id: u64,
+    reserved: u64,
+});
+
 // Offsets the payload writers use (`struct utrace_rec_*` of the header).
 pub(crate) const LOST_COUNT: usize = 0;
 pub(crate) const LOST_FIRST_SEQ: usize = 8;
@@ -220,6 +228,7 @@ pub(crate) const SYSCALL_RET: usize = 56;
 pub(crate) const JCTL_STOP: usize = 0;
 pub(crate) const JCTL_SIGNO: usize = 4;
 pub(crate) const JCTL_NOTIFY: usize = 8;
+pub(crate) const HANDOFF_TO_ENGINE: usize = 0;
 
 const _: () = assert!(size_of::<RecHeader>() == 40);
 const _: () = assert!(size_of::<Record>() == REC_SIZE);

@@ -51,6 +51,8 @@ struct utrace_chrdev_file {
 	wait_queue_head_t wq;
 	const struct utrace_chrdev_ops *ops;
 	void *session;
+	/* The device's data: which device the file is of (a handoff's peer). */
+	void *dev_data;
 	/* The opener's pid: its namespace is the one records are written for. */
 	struct pid *opener;
 };
@@ -88,6 +90,7 @@ static int chrdev_open(struct inode *inode, struct file *file)
 	refcount_set(&f->ref, 1);
 	init_waitqueue_head(&f->wq);
 	f->ops = dev->ops;
+	f->dev_data = dev->data;
 	f->opener = get_pid(task_pid(current));
 	ret = dev->ops->open(dev->data, f, &f->session);
 	if (ret) {
@@ -298,6 +301,53 @@ struct task_struct *utrace_pidfd_task(int fd)
 	return task ? task : ERR_PTR(-ESRCH);
 }
 EXPORT_SYMBOL_GPL(utrace_pidfd_task);
+
+void *utrace_chrdev_fd_session(int fd, void *dev_data, struct file **filep)
+{
+	struct utrace_chrdev_file *f;
+	struct file *file;
+
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	/*
+	 * Every file of a utrace_chrdev device has chrdev_release (misc_open()
+	 * put the device's fops in place); the open succeeded, so private_data
+	 * is its utrace_chrdev_file. The reference keeps the file from its
+	 * release, and with it the session.
+	 */
+	if (file->f_op->release != chrdev_release) {
+		fput(file);
+		return ERR_PTR(-EINVAL);
+	}
+	f = file->private_data;
+	if (f->dev_data != dev_data) {
+		fput(file);
+		return ERR_PTR(-EINVAL);
+	}
+	*filep = file;
+	return f->session;
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_fd_session);
+
+void utrace_chrdev_fd_put(struct file *file)
+{
+	fput(file);
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_fd_put);
+
+int utrace_may_ptrace_opener(struct task_struct *task, struct file *file)
+{
+	const struct cred *old;
+	int ret;
+
+	/* The opener's credentials, as io_uring and binder act for theirs. */
+	old = override_creds(file->f_cred);
+	ret = utrace_may_ptrace(task);
+	revert_creds(old);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(utrace_may_ptrace_opener);
 
 struct task_struct *utrace_ns_task(int nr)
 {
