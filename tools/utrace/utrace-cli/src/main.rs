@@ -7,6 +7,7 @@
 
 mod events;
 mod format;
+mod handoff;
 mod pump;
 mod siginfo;
 mod target;

@@ -18,7 +18,7 @@
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::time::{Duration, Instant};
 use utrace::{Event, Session};
 
@@ -44,6 +44,8 @@ pub enum Next {
     Events(Vec<Event>),
     /// A terminating signal arrived.
     Signal,
+    /// The extra descriptor given to [`Pump::next_with`] is readable.
+    Extra,
 }
 
 impl Pump {
@@ -70,39 +72,66 @@ impl Pump {
         self.batch = false;
     }
 
+    /// Waits for records or a terminating signal.
     pub fn next(&mut self) -> Result<Next, String> {
-        self.wait(None).map(|n| n.unwrap_or(Next::Signal))
+        self.next_with(None)
+    }
+
+    /// [`Pump::next`], also waiting for `extra` (e.g. a listening socket)
+    /// to become readable.
+    pub fn next_with(&mut self, extra: Option<BorrowedFd<'_>>) -> Result<Next, String> {
+        self.wait(None, extra).map(|n| n.unwrap_or(Next::Signal))
     }
 
     /// As [`Pump::next`], but `None` once `deadline` passed.
     pub fn next_by(&mut self, deadline: Instant) -> Result<Option<Next>, String> {
-        self.wait(Some(deadline))
+        self.wait(Some(deadline), None)
     }
 
-    /// Waits up to `timeout` for a terminating signal only.
-    fn signal_within(&mut self, timeout: Duration) -> Result<bool, String> {
+    /// The batching pause: up to `timeout` for a terminating signal or
+    /// `extra` only.
+    fn pause_for(
+        &mut self,
+        timeout: Duration,
+        extra: Option<BorrowedFd<'_>>,
+    ) -> Result<Option<Next>, String> {
         let t = PollTimeout::try_from(timeout.as_millis().max(1)).unwrap_or(PollTimeout::MAX);
-        let mut fds = [PollFd::new(self.sfd.as_fd(), PollFlags::POLLIN)];
+        let mut fds = vec![PollFd::new(self.sfd.as_fd(), PollFlags::POLLIN)];
+        if let Some(fd) = extra {
+            fds.push(PollFd::new(fd, PollFlags::POLLIN));
+        }
         match poll(&mut fds, t) {
             Ok(_) | Err(nix::errno::Errno::EINTR) => {}
             Err(e) => return Err(format!("poll: {e}")),
         }
-        if fds[0].revents().is_some_and(|r| !r.is_empty()) {
+        let ev = |f: &PollFd| f.revents().unwrap_or(PollFlags::empty());
+        if fds.get(1).is_some_and(|f| !ev(f).is_empty()) {
+            return Ok(Some(Next::Extra));
+        }
+        if !ev(&fds[0]).is_empty() {
             if let Ok(Some(si)) = self.sfd.read_signal() {
-                return Ok(Signal::try_from(si.ssi_signo as i32).is_ok());
+                if Signal::try_from(si.ssi_signo as i32).is_ok() {
+                    return Ok(Some(Next::Signal));
+                }
             }
         }
-        Ok(false)
+        Ok(None)
     }
 
-    fn wait(&mut self, deadline: Option<Instant>) -> Result<Option<Next>, String> {
+    fn wait(
+        &mut self,
+        deadline: Option<Instant>,
+        extra: Option<BorrowedFd<'_>>,
+    ) -> Result<Option<Next>, String> {
         if std::mem::take(&mut self.pause) {
             let mut pause = BATCH;
             if let Some(d) = deadline {
                 pause = pause.min(d.saturating_duration_since(Instant::now()));
             }
-            if !pause.is_zero() && self.signal_within(pause)? {
-                return Ok(Some(Next::Signal));
+            if !pause.is_zero() {
+                if let Some(n) = self.pause_for(pause, extra)? {
+                    return Ok(Some(n));
+                }
             }
         }
         loop {
@@ -118,18 +147,28 @@ impl Pump {
                     PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)
                 }
             };
-            let (ready, sig) = {
-                let mut fds = [
+            let (ready, sig, more) = {
+                let mut fds = vec![
                     PollFd::new(self.session.as_fd(), PollFlags::POLLIN),
                     PollFd::new(self.sfd.as_fd(), PollFlags::POLLIN),
                 ];
+                if let Some(fd) = extra {
+                    fds.push(PollFd::new(fd, PollFlags::POLLIN));
+                }
                 match poll(&mut fds, timeout) {
                     Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                     Err(e) => return Err(format!("poll: {e}")),
                 }
                 let ev = |f: &PollFd| f.revents().unwrap_or(PollFlags::empty());
-                (!ev(&fds[0]).is_empty(), !ev(&fds[1]).is_empty())
+                (
+                    !ev(&fds[0]).is_empty(),
+                    !ev(&fds[1]).is_empty(),
+                    fds.get(2).is_some_and(|f| !ev(f).is_empty()),
+                )
             };
+            if more {
+                return Ok(Some(Next::Extra));
+            }
             if sig {
                 if let Ok(Some(si)) = self.sfd.read_signal() {
                     if Signal::try_from(si.ssi_signo as i32).is_ok() {

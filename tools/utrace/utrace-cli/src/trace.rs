@@ -3,15 +3,17 @@
 //! `utrace trace`: strace's output from a session's records.
 
 use crate::format::{self, Mem, NoMem, ProcMem};
+use crate::handoff::{self, Giver};
 use crate::pump::{Next, Pump};
 use crate::{siginfo, target, TargetArgs};
 use clap::Args;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use utrace::syscalls::{self, Arg};
-use utrace::{uapi, Abi, Attach, Payload, Session, Target, Verdict};
+use utrace::{uapi, Abi, Attach, Event, Payload, Session, Target, Verdict};
 
 #[derive(Args, Debug)]
 pub struct TraceArgs {
@@ -34,6 +36,20 @@ pub struct TraceArgs {
     /// decisions from the kernel.
     #[arg(long = "inject", value_name = "SPEC")]
     inject: Vec<String>,
+    /// Listen on the unix socket PATH: when `utrace trace --take PATH`
+    /// connects, hand the trace over to it (with -f, the followed
+    /// descendants too), print what came up to the switch and end.
+    #[arg(long = "handoff-socket", value_name = "PATH", requires = "pid")]
+    handoff_socket: Option<PathBuf>,
+    /// Take over the trace of the `utrace trace --handoff-socket PATH`
+    /// listening at PATH: print from the switch on, until the processes
+    /// it traced end.
+    #[arg(
+        long = "take",
+        value_name = "PATH",
+        conflicts_with_all = ["pid", "command", "handoff_socket", "follow"]
+    )]
+    take: Option<PathBuf>,
     #[command(flatten)]
     target: TargetArgs,
 }
@@ -145,6 +161,9 @@ struct Tracer {
     /// `-- COMMAND`: nothing is shown before its first execve.
     started: bool,
     first_pid: i32,
+    /// Taken over (`--take`): a syscall exit without its entry is the end
+    /// of a call the holder printed as unfinished.
+    taken: bool,
 }
 
 fn pad(call: &str) -> String {
@@ -241,8 +260,11 @@ impl Tracer {
         })
     }
 
-    fn exit(&mut self, tid: i32, ret: i64) {
+    fn exit(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64) {
         let Some(p) = self.pending.remove(&tid) else {
+            if self.taken && self.shown(abi, nr) {
+                self.resumed(tid, abi, nr, ret);
+            }
             return;
         };
         let is_exec = syscalls::table(p.abi).is_some_and(|t| t.is_exec(i64::from(p.nr)));
@@ -296,6 +318,35 @@ impl Tracer {
         let _ = writeln!(self.out, "{}{}{}{inj}", self.prefix(tid), pad(&text), res);
     }
 
+    /// The end of a call whose entry the holder printed (`--take`), as
+    /// strace prints a call resumed: `<... name resumed>) = ret`.
+    fn resumed(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64) {
+        let table = syscalls::table(abi);
+        let sys = table.and_then(|t| t.by_number(i64::from(nr)));
+        let name = syscalls::name(abi, i64::from(nr))
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("syscall_{nr:#x}"));
+        let mut res = String::new();
+        let _ = format::result(&mut res, abi, sys, ret);
+        let call = format!("<... {name} resumed>)");
+        let _ = writeln!(self.out, "{}{}{}", self.prefix(tid), pad(&call), res);
+    }
+
+    /// The calls under way at a handoff: the taker prints their ends.
+    fn unfinished_at_switch(&mut self) {
+        let tids: Vec<i32> = self.exec_wait.keys().copied().collect();
+        for tid in tids {
+            self.flush_exec(tid);
+        }
+        let mut pending: Vec<(i32, Pending)> = self.pending.drain().collect();
+        pending.sort_by_key(|p| p.0);
+        for (tid, p) in pending {
+            if self.shown(p.abi, p.nr) {
+                let _ = writeln!(self.out, "{}{} <unfinished ...>", self.prefix(tid), p.text);
+            }
+        }
+    }
+
     /// A thread that died inside a syscall: `= ?`.
     fn unfinished(&mut self, tid: i32) {
         if let Some(p) = self.pending.remove(&tid) {
@@ -322,6 +373,76 @@ fn wait_status(code: i32) -> String {
     }
 }
 
+/// Prints one record; `true` once every traced process ended.
+fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool {
+    let h = ev.header;
+    if !matches!(ev.payload, Payload::Exec { .. }) {
+        t.flush_exec(h.tid);
+    }
+    match ev.payload {
+        Payload::SyscallEntry { nr, abi, args } => {
+            let v = t.entry(h.tid, nr, abi, args);
+            if h.decide() {
+                let v = v.unwrap_or(Verdict::Run(None));
+                if let Err(e) = session.decide(utrace::EngineId(h.engine_id), h.seq, v) {
+                    eprintln!("utrace: decide: {e}");
+                }
+            }
+        }
+        Payload::SyscallExit { nr, abi, ret } => t.exit(h.tid, abi, nr, ret),
+        Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
+        Payload::Clone {
+            clone_flags: flags,
+            child_pid,
+            ..
+        } => {
+            const CLONE_THREAD: u64 = 0x10000;
+            if t.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {
+                t.live.insert(child_pid);
+            }
+        }
+        Payload::Signal {
+            signo,
+            siginfo: info,
+            ..
+        } if t.started => {
+            let line = siginfo::line(signo, &info);
+            let _ = writeln!(t.out, "{}{line}", t.prefix(h.tid));
+        }
+        Payload::Death {
+            exit_code,
+            group_dead,
+        } => {
+            t.unfinished(h.tid);
+            if group_dead {
+                let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
+                t.live.remove(&h.pid);
+                if t.live.is_empty() {
+                    return true;
+                }
+            }
+        }
+        Payload::Lost { count, .. } => {
+            let why = if lossless {
+                ""
+            } else {
+                " (this kernel's /dev/utrace has no lossless mode)"
+            };
+            eprintln!("utrace: {count} records lost{why}");
+        }
+        Payload::Detached { reason, .. }
+            if h.tid == h.pid
+                && t.live.contains(&h.pid)
+                && !matches!(reason, utrace::DetachReason::Reaped) =>
+        {
+            eprintln!("utrace: process {} detached ({reason:?})", h.pid);
+            t.live.remove(&h.pid);
+        }
+        _ => {}
+    }
+    false
+}
+
 pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     let filter = a.expr.as_deref().map(parse_filter).transpose()?;
     let inject = a
@@ -329,8 +450,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         .iter()
         .map(|s| parse_inject(s))
         .collect::<Result<Vec<_>, _>>()?;
-    if a.target.pid.is_none() && a.target.command.is_empty() {
-        return Err("trace: -p PID or -- COMMAND [ARGS] is required".into());
+    if a.target.pid.is_none() && a.target.command.is_empty() && a.take.is_none() {
+        return Err("trace: -p PID, -- COMMAND [ARGS] or --take PATH is required".into());
     }
     let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
     let info = session.info().map_err(|e| e.to_string())?;
@@ -371,124 +492,102 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         )),
         None => Box::new(BufWriter::new(io::stdout())),
     };
-    let (child, pid) = match a.target.pid {
-        Some(pid) => {
-            session
+    let mut follow = a.follow;
+    let mut live = HashSet::new();
+    let (child, pid, engine) = match (a.target.pid, &a.take) {
+        (_, Some(path)) => {
+            let taken = handoff::take(path, &session)?;
+            eprintln!(
+                "utrace: process {} taken over (engine {})",
+                taken.pid, taken.engine.0
+            );
+            follow = taken.follow;
+            live.extend(taken.live.iter().copied());
+            (None, taken.pid, taken.engine)
+        }
+        (Some(pid), None) => {
+            let engine = session
                 .attach(Target::Pid(pid), &opts)
                 .map_err(|e| format!("attach to {pid}: {e}"))?;
             eprintln!("utrace: process {pid} attached");
-            (None, pid)
+            (None, pid, engine)
         }
-        None => {
+        (None, None) => {
             let started = target::start(&a.target.command)?;
             let pid = started.pid();
-            if let Err(e) = session.attach(Target::Pid(pid), &opts) {
-                let mut c = started.child;
-                let _ = c.kill();
-                let _ = c.wait();
-                return Err(format!("attach to {pid}: {e}"));
-            }
-            (Some(started.go()?), pid)
+            let engine = match session.attach(Target::Pid(pid), &opts) {
+                Ok(e) => e,
+                Err(e) => {
+                    let mut c = started.child;
+                    let _ = c.kill();
+                    let _ = c.wait();
+                    return Err(format!("attach to {pid}: {e}"));
+                }
+            };
+            (Some(started.go()?), pid, engine)
         }
     };
+    if a.take.is_none() {
+        live.insert(pid);
+    }
+    let giver = a.handoff_socket.as_deref().map(Giver::bind).transpose()?;
     let mut t = Tracer {
         out,
-        follow: a.follow,
+        follow,
         memory: !a.no_memory,
         filter,
         inject,
         pending: HashMap::new(),
         exec_wait: HashMap::new(),
-        live: HashSet::from([pid]),
+        live,
         started: child.is_none(),
         first_pid: pid,
+        taken: a.take.is_some(),
     };
     let mut pump = Pump::new(session)?;
     if opts.decide_syscall {
         pump.no_batching();
     }
     let mut interrupted = false;
+    let mut handed = false;
     'outer: while !t.live.is_empty() {
-        let evs = match pump.next()? {
+        let evs = match pump.next_with(giver.as_ref().map(Giver::fd))? {
             Next::Events(e) => e,
             Next::Signal => {
                 interrupted = true;
                 break;
             }
+            Next::Extra => {
+                let Some(g) = &giver else { continue };
+                let live: Vec<i32> = t.live.iter().copied().collect();
+                if !g.serve(&pump.session, engine, pid, follow, &live)? {
+                    continue;
+                }
+                // Every record of the moved threads is queued in this
+                // session now: print them, then the calls under way.
+                handed = true;
+                while pump.session.wait(0).map_err(|e| e.to_string())? {
+                    let evs = pump.session.read_events(256).map_err(|e| e.to_string())?;
+                    for ev in evs {
+                        handle(&mut t, &pump.session, ev, lossless);
+                    }
+                }
+                t.unfinished_at_switch();
+                break;
+            }
         };
         for ev in evs {
-            let h = ev.header;
-            if !matches!(ev.payload, Payload::Exec { .. }) {
-                t.flush_exec(h.tid);
-            }
-            match ev.payload {
-                Payload::SyscallEntry { nr, abi, args } => {
-                    let v = t.entry(h.tid, nr, abi, args);
-                    if h.decide() {
-                        let v = v.unwrap_or(Verdict::Run(None));
-                        if let Err(e) = pump.session.decide(utrace::EngineId(h.engine_id), h.seq, v)
-                        {
-                            eprintln!("utrace: decide: {e}");
-                        }
-                    }
-                }
-                Payload::SyscallExit { ret, .. } => t.exit(h.tid, ret),
-                Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
-                Payload::Clone {
-                    clone_flags: flags,
-                    child_pid,
-                    ..
-                } => {
-                    const CLONE_THREAD: u64 = 0x10000;
-                    if a.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {
-                        t.live.insert(child_pid);
-                    }
-                }
-                Payload::Signal {
-                    signo,
-                    siginfo: info,
-                    ..
-                } if t.started => {
-                    let line = siginfo::line(signo, &info);
-                    let _ = writeln!(t.out, "{}{line}", t.prefix(h.tid));
-                }
-                Payload::Death {
-                    exit_code,
-                    group_dead,
-                } => {
-                    t.unfinished(h.tid);
-                    if group_dead {
-                        let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
-                        t.live.remove(&h.pid);
-                        if t.live.is_empty() {
-                            break 'outer;
-                        }
-                    }
-                }
-                Payload::Lost { count, .. } => {
-                    let why = if lossless {
-                        ""
-                    } else {
-                        " (this kernel's /dev/utrace has no lossless mode)"
-                    };
-                    eprintln!("utrace: {count} records lost{why}");
-                }
-                Payload::Detached { reason, .. }
-                    if h.tid == h.pid
-                        && t.live.contains(&h.pid)
-                        && !matches!(reason, utrace::DetachReason::Reaped) =>
-                {
-                    eprintln!("utrace: process {} detached ({reason:?})", h.pid);
-                    t.live.remove(&h.pid);
-                }
-                _ => {}
+            if handle(&mut t, &pump.session, ev, lossless) {
+                break 'outer;
             }
         }
         let _ = t.out.flush();
     }
     let _ = t.out.flush();
     drop(pump);
-    if interrupted && child.is_none() {
+    if handed {
+        eprintln!("utrace: process {pid} handed over");
+    } else if interrupted && child.is_none() {
         eprintln!("utrace: process {pid} detached");
     }
     match child {

@@ -67,6 +67,11 @@ impl Header {
     pub fn truncated(&self) -> bool {
         self.flags & uapi::REC_F_TRUNCATED != 0
     }
+    /// An ATTACHED record of an engine that came from another session
+    /// (`UTRACE_IOC_HANDOFF`): the thread's records here start after it.
+    pub fn handed_in(&self) -> bool {
+        self.flags & uapi::REC_F_HANDOFF != 0
+    }
 }
 
 /// Why an engine left a thread.

@@ -18,13 +18,15 @@
 //! # Ok::<(), utrace::Error>(())
 //! ```
 //!
-//! The only `unsafe` is the ioctl call (module `sys`).
+//! The only `unsafe` is in module `sys`: the ioctl call, and taking
+//! ownership of a descriptor received over a unix socket.
 
 #![deny(unsafe_code)]
 
 pub mod errno;
 pub mod event;
 pub mod memory;
+pub mod pass;
 pub mod session;
 #[allow(unsafe_code)]
 mod sys;

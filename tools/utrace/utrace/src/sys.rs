@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The one module with `unsafe`: the ioctl calls on a session fd.
+//! The one module with `unsafe`: the ioctl calls on a session fd, and the
+//! ownership of a descriptor the kernel just gave us (SCM_RIGHTS).
 
 use crate::uapi::IoctlArg;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+
+/// Takes ownership of `fd`, a descriptor `recvmsg()` installed in this
+/// process for us a moment ago (an SCM_RIGHTS message), which nothing else
+/// refers to.
+pub(crate) fn received_fd(fd: RawFd) -> OwnedFd {
+    // SAFETY: The kernel installed `fd` for this call's caller (recvmsg's
+    // SCM_RIGHTS); it is open and nothing else owns or closes it.
+    unsafe { OwnedFd::from_raw_fd(fd) }
+}
 
 /// `ioctl(fd, request, &mut arg)`: the kernel reads and may write `arg`.
 pub(crate) fn ioctl<T: IoctlArg>(
