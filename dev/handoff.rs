@@ -77,7 +77,8 @@ struct Move {
     parent_id: u64,
 }
 
-/// Old engine id and its new id in B ([`STAYS`]: it stays with A).
+/// Old engine id and its new id in B ([`STAYS`]: it stays with A), sorted
+/// by the old id.
 type IdMap = KVec<(u64, u64)>;
 
 /// In an [`IdMap`]: the engine stays with A.
@@ -85,15 +86,30 @@ const STAYS: u64 = u64::MAX;
 
 /// The id in B of A's engine `old`, if it moves.
 fn mapped(map: &IdMap, old: u64) -> Option<u64> {
-    map.iter()
-        .find(|m| m.0 == old)
-        .map(|m| m.1)
+    map.binary_search_by_key(&old, |m| m.0)
+        .ok()
+        .map(|i| map[i].1)
         .filter(|&id| id != STAYS)
 }
 
 /// Whether A's engine `old` is in the map (moving or staying).
 fn known(map: &IdMap, old: u64) -> bool {
-    map.iter().any(|m| m.0 == old)
+    map.binary_search_by_key(&old, |m| m.0).is_ok()
+}
+
+/// Adds to `map` (new id 0: to be given) the engines followed from one in
+/// it, recursively. `pairs`: (engine id, parent engine id) of A's threads,
+/// sorted by engine id; a child's id is above its parent's (ids grow), so
+/// one pass in that order finds grandchildren too.
+fn close_tree(map: &mut IdMap, pairs: &[(u64, u64)]) -> Result {
+    for &(id, parent) in pairs.iter() {
+        if parent != 0 && mapped(map, parent).is_some() && !known(map, id) {
+            let at = map.partition_point(|m| m.0 < id);
+            map.push((id, 0), GFP_KERNEL)?;
+            map.as_mut_slice()[at..].rotate_right(1);
+        }
+    }
+    Ok(())
 }
 
 impl Session {
@@ -165,7 +181,10 @@ impl Session {
                 break;
             }
             for m in batch.iter() {
+                // Sorted, for the lookups under A's lock.
+                let at = tried.partition_point(|&k| k < m.key);
                 tried.push(m.key, GFP_KERNEL)?;
+                tried.as_mut_slice()[at..].rotate_right(1);
                 let Some(new_id) = mapped(&map, m.old_id) else {
                     continue;
                 };
@@ -194,6 +213,50 @@ impl Session {
         Ok(0)
     }
 
+    /// (engine id, parent engine id) of A's threads, sorted by engine id.
+    fn engine_pairs(&self) -> Result<KVec<(u64, u64)>> {
+        let core = self.core();
+        loop {
+            let n = core.state.lock().threads.len();
+            let mut pairs = KVec::with_capacity(n, GFP_KERNEL)?;
+            {
+                let st = core.state.lock();
+                if st.threads.len() > n {
+                    continue;
+                }
+                for t in st.threads.iter() {
+                    // Within the capacity: does not allocate.
+                    let _ = pairs.push((t.engine_id, t.parent_id), GFP_ATOMIC);
+                }
+            }
+            pairs.as_mut_slice().sort_unstable();
+            return Ok(pairs);
+        }
+    }
+
+    /// The first thread (its task) of each engine of `map` that moves.
+    fn engine_tasks(&self, map: &IdMap) -> Result<KVec<(u64, ARefTask)>> {
+        let core = self.core();
+        let mut firsts = KVec::with_capacity(map.len(), GFP_KERNEL)?;
+        let mut found = KVec::from_elem(false, map.len(), GFP_KERNEL)?;
+        let st = core.state.lock();
+        for t in st.threads.iter() {
+            let Ok(i) = map.binary_search_by_key(&t.engine_id, |m| m.0) else {
+                continue;
+            };
+            if found[i] || map[i].1 == STAYS {
+                continue;
+            }
+            if let Some(task) = t.engine.as_ref().and_then(|e| e.task()) {
+                found[i] = true;
+                // Within the capacity (one per engine): does not allocate.
+                let _ = firsts.push((t.engine_id, ARefTask::from(task)), GFP_ATOMIC);
+            }
+        }
+        drop(st);
+        Ok(firsts)
+    }
+
     /// Checks the move of engine `h.engine_id` (with `tree`, and of its
     /// followed descendants) to B and gives each a new id in B (`map`);
     /// returns the engine's.
@@ -205,66 +268,30 @@ impl Session {
         map: &mut IdMap,
     ) -> Result<u64> {
         let to = peer.session();
-        let core = self.core();
-        // The engines: ids, closed under "followed from" with TREE.
-        let mut ids: KVec<u64> = KVec::new();
-        ids.push(h.engine_id, GFP_KERNEL)?;
-        let threads;
-        let mut firsts: KVec<(u64, ARefTask)> = KVec::new();
-        loop {
-            let n = core.state.lock().threads.len();
-            ids.reserve(n, GFP_KERNEL)?;
-            firsts.reserve(n, GFP_KERNEL)?;
-            let st = core.state.lock();
-            if st.threads.len() > n {
-                continue;
-            }
-            if tree {
-                let mut grew = true;
-                while grew {
-                    grew = false;
-                    for t in st.threads.iter() {
-                        if t.parent_id != 0
-                            && ids.contains(&t.parent_id)
-                            && !ids.contains(&t.engine_id)
-                            && ids.len() < ids.capacity()
-                        {
-                            let _ = ids.push(t.engine_id, GFP_ATOMIC);
-                            grew = true;
-                        }
-                    }
-                }
-            }
-            let mut count = 0;
-            for id in ids.iter() {
-                let mut first = true;
-                for t in st.threads.iter().filter(|t| t.engine_id == *id) {
-                    count += 1;
-                    if first {
-                        if let Some(task) = t.engine.as_ref().and_then(|e| e.task()) {
-                            if firsts.len() < firsts.capacity() {
-                                let _ = firsts.push((*id, ARefTask::from(task)), GFP_ATOMIC);
-                            }
-                            first = false;
-                        }
-                    }
-                }
-            }
-            drop(st);
-            threads = count;
-            break;
+        map.push((h.engine_id, 0), GFP_KERNEL)?;
+        if tree {
+            close_tree(map, &self.engine_pairs()?)?;
         }
-        if threads == 0 || firsts.is_empty() {
+        let threads = {
+            let st = self.core().state.lock();
+            st.threads
+                .iter()
+                .filter(|t| mapped(map, t.engine_id).is_some())
+                .count()
+        };
+        let firsts = self.engine_tasks(map)?;
+        if threads == 0 || !firsts.iter().any(|f| f.0 == h.engine_id) {
             return Err(ENOENT);
         }
         // B's opener must be allowed to trace them, as if it attached. A
         // followed child that is exiting (no memory any more) stays with A,
         // which sees its end.
-        let mut stays: KVec<u64> = KVec::new();
         for (id, task) in firsts.iter() {
             let r = peer.may_ptrace(task);
             if r == Err(ESRCH) && *id != h.engine_id {
-                stays.push(*id, GFP_KERNEL)?;
+                if let Ok(i) = map.binary_search_by_key(id, |m| m.0) {
+                    map[i].1 = STAYS;
+                }
                 continue;
             }
             if let Err(e) = r {
@@ -280,7 +307,7 @@ impl Session {
                 return Err(e);
             }
         }
-        // B's limits, and no thread B already traces.
+        // B's limits.
         {
             let st = to.core().state.lock();
             if st.threads.len() + threads > param_usize(&TASKS_PER_SESSION) {
@@ -295,17 +322,16 @@ impl Session {
                 return Err(ENOSPC);
             }
         }
-        map.reserve(ids.len(), GFP_KERNEL)?;
-        for id in ids.iter() {
-            let new = if stays.contains(id) {
-                STAYS
-            } else {
-                to.core().state.lock().new_id()
-            };
-            map.push((*id, new), GFP_KERNEL)?;
-        }
+        Self::give_ids(map, to);
         to.core().state.lock().started = true;
         mapped(map, h.engine_id).ok_or(EINVAL)
+    }
+
+    /// Ids in B for the engines of `map` that have none yet.
+    fn give_ids(map: &mut IdMap, to: &Session) {
+        for m in map.iter_mut().filter(|m| m.1 == 0) {
+            m.1 = to.core().state.lock().new_id();
+        }
     }
 
     /// The threads of the engines in `map` not tried yet (with `tree`,
@@ -317,41 +343,26 @@ impl Session {
         tried: &KVec<usize>,
         to: &Session,
     ) -> Result<KVec<Move>> {
+        if tree {
+            close_tree(map, &self.engine_pairs()?)?;
+            Self::give_ids(map, to);
+        }
         let core = self.core();
         loop {
             let n = core.state.lock().threads.len();
             let mut out: KVec<Move> = KVec::with_capacity(n, GFP_KERNEL)?;
-            map.reserve(n, GFP_KERNEL)?;
             let st = core.state.lock();
             if st.threads.len() > n {
                 continue;
             }
-            if tree {
-                let mut grew = true;
-                while grew {
-                    grew = false;
-                    for t in st.threads.iter() {
-                        if t.parent_id != 0
-                            && mapped(map, t.parent_id).is_some()
-                            && !known(map, t.engine_id)
-                            && map.len() < map.capacity()
-                        {
-                            // Ids in B are handed out under B's lock, which
-                            // is never taken with A's: the id is 0 for now
-                            // and set below.
-                            let _ = map.push((t.engine_id, 0), GFP_ATOMIC);
-                            grew = true;
-                        }
-                    }
-                }
-            }
             for t in st.threads.iter() {
-                if tried.contains(&t.key) || mapped(map, t.engine_id).is_none() {
+                if mapped(map, t.engine_id).is_none() || tried.binary_search(&t.key).is_ok() {
                     continue;
                 }
                 let Some(task) = t.engine.as_ref().and_then(|e| e.task()) else {
                     continue;
                 };
+                // Within the capacity: does not allocate.
                 let _ = out.push(
                     Move {
                         key: t.key,
@@ -365,10 +376,6 @@ impl Session {
                     },
                     GFP_ATOMIC,
                 );
-            }
-            drop(st);
-            for m in map.iter_mut().filter(|m| m.1 == 0) {
-                m.1 = to.core().state.lock().new_id();
             }
             return Ok(out);
         }
@@ -458,7 +465,11 @@ impl Session {
         }
         // Callbacks to A's engine that are still running finish first:
         // their records come before the HANDOFF record.
-        let settled = old.barrier().is_ok();
+        // `ESRCH`: detached and no callback in flight, as wanted.
+        let settled = match old.barrier() {
+            Ok(()) => true,
+            Err(e) => e == ESRCH,
+        };
         // An exec reported to A in that window may have made the task
         // privileged: B's check of it did not run.
         if !device::task_dumpable(task) {

@@ -482,8 +482,26 @@ static int cmd_perm(pid_t target, uid_t uid)
 		printf("attach %s\n", errname((int)-id));
 		return 1;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		die("socketpair");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		/*
+		 * No unix sockets in this kernel (CONFIG_UNIX): the session is
+		 * opened with @uid as effective and filesystem uid (and so no
+		 * effective capabilities) instead, which is what the kernel
+		 * keeps of its opener.
+		 */
+		if (errno != ENOSYS && errno != EAFNOSUPPORT)
+			die("socketpair");
+		fprintf(stderr, "uthand: no unix sockets: the session is opened with euid %d\n",
+			(int)uid);
+		if (setegid(uid) || seteuid(uid))
+			die("seteuid");
+		fb = sess_open(0);
+		if (seteuid(0) || setegid(0))
+			die("seteuid back");
+		to = handoff(fa, id, fb, 0);
+		printf("%s\n", errname(to < 0 ? (int)-to : 0));
+		return 0;
+	}
 	kid = fork();
 	if (kid == 0) {
 		close(sv[0]);

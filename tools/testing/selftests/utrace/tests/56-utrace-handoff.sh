@@ -8,6 +8,8 @@
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 UT=/utrace/bin/utrace
+[ -e /proc/net/unix ] ||
+	skip "no unix sockets in this kernel (CONFIG_UNIX): 56-utrace-handoff runs on make check-distro"
 load utrace_rs
 load utrace_dev
 trap 'kill $prog $giver $taker 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
