@@ -135,16 +135,17 @@ impl Session {
         let peer = match device::PeerFile::<Dev>::from_fd(&self.dev, h.to_fd) {
             Ok(p) => p,
             Err(e) => {
+                let what = if e == EBADF {
+                    "not open"
+                } else {
+                    "not a /dev/utrace session"
+                };
                 refusal!(
                     "uid {}: handoff of engine {} refused: fd {} is {}\n",
                     self.uid,
                     h.engine_id,
                     h.to_fd,
-                    if e == EBADF {
-                        "not open"
-                    } else {
-                        "not a /dev/utrace session"
-                    }
+                    what
                 );
                 return Err(e);
             }
@@ -295,6 +296,7 @@ impl Session {
                 continue;
             }
             if let Err(e) = r {
+                let says = if e == EPERM { "no" } else { "it is gone" };
                 refusal!(
                     "uid {}: handoff of engine {} refused: the ptrace check of tid {} with the \
                      credentials of the receiving session (uid {}) says {}\n",
@@ -302,7 +304,7 @@ impl Session {
                     h.engine_id,
                     task.pid(),
                     to.uid,
-                    if e == EPERM { "no" } else { "it is gone" }
+                    says
                 );
                 return Err(e);
             }
