@@ -97,6 +97,19 @@ fn known(map: &IdMap, old: u64) -> bool {
     map.binary_search_by_key(&old, |m| m.0).is_ok()
 }
 
+/// Sorts by engine id (an insertion sort: core's sort brings panic paths
+/// that objtool on 7.x does not know as noreturn). At most
+/// `tasks_per_session` pairs, outside any lock.
+fn sort_pairs(v: &mut [(u64, u64)]) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j - 1].0 > v[j].0 {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// Adds to `map` (new id 0: to be given) the engines followed from one in
 /// it, recursively. `pairs`: (engine id, parent engine id) of A's threads,
 /// sorted by engine id; a child's id is above its parent's (ids grow), so
@@ -230,7 +243,7 @@ impl Session {
                     let _ = pairs.push((t.engine_id, t.parent_id), GFP_ATOMIC);
                 }
             }
-            pairs.as_mut_slice().sort_unstable();
+            sort_pairs(pairs.as_mut_slice());
             return Ok(pairs);
         }
     }

@@ -3,11 +3,13 @@
 //! `utrace events`: the process-tree events of a process, a command or
 //! every task, as text or JSON lines.
 
+use crate::handoff::{self, Giver};
 use crate::pump::{Next, Pump};
 use crate::{format, target, TargetArgs};
 use clap::Args;
 use std::collections::HashSet;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use utrace::{uapi, Attach, Event, Payload, Session, Target};
 
@@ -23,6 +25,19 @@ pub struct EventsArgs {
     /// being lost (counted in a `lost` event).
     #[arg(long)]
     lossless: bool,
+    /// Listen on the unix socket PATH: when `utrace events --take PATH`
+    /// connects, hand the tree over to it, print the records up to the
+    /// switch and end.
+    #[arg(long = "handoff-socket", value_name = "PATH", requires = "pid")]
+    handoff_socket: Option<PathBuf>,
+    /// Take over the tree of the `utrace events --handoff-socket PATH`
+    /// listening at PATH and print from the switch on.
+    #[arg(
+        long = "take",
+        value_name = "PATH",
+        conflicts_with_all = ["pid", "command", "all", "handoff_socket"]
+    )]
+    take: Option<PathBuf>,
     #[command(flatten)]
     target: TargetArgs,
 }
@@ -61,8 +76,10 @@ fn text(ev: &Event) -> String {
             )
         }
         Payload::Lost { count, first_seq } => format!("lost {count} from seq {first_seq}"),
+        Payload::Attached { .. } if h.handed_in() => "attached handoff".to_string(),
         Payload::Attached { parent_tid } => format!("attached parent_tid={parent_tid}"),
         Payload::Detached { reason } => format!("detached {reason:?}"),
+        Payload::Handoff { to_engine_id } => format!("handoff to_engine={to_engine_id}"),
         p => format!("{p:?}"),
     };
     format!(
@@ -89,8 +106,8 @@ fn status(code: i32) -> String {
 }
 
 pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
-    if !a.all && a.target.pid.is_none() && a.target.command.is_empty() {
-        return Err("events: -p PID, --all or -- COMMAND [ARGS] is required".into());
+    if !a.all && a.target.pid.is_none() && a.target.command.is_empty() && a.take.is_none() {
+        return Err("events: -p PID, --all, -- COMMAND [ARGS] or --take PATH is required".into());
     }
     let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
     let info = session.info().map_err(|e| e.to_string())?;
@@ -106,15 +123,25 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     opts.lossless = a.lossless;
     let mut child = None;
     let mut live = HashSet::new();
-    if a.all {
+    let mut engine = utrace::EngineId(0);
+    let mut first = 0;
+    if let Some(path) = &a.take {
+        let taken = handoff::take(path, &session)?;
+        eprintln!(
+            "utrace: process {} taken over (engine {})",
+            taken.pid, taken.engine.0
+        );
+        live.extend(taken.live.iter().copied());
+    } else if a.all {
         session
             .attach(Target::All, &opts)
             .map_err(|e| format!("attach --all: {e}"))?;
     } else if let Some(pid) = a.target.pid {
-        session
+        engine = session
             .attach(Target::Pid(pid), &opts)
             .map_err(|e| format!("attach to {pid}: {e}"))?;
         live.insert(pid);
+        first = pid;
     } else {
         let started = target::start(&a.target.command)?;
         let pid = started.pid();
@@ -127,10 +154,30 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
         child = Some(started.go()?);
         live.insert(pid);
     }
+    let giver = a.handoff_socket.as_deref().map(Giver::bind).transpose()?;
     let mut pump = Pump::new(session)?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    'outer: while let Next::Events(evs) = pump.next()? {
+    let mut handed = false;
+    'outer: loop {
+        let evs = match pump.next_with(giver.as_ref().map(Giver::fd))? {
+            Next::Events(evs) => evs,
+            Next::Signal => break,
+            Next::Extra => {
+                let Some(g) = &giver else { continue };
+                let l: Vec<i32> = live.iter().copied().collect();
+                if !g.serve(&pump.session, engine, first, true, &l)? {
+                    continue;
+                }
+                // Every record of the moved tree is queued here now.
+                handed = true;
+                let mut rest = Vec::new();
+                while pump.session.wait(0).map_err(|e| e.to_string())? {
+                    rest.extend(pump.session.read_events(256).map_err(|e| e.to_string())?);
+                }
+                rest
+            }
+        };
         for ev in evs {
             let line = if a.json {
                 serde_json::to_string(&ev).map_err(|e| e.to_string())?
@@ -152,19 +199,22 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
                     group_dead: true, ..
                 } if !a.all => {
                     live.remove(&ev.header.pid);
-                    if live.is_empty() {
+                    if live.is_empty() && !handed {
                         break 'outer;
                     }
                 }
                 _ => {}
             }
         }
-        if out.flush().is_err() {
+        if out.flush().is_err() || handed {
             break;
         }
     }
     let _ = out.flush();
     drop(pump);
+    if handed {
+        eprintln!("utrace: process {first} handed over");
+    }
     if let Some(mut c) = child {
         let _ = c.wait();
     }
