@@ -76,7 +76,7 @@ its descendants, of a command, or with --all of every task (root). Lossy: the tr
 wait for the table; records that did not fit are counted as lost."
     )]
     Top(top::TopArgs),
-    /// Hand a traced process from one utrace to another (needs session handoff).
+    /// Hand a traced process from one utrace to another: see trace --handoff-socket and --take.
     Handoff(StubArgs),
     /// Internal: the child side of `utrace trace -- COMMAND`.
     #[command(name = "__exec", hide = true)]
@@ -130,8 +130,8 @@ of utrace does not drive yet"
         ),
         Cmd::Top(a) => top::run(a),
         Cmd::Handoff(_) => Err(
-            "handoff: needs UTRACE_IOC_HANDOFF, which this version of utrace \
-does not drive yet"
+            "handoff: a trace is handed over with `utrace trace -p PID --handoff-socket PATH` \
+and taken with `utrace trace --take PATH` (the same options of utrace events)"
                 .into(),
         ),
     };

@@ -16,7 +16,7 @@ load utrace_dev
 trap 'kill $victim 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 
 # --- the storm, as a user; twice (the switch lands elsewhere each time)
-for n in 200 120; do
+for n in 120 64; do
 	out=$(runas $NOBODY /utrace/bin/uthand storm $n) || fail "storm $n: $out"
 	echo "$out"
 done
