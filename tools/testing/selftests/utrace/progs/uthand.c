@@ -17,6 +17,10 @@
  *   uthand perm PID UID   attach to PID, then hand it to a session opened
  *                         by a child running as UID and passed back over a
  *                         unix socket (SCM_RIGHTS): prints "ok" or the errno
+ *   uthand limit          (utrace_dev loaded with tasks_per_session=3) a
+ *                         3-thread process to a session that traces a
+ *                         1-thread one: ENOSPC, A keeps it; after B's
+ *                         detach: ok
  *   uthand seq N          after a byte on stdin, lseek(fd, i, SEEK_SET) on
  *                         /dev/null for i = 0 .. N-1, waiting for a second
  *                         byte on stdin (a read in flight) after N/2 of
@@ -26,8 +30,10 @@
  * Prints "FAIL: ..." and exits 1 when a check fails.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <utrace_rs.h>
@@ -518,6 +524,82 @@ static int cmd_perm(pid_t target, uid_t uid)
 	return 0;
 }
 
+/* ---- B's tasks_per_session */
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A child with @threads threads in all, sleeping until killed. */
+static pid_t threaded_child(int threads, int ready)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		/* Gone with us, whatever check fails. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			_exit(5);
+		for (int i = 1; i < threads; i++) {
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, sleeper, NULL))
+				_exit(3);
+		}
+		if (write(ready, "r", 1) != 1)
+			_exit(4);
+		sleeper(NULL);
+	}
+	return pid;
+}
+
+static int cmd_limit(void)
+{
+	int fa, fb, p[2], got = 0;
+	long long ida, idb, to;
+	pid_t three, one;
+	char c[2];
+
+	if (pipe(p))
+		die("pipe");
+	/* The children first: they must not hold the sessions open. */
+	three = threaded_child(3, p[1]);
+	one = threaded_child(1, p[1]);
+	while (got < 2) {
+		ssize_t n = read(p[0], c, 2 - got);
+
+		if (n <= 0)
+			die("ready");
+		got += n;
+	}
+	fa = sess_open(0);
+	fb = sess_open(0);
+	ida = sess_attach(fa, three, 0, UTRACE_EV_EXIT);
+	idb = sess_attach(fb, one, 0, UTRACE_EV_EXIT);
+	CHECK(ida > 0 && idb > 0, "attach: %s %s", errname(ida < 0 ? (int)-ida : 0),
+	      errname(idb < 0 ? (int)-idb : 0));
+	expect("3 threads to a session with 1 of 3", handoff(fa, ida, fb, 0), ENOSPC);
+	{
+		struct utrace_detach d = { .size = sizeof(d), .engine_id = idb };
+
+		CHECK(!ioctl(fb, UTRACE_IOC_DETACH, &d), "B detach");
+	}
+	to = handoff(fa, ida, fb, 0);
+	CHECK(to > 0, "3 threads to an empty session of 3: %s", errname(to < 0 ? (int)-to : 0));
+	kill(three, SIGKILL);
+	kill(one, SIGKILL);
+	waitpid(three, NULL, 0);
+	waitpid(one, NULL, 0);
+	printf("%s: tasks_per_session=3 of the receiving session: ENOSPC, then ok\n",
+	       fails ? "FAIL" : "ok");
+	return fails ? 1 : 0;
+}
+
 /* ---- a sequence for the utrace command's handoff */
 
 static int cmd_seq(int n)
@@ -545,12 +627,14 @@ int main(int argc, char **argv)
 		return 0;
 	if (argc > 2 && !strcmp(argv[1], "storm"))
 		return cmd_storm(atoi(argv[2]));
+	if (argc > 1 && !strcmp(argv[1], "limit"))
+		return cmd_limit();
 	if (argc > 2 && !strcmp(argv[1], "seq"))
 		return cmd_seq(atoi(argv[2]));
 	if (argc > 1 && !strcmp(argv[1], "bad"))
 		return cmd_bad();
 	if (argc > 3 && !strcmp(argv[1], "perm"))
 		return cmd_perm(atoi(argv[2]), (uid_t)atoi(argv[3]));
-	fprintf(stderr, "usage: uthand storm N | bad | perm PID UID | seq N | exit\n");
+	fprintf(stderr, "usage: uthand storm N | bad | perm PID UID | limit | seq N | exit\n");
 	return 2;
 }

@@ -7,7 +7,7 @@
 # thread ends with its HANDOFF record, B's begins with an ATTACHED record
 # flagged HANDOFF. Bad handoffs get their errno and change nothing; the
 # receiving session's opener must pass the ptrace check itself (its fd
-# received over a unix socket).
+# received over a unix socket), and its tasks_per_session counts.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
@@ -36,6 +36,14 @@ echo "   says: $(dmesg_since_mark | grep 'handoff of engine' | tail -n 1 | sed '
 expect_eq "root hands its process to root's session" "$(/utrace/bin/uthand perm $victim 0)" ok
 kill $victim
 wait $victim 2>/dev/null
+
+# --- the receiving session's limit
+unload utrace_dev
+load utrace_dev tasks_per_session=3
+mark
+out=$(runas $NOBODY /utrace/bin/uthand limit) || fail "limit: $out"
+echo "$out"
+dmesg_has "tasks_per_session=3 would be exceeded" || fail "no log line names tasks_per_session"
 
 unload_settled utrace_dev || fail "rmmod utrace_dev after the handoffs"
 echo "ok: utrace_dev unloaded"
