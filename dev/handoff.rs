@@ -298,11 +298,22 @@ impl Session {
             return Err(ENOENT);
         }
         // B's opener must be allowed to trace them, as if it attached. A
-        // followed child that is exiting (no memory any more) stays with A,
-        // which sees its end.
+        // followed descendant B may not trace stays with A: one that is
+        // exiting (no memory any more: A sees its end), one in the middle
+        // of an exec (its new memory is not dumpable until the exec is
+        // done), or one that is another user's now.
         for (id, task) in firsts.iter() {
             let r = peer.may_ptrace(task);
-            if r == Err(ESRCH) && *id != h.engine_id {
+            if r.is_err() && *id != h.engine_id {
+                if r == Err(EPERM) {
+                    refusal!(
+                        "uid {}: handoff of engine {}: tid {} stays with this session: the \
+                         ptrace check with the receiving session's credentials says no\n",
+                        self.uid,
+                        id,
+                        task.pid()
+                    );
+                }
                 if let Ok(i) = map.binary_search_by_key(id, |m| m.0) {
                     map[i].1 = STAYS;
                 }
