@@ -440,6 +440,12 @@ impl Session {
                     blocked: false,
                     pending: None,
                     resume_due: false,
+                    // B decides nothing: an open decision of A's ended
+                    // as a detach ends it (the syscall runs, the signal
+                    // is delivered); B asks for decisions by attaching.
+                    decide: 0,
+                    waiting: None,
+                    decided: None,
                     engine: None,
                     parent_id: parent,
                 },

@@ -72,18 +72,14 @@ impl Pump {
         self.batch = false;
     }
 
-    /// Waits for records or a terminating signal.
-    pub fn next(&mut self) -> Result<Next, String> {
-        self.next_with(None)
-    }
-
-    /// [`Pump::next`], also waiting for `extra` (e.g. a listening socket)
-    /// to become readable.
+    /// Waits for records or a terminating signal, and for `extra` (e.g. a
+    /// listening socket) to become readable.
     pub fn next_with(&mut self, extra: Option<BorrowedFd<'_>>) -> Result<Next, String> {
         self.wait(None, extra).map(|n| n.unwrap_or(Next::Signal))
     }
 
-    /// As [`Pump::next`], but `None` once `deadline` passed.
+    /// As [`Pump::next_with`] without `extra`, but `None` once `deadline`
+    /// passed.
     pub fn next_by(&mut self, deadline: Instant) -> Result<Option<Next>, String> {
         self.wait(Some(deadline), None)
     }

@@ -165,7 +165,7 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
             pump.next_by(start + period)?
         };
         match next {
-            Some(Next::Signal) => break,
+            Some(Next::Signal | Next::Extra) => break,
             Some(Next::Events(evs)) => {
                 for ev in evs {
                     let pid = ev.header.pid;
