@@ -332,8 +332,48 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/*
+ * For a timeout: each thread of the target's state, pending and blocked
+ * sets, wait channel and kernel stack, on stderr (what was it waiting in?).
+ */
+static void diag(void)
+{
+	static const char *const keys[] = { "State:", "SigPnd:", "ShdPnd:", "SigBlk:" };
+	char path[96], line[256];
+	FILE *f;
+	int i, k;
+
+	for (i = 0; i < NT; i++) {
+		const char *files[] = { "status", "wchan", "stack" };
+
+		if (!ld(&shm->alive[i]))
+			continue;
+		fprintf(stderr, "diag T%d (%d):", i, shm->tids[i]);
+		for (k = 0; k < 3; k++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", target, shm->tids[i],
+				 files[k]);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			while (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\n")] = '\0';
+				if (k == 0) {
+					for (unsigned int j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
+						if (!strncmp(line, keys[j], strlen(keys[j])))
+							fprintf(stderr, " %s", line);
+				} else {
+					fprintf(stderr, " %s%s", k == 1 ? "wchan=" : "| ", line);
+				}
+			}
+			fclose(f);
+		}
+		fprintf(stderr, "\n");
+	}
+}
+
 static void timed_out(int step, const char *what)
 {
+	diag();
 	emit(step, "timeout %s", what);
 	if (verbose)
 		fprintf(stderr, "%d: timeout %s, handlers ran %d times\n", step, what, ld(&shm->handled));
