@@ -13,6 +13,9 @@
  *   group stop that starts meanwhile does not count it and completes with
  *   the other threads; SIGCONT clears JOBCTL_STOPPED and, through the
  *   signal_generate probe, wakes the stop, which marks the thread again.
+ * - A stop signal pending for the thread when it stops (visible: none hidden
+ *   for a report) starts the group stop, as the thread would have on its
+ *   way to user mode (start_group_stop()).
  * - A group stop already pending when the thread stops counts it: it takes
  *   part as do_signal_stop() would, and if it is the last thread it
  *   completes the stop and notifies the parent (SIGCHLD with CLD_STOPPED
@@ -106,6 +109,101 @@ static void clear_trapping(struct task_struct *t)
 }
 
 /*
+ * will_become_orphaned_pgrp(task_pgrp(@t), NULL) (kernel/exit.c, static):
+ * whether @t's process group is orphaned, so that a job-control stop signal
+ * does not stop it. Under RCU: tasklist_lock is not exported, and this runs
+ * with the siglock held, which may not wait for it anyway.
+ */
+static bool pgrp_orphaned(struct task_struct *t)
+{
+	struct task_struct *p, *parent;
+	bool orphaned = true;
+	struct pid *pgrp;
+
+	rcu_read_lock();
+	pgrp = task_pgrp(t);
+	do_each_pid_task(pgrp, PIDTYPE_PGID, p) {
+		parent = rcu_dereference(p->real_parent);
+		if ((p->exit_state && thread_group_empty(p)) || is_global_init(parent))
+			continue;
+		if (task_pgrp(parent) != pgrp && task_session(parent) == task_session(p)) {
+			orphaned = false;
+			break;
+		}
+	} while_each_pid_task(pgrp, PIDTYPE_PGID, p);
+	rcu_read_unlock();
+	return orphaned;
+}
+
+/*
+ * current (@t) enters a utrace stop while a stop signal with its default
+ * action is pending for it and no group stop is under way: @t would have
+ * dequeued it next (it is in its task_work, on its way to get_signal()'s
+ * dequeue or back to user mode), so it starts the group stop as
+ * get_signal() and do_signal_stop() would have: the signal is dequeued
+ * (JOBCTL_STOP_DEQUEUED), group_exit_code set, every other thread that is
+ * not stopped already (a utrace-stopped one is: JOBCTL_STOPPED) made to
+ * take part and woken. @t takes part through its stop (stop_mark_locked()).
+ * Without this, threads that all stop in their JCTL reports (made before
+ * the stop signal is dequeued) leave it pending for good: no group stop,
+ * no CLD_STOPPED for the parent. Not for a ptraced group (the debugger owns
+ * its stops), nor a job-control signal in an orphaned process group, which
+ * the kernel discards when it dequeues it. Siglock held.
+ */
+static void start_group_stop(struct task_struct *t)
+{
+	static const int stops[] = { SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU };
+	struct signal_struct *sig = t->signal;
+	const unsigned long gstop = JOBCTL_STOP_PENDING | JOBCTL_STOP_CONSUME;
+	kernel_siginfo_t info;
+	enum pid_type type;
+	struct task_struct *u;
+	sigset_t others;
+	int i, signr = 0;
+
+	if ((t->jobctl & JOBCTL_STOP_PENDING) || sig->group_stop_count ||
+	    (sig->flags & SIGNAL_GROUP_EXIT) || sig->group_exec_task || __fatal_signal_pending(t))
+		return;
+	for_each_thread(t, u)
+		if (u->ptrace)
+			return;
+	for (i = 0; i < ARRAY_SIZE(stops) && !signr; i++) {
+		int s = stops[i];
+
+		if ((!sigismember(&t->pending.signal, s) &&
+		     !sigismember(&sig->shared_pending.signal, s)) ||
+		    sigismember(&t->blocked, s) || t->sighand->action[s - 1].sa.sa_handler != SIG_DFL)
+			continue;
+		if (s != SIGSTOP && ((sig->flags & SIGNAL_UNKILLABLE) || pgrp_orphaned(t)))
+			continue;
+		signr = s;
+	}
+	if (!signr)
+		return;
+	sigfillset(&others);
+	sigdelset(&others, signr);
+	if (dequeue_signal(&others, &info, &type) != signr)
+		return;
+	if (!(sig->flags & SIGNAL_STOP_STOPPED))
+		sig->group_exit_code = signr;
+	sig->group_stop_count = 1;
+	t->jobctl = (t->jobctl & ~JOBCTL_STOP_SIGMASK) | signr | gstop;
+	for_other_threads(t, u) {
+		if ((u->jobctl & JOBCTL_STOPPED) || (u->flags & PF_EXITING) ||
+		    __fatal_signal_pending(u))
+			continue;
+		u->jobctl = (u->jobctl & ~JOBCTL_STOP_SIGMASK) | signr | gstop;
+		sig->group_stop_count++;
+		/* signal_wake_up(u, 0), which is not exported */
+		set_tsk_thread_flag(u, TIF_SIGPENDING);
+		if (READ_ONCE(u->__state) & TASK_INTERRUPTIBLE)
+			wake_up_process(u);
+		else
+			kick_process(u);
+	}
+}
+
+/*
  * current is (still) in a utrace stop: count it as stopped for job control
  * (siglock held). Whether its parent is to be notified of a group stop it
  * completed (after the siglock is dropped). Done before each sleep of the
@@ -117,6 +215,7 @@ static bool stop_mark_locked(struct task_struct *t)
 	struct signal_struct *sig = t->signal;
 	bool notify = false;
 
+	start_group_stop(t);
 	if (t->jobctl & JOBCTL_STOP_PENDING) {
 		/* task_participate_group_stop() */
 		bool consume = t->jobctl & JOBCTL_STOP_CONSUME;

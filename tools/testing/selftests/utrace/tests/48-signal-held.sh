@@ -206,3 +206,39 @@ for mode in exec lexec; do
 	done
 done
 echo "ok: a held process-wide signal survives an exec in another thread"
+
+# --- 5. Engines that stop every thread at its JCTL report (made before the
+# stop signal is dequeued, so each thread stops with SIGSTOP still pending
+# and no thread left to take it): the process stops all the same, the
+# utrace-stopped threads counting as stopped, and its parent's waitpid()
+# sees it; RESUME and SIGCONT then let it run. Once with the signal reported
+# to SIGNAL_STOP engines first, once for JCTL alone.
+for extra in $EV_SIGNAL_STOP 0; do
+	rm -f /tmp/t48h5.tids /tmp/t48h5.wait
+	jobctl /tmp/t48h5.tids >/tmp/t48h5.wait &
+	JOBCTL=$!
+	wait_until 10 "[ -s /tmp/t48h5.tids ]"
+	read -r jp jt1 jt2 </tmp/t48h5.tids
+	s=4
+	for t in "$jp" "$jt1" "$jt2"; do
+		expect_ut "attach $t" 0 attach $s "$t" $A_CREATE
+		expect_ut "JCTL" 0 events $s $((EV_JCTL | extra))
+		expect_ut "deliver" 0 sigret $s $SIGRET_DELIVER
+		expect_ut "stop at each report" 0 ret $s $ACT_STOP
+		s=$((s + 1))
+	done
+	kill -STOP "$jp"
+	wait_until 10 "grep -q '^stopped 19' /tmp/t48h5.wait"
+	for s in 4 5 6; do
+		expect_ut "resume" 0 ret $s $ACT_RESUME
+		expect_ut "resume" 0 control $s $ACT_RESUME
+	done
+	kill -CONT "$jp"
+	wait_until 10 "grep -q '^continued' /tmp/t48h5.wait"
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 10 '[ "$(state_of $jp)" = R ] || [ "$(state_of $jp)" = S ]'
+	kill -KILL "$jp"
+	wait "$JOBCTL"
+	utctl cleanup >/dev/null
+done
+echo "ok: threads stopped at their JCTL reports still make the group stop"
