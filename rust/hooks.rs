@@ -297,7 +297,16 @@ pub(crate) extern "C" fn utrace_rs_hook_signal_send(sig: i32, task: *mut binding
     let Some(ut) = st.table.lookup(task, &rcu) else {
         return;
     };
-    if ut.sig.debugger_resent(&lk, sig) || !wants_signal(st, ut, &lk, sig, true) {
+    if ut.sig.debugger_resent(&lk, sig) {
+        return;
+    }
+    // Sent again while suspended: merged, as the kernel merges it. Counted
+    // as a shield, so that the `signal_generate` probe runs and hides it
+    // again even if the last engine detached in between.
+    if ut.sig.show_for_merge(&lk, sig) {
+        st.shield_begin();
+    }
+    if !wants_signal(st, ut, &lk, sig, true) {
         return;
     }
     st.shield_begin();
@@ -359,6 +368,10 @@ fn generated(st: &State, sig: i32, lk: &SigLocked<'_>, shared: bool, queued: boo
     // would hold (GFP_ATOMIC; the table's lock is hardirq-safe, so it may
     // be taken under the siglock, also in a hardirq).
     let found = st.table.lookup(lk.raw(), &rcu);
+    // The send kprobe's merge with a suspended instance is over.
+    if found.is_some_and(|ut| ut.sig.hide_merged(lk)) {
+        st.shield_end();
+    }
     let created = match found {
         None if queued
             && st.global_events() & events::SIGNAL_CORE != 0

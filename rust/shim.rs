@@ -68,6 +68,12 @@ mod ffi {
             private: u64,
             shared: u64,
         );
+        pub(super) fn utrace_shim_sig_mark_pending(
+            t: *mut bindings::task_struct,
+            private: u64,
+            shared: u64,
+            on: bool,
+        );
         pub(super) fn utrace_shim_stop_self();
         pub(super) fn utrace_shim_stop_unmark();
         pub(super) fn utrace_shim_stop_marked() -> bool;
@@ -401,6 +407,17 @@ pub(crate) mod signal {
             if private | shared != 0 {
                 // SAFETY: As in `class`.
                 unsafe { ffi::utrace_shim_signal_release_locked(self.task, private, shared) }
+            }
+        }
+
+        /// Sets (`on`) or clears the pending bits of held signals (bit
+        /// `sig - 1`, on the task's own set and on the group's) for the
+        /// length of one send, so that the kernel merges it with them; no
+        /// thread is made to look.
+        pub(crate) fn mark_pending(&self, private: u64, shared: u64, on: bool) {
+            if private | shared != 0 {
+                // SAFETY: As in `class`.
+                unsafe { ffi::utrace_shim_sig_mark_pending(self.task, private, shared, on) }
             }
         }
 

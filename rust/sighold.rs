@@ -28,7 +28,8 @@
 //! # Locking and ordering
 //!
 //! Every change of `held`, `hid_private`, `hid_shared`, `fresh`,
-//! `suspended`, `cancelled` and `jctl_held` is made with the task's group's
+//! `suspended`, `cancelled`, `jctl_held`, `merge_private` and
+//! `merge_shared` is made with the task's group's
 //! siglock held: the methods that change them take a [`SigLocked`] witness.
 //! The lock orders them, so they are `Relaxed`. They are atomics so that
 //! the lockless looks are sound: the task's work looks at its own record
@@ -92,6 +93,12 @@ pub(crate) struct SigHold {
     /// Of `held`, stop signals held only until this thread's JCTL report
     /// (no engine wants the signal itself): then shown again.
     jctl_held: AtomicU64,
+    /// Of `held` and `suspended`, the pending bits (own set, group's set)
+    /// that the send kprobe set for one send of the same non-realtime
+    /// signal, for the kernel to merge it ([`SigHold::show_for_merge`]);
+    /// cleared again by its `signal_generate` probe.
+    merge_private: AtomicU64,
+    merge_shared: AtomicU64,
     /// Signals whose handler runs after a report to SIGNAL engines: the
     /// HANDLER report follows once its frame is set up. The task's own.
     handler_wanted: AtomicU64,
@@ -113,6 +120,8 @@ impl SigHold {
             suspended: AtomicU64::new(0),
             cancelled: AtomicU64::new(0),
             jctl_held: AtomicU64::new(0),
+            merge_private: AtomicU64::new(0),
+            merge_shared: AtomicU64::new(0),
             handler_wanted: AtomicU64::new(0),
             rehold: AtomicU64::new(0),
             injecting: AtomicBool::new(false),
@@ -186,6 +195,42 @@ impl SigHold {
         self.suspended.fetch_and(!bit, Relaxed);
         lk.show(private, shared);
         true
+    }
+
+    /// `sig`, a non-realtime signal this task holds suspended, is being
+    /// sent to it again: its pending bits are set for the length of this
+    /// send, so that the kernel merges the new instance with the suspended
+    /// one (it queues a non-realtime signal once per set), as it would
+    /// have without the hold; [`SigHold::hide_merged`] clears them when the
+    /// send is done. An instance sent to the other set (a thread-directed
+    /// one beside a process-wide one) is queued, as the kernel queues it.
+    /// Returns whether a bit was set.
+    pub(crate) fn show_for_merge(&self, lk: &SigLocked<'_>, sig: i32) -> bool {
+        if sig >= bindings::SIGRTMIN as i32 {
+            return false;
+        }
+        let bit = bit(sig) & self.held.load(Relaxed) & self.suspended.load(Relaxed);
+        let (private, shared) = (
+            self.hid_private.load(Relaxed) & bit,
+            self.hid_shared.load(Relaxed) & bit,
+        );
+        if private | shared == 0 {
+            return false;
+        }
+        self.merge_private.fetch_or(private, Relaxed);
+        self.merge_shared.fetch_or(shared, Relaxed);
+        lk.mark_pending(private, shared, true);
+        true
+    }
+
+    /// The send [`SigHold::show_for_merge`] marked is done: its pending bits
+    /// are cleared again (the signal stays hidden). Returns whether there
+    /// were any.
+    pub(crate) fn hide_merged(&self, lk: &SigLocked<'_>) -> bool {
+        let private = self.merge_private.swap(0, Relaxed);
+        let shared = self.merge_shared.swap(0, Relaxed);
+        lk.mark_pending(private, shared, false);
+        private | shared != 0
     }
 
     /// Shields `sig` for this send (`real_blocked`), so that the kernel

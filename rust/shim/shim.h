@@ -134,6 +134,7 @@ void utrace_shim_signal_discard(int sig, bool private, bool shared, unsigned int
 #define UTRACE_SHIM_HID_SHARED 2U
 void utrace_shim_signal_release(int sig, u32 (*unhold)(void *data), void *data, bool discard);
 void utrace_shim_signal_release_locked(struct task_struct *t, u64 private, u64 shared);
+void utrace_shim_sig_mark_pending(struct task_struct *t, u64 private, u64 shared, bool on);
 int utrace_shim_ka_kind(const struct k_sigaction *ka);
 void utrace_shim_send_self(int sig, struct kernel_siginfo *info);
 void utrace_shim_set_default_action(int sig);

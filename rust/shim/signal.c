@@ -343,7 +343,8 @@ out:
  * The SIGCONT probe: release @t's suspended signals, on its own set
  * (@private) and the group's (@shared) (bit sig-1), with the siglock held
  * by the sender, and make the threads look at their signals. (A second
- * non-realtime instance sent while suspended is delivered too.)
+ * non-realtime instance sent while suspended was merged at its send, see
+ * utrace_shim_sig_mark_pending().)
  */
 void utrace_shim_signal_release_locked(struct task_struct *t, u64 private, u64 shared)
 {
@@ -360,6 +361,37 @@ void utrace_shim_signal_release_locked(struct task_struct *t, u64 private, u64 s
 	if (shared)
 		for_each_thread(t, u)
 			set_tsk_thread_flag(u, TIF_SIGPENDING);
+}
+
+/*
+ * The send kprobe of a non-realtime signal @t holds suspended (bit sig-1, on
+ * its own set if in @private, the group's if in @shared): set (@on) its
+ * pending bits for the length of this send, so that __send_signal_locked()
+ * finds it pending and merges the new instance (TRACE_SIGNAL_ALREADY_PENDING:
+ * nothing queued, nobody woken), as it would have without the hold; the
+ * signal_generate probe clears them again, under the same siglock. Nothing
+ * between the two reads these bits for anything else. Siglock held.
+ */
+void utrace_shim_sig_mark_pending(struct task_struct *t, u64 private, u64 shared, bool on)
+{
+	int sig;
+
+	for (sig = 1; sig <= 64 && sig <= _NSIG; sig++) {
+		u64 bit = 1ULL << (sig - 1);
+
+		if (private & bit) {
+			if (on)
+				sigaddset(&t->pending.signal, sig);
+			else
+				sigdelset(&t->pending.signal, sig);
+		}
+		if (shared & bit) {
+			if (on)
+				sigaddset(&t->signal->shared_pending.signal, sig);
+			else
+				sigdelset(&t->signal->shared_pending.signal, sig);
+		}
+	}
 }
 
 /* 0 for SIG_DFL, 1 for SIG_IGN, 2 for a handler. */

@@ -41,6 +41,35 @@ kill -CONT $pid
 wait_until 10 '[ "$(grep -c caught /tmp/t48.out)" = 2 ]'
 echo "ok: suspended until SIGCONT, then delivered"
 
+# A second USR1 sent while the first is suspended merges with it, as the
+# kernel merges a pending signal: one more handler run after SIGCONT. The
+# kernel's own count first: the same sends to the process stopped by SIGSTOP,
+# its engine told to deliver (the signal is reported after SIGCONT).
+expect_ut "deliver" 0 sigret 0 $SIGRET_DELIVER
+kill -STOP $pid
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(state_of $pid)" = T ]'
+kill -USR1 $pid
+kill -USR1 $pid
+kill -CONT $pid
+wait_until 10 "[ \$(grep -c caught /tmp/t48.out) -ge 3 ]"
+sleep 0.5
+kernel=$(($(grep -c caught /tmp/t48.out) - 2))
+expect_eq "the kernel merges two USR1 sent while stopped" "$kernel" 1
+expect_ut "suspend again" 0 sigret 0 $SIGRET_SUSPEND
+kill -USR1 $pid
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 10 '[ "$(state_of $pid)" = T ]'
+kill -USR1 $pid
+sleep 0.3
+expect_ut "deliver" 0 sigret 0 $SIGRET_DELIVER
+kill -CONT $pid
+wait_until 10 "[ \$(grep -c caught /tmp/t48.out) -ge 4 ]"
+sleep 0.5
+expect_eq "a USR1 sent while one is suspended merges: handler runs after SIGCONT" \
+	"$(($(grep -c caught /tmp/t48.out) - 3))" "$kernel"
+echo "ok: a second instance sent while suspended merges with it"
+
 kill -KILL $pid
 wait $pid 2>/dev/null
 expect_eq "SIGKILL is not reported" "$(utlog | grep -c 'SIGNAL.*sig=9')" 0
