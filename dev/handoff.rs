@@ -338,14 +338,10 @@ impl Session {
             let st = to.core().state.lock();
             if st.threads.len() + threads > param_usize(&TASKS_PER_SESSION) {
                 drop(st);
-                refusal!(
-                    "uid {}: handoff of engine {} refused: the receiving session's \
-                     tasks_per_session={} would be exceeded\n",
+                return Err(over_tasks_limit(
                     self.uid,
-                    h.engine_id,
-                    TASKS_PER_SESSION.get()
-                );
-                return Err(ENOSPC);
+                    format_args!("handoff of engine {} to the receiving session", h.engine_id),
+                ));
             }
         }
         Self::give_ids(map, to);

@@ -119,6 +119,18 @@ macro_rules! refusal {
     };
 }
 
+/// `ENOSPC` for `what` ("attach to tid 12"), which would take a session
+/// past `tasks_per_session`, with its log line.
+fn over_tasks_limit(uid: u32, what: core::fmt::Arguments<'_>) -> kernel::error::Error {
+    refusal!(
+        "uid {}: {} refused: tasks_per_session={} reached\n",
+        uid,
+        what,
+        TASKS_PER_SESSION.get()
+    );
+    ENOSPC
+}
+
 // After `refusal!`, which it uses.
 mod handoff;
 
@@ -960,13 +972,10 @@ impl Session {
         } else {
             match device::process_threads(&task, param_usize(&TASKS_PER_SESSION)) {
                 Err(e) if e == E2BIG => {
-                    refusal!(
-                        "uid {}: attach to tid {} refused: tasks_per_session={} reached\n",
+                    return Err(over_tasks_limit(
                         self.uid,
-                        task.pid(),
-                        TASKS_PER_SESSION.get()
-                    );
-                    return Err(ENOSPC);
+                        format_args!("attach to tid {}", task.pid()),
+                    ));
                 }
                 r => r?,
             }
@@ -976,13 +985,10 @@ impl Session {
             let mut st = core.state.lock();
             if st.threads.len() + threads.len() > param_usize(&TASKS_PER_SESSION) {
                 drop(st);
-                refusal!(
-                    "uid {}: attach to tid {} refused: tasks_per_session={} reached\n",
+                return Err(over_tasks_limit(
                     self.uid,
-                    task.pid(),
-                    TASKS_PER_SESSION.get()
-                );
-                return Err(ENOSPC);
+                    format_args!("attach to tid {}", task.pid()),
+                ));
             }
             for t in threads.iter() {
                 if st.find(key(t)).is_some() {

@@ -92,16 +92,11 @@ fn text(ev: &Event) -> String {
 }
 
 fn status(code: i32) -> String {
-    let sig = code & 0x7f;
-    if sig == 0 {
-        format!("exited={}", (code >> 8) & 0xff)
-    } else {
-        let mut name = String::new();
-        let _ = format::signal(&mut name, i64::from(sig));
-        format!(
-            "killed={name}{}",
-            if code & 0x80 != 0 { " core" } else { "" }
-        )
+    match format::ended(code) {
+        format::Ended::Exited(n) => format!("exited={n}"),
+        format::Ended::Killed { sig, core } => {
+            format!("killed={sig}{}", if core { " core" } else { "" })
+        }
     }
 }
 

@@ -241,6 +241,29 @@ const SIGNALS: [&str; 32] = [
     "SIGSYS",
 ];
 
+/// How a thread or process ended, from a wait() status word.
+pub enum Ended {
+    /// exit() with this code (0..=255).
+    Exited(i32),
+    /// Killed by signal `sig`'s name (see [`signal`]), dumping core or not.
+    Killed { sig: String, core: bool },
+}
+
+/// Decodes a wait() status word (an EXIT or DEATH record's code).
+pub fn ended(status: i32) -> Ended {
+    match status & 0x7f {
+        0 => Ended::Exited((status >> 8) & 0xff),
+        sig => {
+            let mut name = String::new();
+            let _ = signal(&mut name, i64::from(sig));
+            Ended::Killed {
+                sig: name,
+                core: status & 0x80 != 0,
+            }
+        }
+    }
+}
+
 /// Signal `sig`'s name: `SIGTERM`, `SIGRT_3`, or the number.
 pub fn signal(w: &mut Line, sig: i64) -> fmt::Result {
     match usize::try_from(sig) {

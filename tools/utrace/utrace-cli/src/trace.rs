@@ -358,18 +358,12 @@ impl Tracer {
 }
 
 fn wait_status(code: i32) -> String {
-    let sig = code & 0x7f;
-    if sig == 0 {
-        format!("+++ exited with {} +++", (code >> 8) & 0xff)
-    } else {
-        let mut name = String::new();
-        let _ = format::signal(&mut name, i64::from(sig));
-        let core = if code & 0x80 != 0 {
-            " (core dumped)"
-        } else {
-            ""
-        };
-        format!("+++ killed by {name}{core} +++")
+    match format::ended(code) {
+        format::Ended::Exited(n) => format!("+++ exited with {n} +++"),
+        format::Ended::Killed { sig, core } => {
+            let core = if core { " (core dumped)" } else { "" };
+            format!("+++ killed by {sig}{core} +++")
+        }
     }
 }
 

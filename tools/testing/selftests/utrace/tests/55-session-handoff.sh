@@ -43,7 +43,7 @@ load utrace_dev tasks_per_session=3
 mark
 out=$(runas $NOBODY /utrace/bin/uthand limit) || fail "limit: $out"
 echo "$out"
-dmesg_has "tasks_per_session=3 would be exceeded" || fail "no log line names tasks_per_session"
+dmesg_has "handoff of engine [0-9]* to the receiving session refused: tasks_per_session=3 reached" || fail "no log line names tasks_per_session"
 
 unload_settled utrace_dev || fail "rmmod utrace_dev after the handoffs"
 echo "ok: utrace_dev unloaded"
