@@ -133,6 +133,7 @@ fn over_tasks_limit(uid: u32, what: core::fmt::Arguments<'_>) -> kernel::error::
 
 // After `refusal!`, which it uses.
 mod handoff;
+mod examine;
 
 fn eopnotsupp() -> kernel::error::Error {
     device::errno(kernel::bindings::EOPNOTSUPP)
@@ -168,6 +169,8 @@ struct Thread {
     decide: u32,
     waiting: Option<decide::Waiting>,
     decided: Option<decide::Decided>,
+    /// A SINGLESTEP is under way: its trap is consumed (examine.rs).
+    stepping: bool,
     /// `None` while the attach that made the entry is under way.
     engine: Option<EngineRef<Core>>,
     /// The engine whose CLONE made this one by following (0: attached).
@@ -407,6 +410,7 @@ impl Core {
             decide,
             waiting: None,
             decided: None,
+            stepping: false,
             engine: None,
             parent_id,
         };
@@ -592,6 +596,9 @@ impl utrace::Engine for Core {
     }
 
     fn signal(&self, cx: &Context<'_, Self>, sig: &mut SignalReport<'_>) -> Signal {
+        if let Some(s) = self.step_trap(cx, sig) {
+            return s;
+        }
         let (event, class) = match sig.class() {
             SignalClass::Deliver | SignalClass::Handler => (Events::SIGNAL, uapi::SIGCLASS_HANDLER),
             SignalClass::Ignore => (Events::SIGNAL_IGN, uapi::SIGCLASS_IGN),
@@ -1021,6 +1028,7 @@ impl Session {
                         decide: a.flags & decide::DECIDE_FLAGS,
                         waiting: None,
                         decided: None,
+                        stepping: false,
                         engine: None,
                         parent_id: 0,
                     },
@@ -1163,7 +1171,7 @@ impl Session {
             uapi::CTL_RESUME => (false, Control::Resume),
             uapi::CTL_INTERRUPT => (false, Control::Interrupt),
             uapi::CTL_SET_EVENTS => (false, Control::Resume),
-            uapi::CTL_SINGLESTEP => return Err(eopnotsupp()),
+            uapi::CTL_SINGLESTEP => return self.single_step(&c),
             _ => return Err(EINVAL),
         };
         let _ctl = self.ctl.lock();
@@ -1356,7 +1364,8 @@ impl SessionHandler for Session {
             uapi::NR_CONTROL => self.control(arg),
             uapi::NR_DECIDE => self.decide(arg),
             uapi::NR_HANDOFF => self.handoff(arg),
-            uapi::NR_GETREGS | uapi::NR_SETREGS => Err(eopnotsupp()),
+            uapi::NR_GETREGS => self.getregs(arg),
+            uapi::NR_SETREGS => self.setregs(arg),
             _ => Err(ENOTTY),
         }
     }

@@ -197,6 +197,25 @@ impl UserArg {
         Ok(v)
     }
 
+    /// Copies `buf.len()` bytes from this user address into `buf`:
+    /// `EFAULT` if any of them is not readable.
+    pub(crate) fn read_bytes(self, buf: &mut [u8]) -> Result {
+        // SAFETY: `buf` is writable, `buf.len()` bytes; the source is a user
+        // address, checked by the copy (`copy_struct_from_user()` with
+        // equal sizes is `copy_from_user()`).
+        to_result(unsafe {
+            utrace_copy_struct_in(buf.as_mut_ptr().cast(), buf.len(), self.0, buf.len())
+        })
+    }
+
+    /// Copies `bytes` to this user address: `EFAULT` if any of it is not
+    /// writable.
+    pub(crate) fn write_bytes(self, bytes: &[u8]) -> Result {
+        // SAFETY: `bytes` is readable; the destination is a user address,
+        // checked by `copy_to_user()`.
+        to_result(unsafe { utrace_copy_out(self.0, bytes.as_ptr().cast(), bytes.len()) })
+    }
+
     /// Writes `v` back (the caller's struct is at least as long: it passed
     /// [`UserArg::read_struct`]).
     pub(crate) fn write_struct<T: Plain>(self, v: &T) -> Result {

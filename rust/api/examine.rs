@@ -75,6 +75,28 @@ impl Examined<'_> {
         })
     }
 
+    /// Reads the start of regset `note_type` (an ELF note type:
+    /// `NT_PRSTATUS`, `NT_PRFPREG`, `NT_X86_XSTATE`...) of the task's regset
+    /// view, the i386 one for a 32-bit task, as `PTRACE_GETREGSET` does:
+    /// at most `buf.len()` bytes; the bytes read. `ENODEV` if the view has
+    /// no such regset or the CPU lacks it.
+    pub(crate) fn regset_get(&self, note_type: u32, buf: &mut [u8]) -> Result<usize> {
+        let size = buf.len().min(u32::MAX as usize);
+        self.get(note_type, buf.as_mut_ptr().cast(), size)
+    }
+
+    /// Writes `buf` to the start of regset `note_type`, validated by the
+    /// regset's own `set()` as for `PTRACE_SETREGSET`: `EINVAL` if `buf` is
+    /// longer than the regset or not a whole number of its elements,
+    /// `ENODEV` as for [`Examined::regset_get`], or what `set()` refuses
+    /// (`EIO` for a bad segment selector, ...).
+    pub(crate) fn regset_set(&self, note_type: u32, buf: &[u8]) -> Result {
+        if u32::try_from(buf.len()).is_err() {
+            return Err(EINVAL);
+        }
+        self.set(note_type, buf.as_ptr().cast(), buf.len())
+    }
+
     /// The ABI of the syscall the task is in (stopped before it runs or at
     /// its exit, or in a syscall callback), as `syscall_get_arch()` says:
     /// how [`UserRegs::arg`] reads its arguments. `X86_64` in none.

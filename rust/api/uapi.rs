@@ -195,6 +195,10 @@ plain!(Detach, 24, { size: u32, flags: u32, engine_id: u64, reserved: u64 });
 plain!(ControlArg, 40, {
     size: u32, action: u32, engine_id: u64, tid: i32, flags: u32, events: u64, reserved: u64,
 });
+plain!(Regs, 48, {
+    size: u32, note_type: u32, engine_id: u64, tid: i32, flags: u32, buf: u64, len: u64,
+    reserved: u64,
+});
 
 pub(crate) const HANDOFF_F_TREE: u32 = 1 << 0;
 plain!(Handoff, 40, {

@@ -34,4 +34,6 @@ pub mod syscalls;
 pub mod uapi;
 
 pub use event::{parse, Abi, DetachReason, Event, Header, Payload, SigClass};
-pub use session::{Action, Attach, EngineId, Error, Result, Session, Target, Verdict};
+pub use session::{
+    Action, Attach, EngineId, Error, Result, Session, Target, Verdict, NT_PRFPREG, NT_PRSTATUS,
+};

@@ -153,6 +153,45 @@ pub enum Verdict {
     Stop,
 }
 
+/// The regset of the general registers (`PTRACE_GETREGSET`'s).
+pub const NT_PRSTATUS: u32 = 1;
+/// The regset of the FP and SSE registers (x86-64: `user_fpregs_struct`).
+pub const NT_PRFPREG: u32 = 2;
+
+/// A `user_regs_struct` of zeroes.
+#[cfg(target_arch = "x86_64")]
+fn zeroed_user_regs() -> libc::user_regs_struct {
+    libc::user_regs_struct {
+        r15: 0,
+        r14: 0,
+        r13: 0,
+        r12: 0,
+        rbp: 0,
+        rbx: 0,
+        r11: 0,
+        r10: 0,
+        r9: 0,
+        r8: 0,
+        rax: 0,
+        rcx: 0,
+        rdx: 0,
+        rsi: 0,
+        rdi: 0,
+        orig_rax: 0,
+        rip: 0,
+        cs: 0,
+        eflags: 0,
+        rsp: 0,
+        ss: 0,
+        fs_base: 0,
+        gs_base: 0,
+        ds: 0,
+        es: 0,
+        fs: 0,
+        gs: 0,
+    }
+}
+
 /// One session: closing it (drop) detaches every engine and lets every
 /// thread it stopped run on.
 #[derive(Debug)]
@@ -285,8 +324,18 @@ impl Session {
         self.call("decide", uapi::Decide::REQUEST, &mut a).map(drop)
     }
 
-    /// Reads regset `note_type` (`NT_PRSTATUS`...) of a thread held
-    /// stopped by `engine` into `buf`; returns the regset's size.
+    fn regs_arg(engine: EngineId, tid: i32, note_type: u32) -> uapi::Regs {
+        let mut a = uapi::Regs::new();
+        a.engine_id = engine.0;
+        a.tid = tid;
+        a.note_type = note_type;
+        a
+    }
+
+    /// Reads the start of regset `note_type` ([`NT_PRSTATUS`],
+    /// [`NT_PRFPREG`], `NT_X86_XSTATE`..., as `PTRACE_GETREGSET`) of thread
+    /// `tid` (0: the engine's only thread), which the session holds stopped,
+    /// into `buf`; returns the bytes read (at most the regset's size).
     pub fn get_regs(
         &self,
         engine: EngineId,
@@ -294,14 +343,52 @@ impl Session {
         note_type: u32,
         buf: &mut [u8],
     ) -> Result<usize> {
-        let mut a = uapi::Regs::new();
-        a.engine_id = engine.0;
-        a.tid = tid;
-        a.note_type = note_type;
-        a.buf = buf.as_mut_ptr() as u64;
-        a.len = buf.len() as u64;
-        self.call("getregs", uapi::IOC_GETREGS, &mut a)?;
-        Ok(a.len as usize)
+        let mut a = Self::regs_arg(engine, tid, note_type);
+        sys::getregs(self.file.as_fd(), &mut a, buf).map_err(|e| Error::sys("getregs", e))
+    }
+
+    /// Writes `buf` to the start of regset `note_type` of thread `tid`,
+    /// held stopped (the kernel's regset code validates it, as for
+    /// `PTRACE_SETREGSET`); returns the bytes written.
+    pub fn set_regs(
+        &self,
+        engine: EngineId,
+        tid: i32,
+        note_type: u32,
+        buf: &[u8],
+    ) -> Result<usize> {
+        let mut a = Self::regs_arg(engine, tid, note_type);
+        sys::setregs(self.file.as_fd(), &mut a, buf).map_err(|e| Error::sys("setregs", e))
+    }
+
+    /// The general registers of thread `tid` (x86-64), held stopped.
+    /// `EINVAL` for a 32-bit thread, whose regset is `user_regs_struct`
+    /// of i386 (read it with [`Session::get_regs`]).
+    #[cfg(target_arch = "x86_64")]
+    pub fn user_regs(&self, engine: EngineId, tid: i32) -> Result<libc::user_regs_struct> {
+        let mut regs = zeroed_user_regs();
+        let n = self.get_regs(engine, tid, NT_PRSTATUS, sys::user_regs_bytes(&mut regs))?;
+        if n != std::mem::size_of::<libc::user_regs_struct>() {
+            return Err(Error::Sys {
+                op: "getregs",
+                errno: Errno::EINVAL,
+            });
+        }
+        Ok(regs)
+    }
+
+    /// Sets the general registers of thread `tid` (x86-64), held stopped
+    /// (read them with [`Session::user_regs`] first).
+    #[cfg(target_arch = "x86_64")]
+    pub fn set_user_regs(
+        &self,
+        engine: EngineId,
+        tid: i32,
+        regs: &libc::user_regs_struct,
+    ) -> Result<()> {
+        let mut copy = *regs;
+        self.set_regs(engine, tid, NT_PRSTATUS, sys::user_regs_bytes(&mut copy))
+            .map(drop)
     }
 
     /// Moves `engine` to the session open on `to` (with its followed

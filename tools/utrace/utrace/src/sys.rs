@@ -3,7 +3,7 @@
 //! The one module with `unsafe`: the ioctl calls on a session fd, and the
 //! ownership of a descriptor the kernel just gave us (SCM_RIGHTS).
 
-use crate::uapi::IoctlArg;
+use crate::uapi::{IoctlArg, Regs, IOC_GETREGS, IOC_SETREGS};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
@@ -33,5 +33,60 @@ pub(crate) fn ioctl<T: IoctlArg>(
         Err(io::Error::last_os_error())
     } else {
         Ok(r)
+    }
+}
+
+/// `UTRACE_IOC_GETREGS` or `UTRACE_IOC_SETREGS` with `arg.buf` and
+/// `arg.len` set to `ptr` and `len`; the `len` the kernel answered, at most
+/// `len`.
+///
+/// # Safety
+///
+/// `ptr` is valid for `len` bytes: writable for GETREGS, readable for
+/// SETREGS (which only reads them).
+unsafe fn regs_call(
+    fd: BorrowedFd<'_>,
+    request: libc::c_ulong,
+    arg: &mut Regs,
+    ptr: *mut u8,
+    len: usize,
+) -> io::Result<usize> {
+    arg.buf = ptr as u64;
+    arg.len = len as u64;
+    // SAFETY: `fd` is open for the call (borrowed); `arg` is an exclusively
+    // borrowed `struct utrace_regs` (layout asserted in uapi.rs) that the
+    // kernel reads and writes back; it reads or writes at most `arg.len`
+    // bytes at `arg.buf`, valid by this function's safety requirements.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), request, arg as *mut Regs) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((arg.len as usize).min(len))
+}
+
+/// `UTRACE_IOC_GETREGS` into `buf`: the bytes of the regset written there.
+pub(crate) fn getregs(fd: BorrowedFd<'_>, arg: &mut Regs, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is exclusively borrowed, writable for its length.
+    unsafe { regs_call(fd, IOC_GETREGS, arg, buf.as_mut_ptr(), buf.len()) }
+}
+
+/// `UTRACE_IOC_SETREGS` from `buf`: the bytes of the regset written.
+pub(crate) fn setregs(fd: BorrowedFd<'_>, arg: &mut Regs, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is readable for its length; SETREGS only reads it.
+    unsafe { regs_call(fd, IOC_SETREGS, arg, buf.as_ptr().cast_mut(), buf.len()) }
+}
+
+/// The bytes of a `user_regs_struct` (27 `u64`s, no padding).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn user_regs_bytes(regs: &mut libc::user_regs_struct) -> &mut [u8] {
+    const _: () = assert!(std::mem::size_of::<libc::user_regs_struct>() == 27 * 8);
+    // SAFETY: `regs` is exclusively borrowed for the slice's life; the
+    // struct is 27 `u64`s (asserted above: no padding), for which every
+    // byte pattern is valid.
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            (regs as *mut libc::user_regs_struct).cast::<u8>(),
+            std::mem::size_of::<libc::user_regs_struct>(),
+        )
     }
 }

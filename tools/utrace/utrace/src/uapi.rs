@@ -115,6 +115,17 @@ pub struct Regs {
     pub reserved: u64,
 }
 
+impl Regs {
+    /// The struct with `size` set. Not an [`IoctlArg`]: its `buf` is a
+    /// pointer the kernel writes through, so only `sys` sets it.
+    pub fn new() -> Self {
+        Regs {
+            size: core::mem::size_of::<Regs>() as u32,
+            ..Self::default()
+        }
+    }
+}
+
 /// `struct utrace_handoff`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -157,5 +168,4 @@ ioctl_arg!(Attach, IOC_ATTACH);
 ioctl_arg!(Detach, IOC_DETACH);
 ioctl_arg!(Control, IOC_CONTROL);
 ioctl_arg!(Decide, IOC_DECIDE);
-ioctl_arg!(Regs, IOC_GETREGS);
 ioctl_arg!(Handoff, IOC_HANDOFF);
