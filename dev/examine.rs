@@ -11,11 +11,12 @@
 //! `Control::SingleStep`; its SIGTRAP is consumed by [`Core::step_trap`] and
 //! the thread stops again, announced by a `QUIESCE` record.
 
-use crate::utrace::device::UserArg;
+use crate::utrace::{self, device::UserArg};
 use crate::utrace::uapi;
 use crate::utrace::{Context, Control, EngineRef, Events, Examined, Signal, SignalReport};
 use crate::{key, log_allowed, ARefTask, Core, Session, INTERNAL};
 use kernel::prelude::*;
+use kernel::task::Task;
 
 /// The most bytes of a regset copied by one call. x86's largest regset, the
 /// XSAVE area (`NT_X86_XSTATE`) with AMX, is about 11 KiB.
@@ -26,6 +27,15 @@ const SIGTRAP: i32 = 5;
 /// after a syscall, the syscall-exit trap). An `int3` is `SI_KERNEL`.
 const TRAP_BRKPT: i32 = 1;
 const TRAP_TRACE: i32 = 2;
+
+/// The trap of a step is a SIGNAL report (a handler's) or SIGNAL_CORE
+/// (the default action of SIGTRAP).
+const STEP_EVENTS: Events = Events::SIGNAL.or(Events::SIGNAL_CORE);
+
+/// How many times, a millisecond apart, a call looks for a thread that the
+/// session stopped to be in its stop: its QUIESCE record (STOPPED) is made
+/// just before it gets there.
+const REACH_TRIES: u32 = 100;
 
 /// Times an examination is made again when the thread ran meanwhile (woken
 /// in its stop for a moment: a SIGCONT, a late wake-up; it sleeps again).
@@ -73,9 +83,9 @@ impl Session {
     /// is in the stop this session holds it in. `ENOENT`: no such engine;
     /// `EINVAL`: a global engine, or `tid` 0 and several threads; `ESRCH`:
     /// the engine has no such thread (or it is gone); `EBUSY`: the session
-    /// does not hold it stopped. A thread on its way to the stop is waited
-    /// for (`ERESTARTSYS` if a signal comes first; `EDEADLK` for the
-    /// caller's own thread). May sleep.
+    /// does not hold it stopped; `EAGAIN`: not in its stop after
+    /// [`REACH_TRIES`] milliseconds (a STOP it has not reached yet, a
+    /// thread in a blocking syscall). May sleep.
     fn held(&self, engine_id: u64, tid: i32, what: &str) -> Result<Held> {
         let core = self.core();
         let (task, stop) = {
@@ -114,8 +124,16 @@ impl Session {
             return Err(EBUSY);
         }
         let engine = self.tracer.lookup(&task).map_err(|_| ESRCH)?;
-        engine.wait_stopped(false)?;
-        Ok(Held { task, engine })
+        for _ in 0..REACH_TRIES {
+            match engine.examine(|_| ()) {
+                Ok(()) => return Ok(Held { task, engine }),
+                Err(e) if e == EAGAIN => utrace::msleep(1),
+                // The engine's stop is not in force (a SET_EVENTS resumed it).
+                Err(e) if e == EINVAL => return Err(EBUSY),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(EAGAIN)
     }
 
     /// `UTRACE_IOC_GETREGS`: copies the start of the regset to `buf`, at
@@ -175,13 +193,11 @@ impl Session {
                 return Err(EBUSY);
             }
             t.stepping = true;
-            // QUIESCE for the report that stops it again, SIGNAL and
-            // SIGNAL_CORE for the trap (a handler's or the default).
+            // QUIESCE for the report that stops it again.
             Events::from_bits(t.events)
                 .or(INTERNAL)
                 .or(Events::QUIESCE)
-                .or(Events::SIGNAL)
-                .or(Events::SIGNAL_CORE)
+                .or(STEP_EVENTS)
         };
         let stepped = held
             .engine
@@ -198,6 +214,28 @@ impl Session {
 }
 
 impl Core {
+    /// The events a thread being single-stepped needs for its trap
+    /// ([`Core::step_trap`]) beside its mask: none for another.
+    pub(crate) fn step_events(&self, task: &Task) -> Events {
+        let stepping = self.state.lock().find(key(task)).is_some_and(|t| t.stepping);
+        if stepping {
+            STEP_EVENTS
+        } else {
+            Events::NONE
+        }
+    }
+
+    /// Whether `task` is taking a step the session asked for and holds it
+    /// stopped after: every callback until its trap returns
+    /// `Action::SingleStep` (a `Stop` would end the step before its
+    /// instruction, a `Resume` would cancel it), without a record.
+    pub(crate) fn step_in_progress(&self, task: &Task) -> bool {
+        self.state
+            .lock()
+            .find(key(task))
+            .is_some_and(|t| t.stepping && t.stop)
+    }
+
     /// The signal report `sig` of a thread the session single-steps: the
     /// step's trap (SIGTRAP with `TRAP_TRACE`, or `TRAP_BRKPT` after a
     /// syscall) is consumed, without a `SIGNAL` record, and the thread stops

@@ -437,6 +437,9 @@ impl Core {
     /// What a callback returns: a stop the session asked for holds (any
     /// other action would drop it).
     fn action(&self, task: &Task) -> Action {
+        if self.step_in_progress(task) {
+            return Action::SingleStep;
+        }
         let stop = self
             .state
             .lock()
@@ -454,6 +457,9 @@ impl utrace::Engine for Core {
     fn quiesce(&self, cx: &Context<'_, Self>, event: Events) -> Action {
         if cx.is_global() {
             return Action::Resume;
+        }
+        if self.step_in_progress(cx.task()) {
+            return Action::SingleStep;
         }
         let (id, stop, report, blocked) = {
             let st = self.state.lock();
@@ -1234,6 +1240,8 @@ impl Session {
             if c.action == uapi::CTL_SET_EVENTS {
                 mask = Events::from_bits(c.events).or(INTERNAL);
             }
+            // A step's trap still to come is reported (and consumed).
+            mask = mask.or(core.step_events(task));
             if stop {
                 // The stop is reported by a QUIESCE callback.
                 let _ = engine.set_events(mask.or(Events::QUIESCE));

@@ -94,3 +94,12 @@ unsafe extern "C" fn fire_cb<T: TimerHandler>(data: *mut c_void) {
     let inner = unsafe { &*data.cast::<Inner<T>>() };
     inner.handler.fire(&inner.raw);
 }
+
+/// Sleeps for at least `ms` milliseconds (`msleep()`). Process context
+/// only (it sleeps), as every caller of the safe API that may sleep.
+pub(crate) fn msleep(ms: u32) {
+    // SAFETY: A plain C call with an integer; sleeping is the caller's
+    // documented context (a wrong one is a kernel warning, not a memory
+    // error).
+    unsafe { kernel::bindings::msleep(ms) };
+}

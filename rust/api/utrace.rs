@@ -71,5 +71,5 @@ pub(crate) use process::{descends_from, signal_process, wall_seconds, Cgroup, Ta
 pub(crate) use signal::{JctlReport, JobControl, Signal, SignalClass, SignalReport};
 pub(crate) use stream::{Record, Stream};
 pub(crate) use task::{lost_events, task_by_pid, TaskInfo};
-pub(crate) use timer::{Timer, TimerHandler, TimerRef};
+pub(crate) use timer::{msleep, Timer, TimerHandler, TimerRef};
 pub(crate) use tracer::{attach_error, EngineRef, Tracer};
