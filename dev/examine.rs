@@ -1,36 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Examining and stepping a thread that a session holds stopped:
-//! `UTRACE_IOC_GETREGS`, `UTRACE_IOC_SETREGS` and `UTRACE_CTL_SINGLESTEP`
-//! (`Documentation/utrace-rs/sessions.rst`).
+//! Examining a thread that a session holds stopped: `UTRACE_IOC_GETREGS`
+//! and `UTRACE_IOC_SETREGS` (`Documentation/utrace-rs/sessions.rst`).
 //!
 //! The registers are read and written through the thread's regset view (the
 //! i386 one for a 32-bit task), as `PTRACE_GETREGSET` and
 //! `PTRACE_SETREGSET` do, between the safe API's `examine` bounds: the
-//! thread is in its stop and off its CPU. A step is the in-kernel
-//! `Control::SingleStep`; its SIGTRAP is consumed by [`Core::step_trap`] and
-//! the thread stops again, announced by a `QUIESCE` record.
+//! thread is in its stop and off its CPU.
 
 use crate::utrace::{self, device::UserArg};
 use crate::utrace::uapi;
-use crate::utrace::{Context, Control, EngineRef, Events, Examined, Signal, SignalReport};
-use crate::{key, log_allowed, ARefTask, Core, Session, INTERNAL};
+use crate::utrace::{EngineRef, Examined};
+use crate::{log_allowed, ARefTask, Core, Session};
 use kernel::prelude::*;
-use kernel::task::Task;
 
 /// The most bytes of a regset copied by one call. x86's largest regset, the
 /// XSAVE area (`NT_X86_XSTATE`) with AMX, is about 11 KiB.
 const REGSET_MAX: usize = 64 * 1024;
-
-const SIGTRAP: i32 = 5;
-/// The `si_code`s of a step's SIGTRAP (x86: a #DB after an instruction;
-/// after a syscall, the syscall-exit trap). An `int3` is `SI_KERNEL`.
-const TRAP_BRKPT: i32 = 1;
-const TRAP_TRACE: i32 = 2;
-
-/// The trap of a step is a SIGNAL report (a handler's) or SIGNAL_CORE
-/// (the default action of SIGTRAP).
-const STEP_EVENTS: Events = Events::SIGNAL.or(Events::SIGNAL_CORE);
 
 /// How many times, a millisecond apart, a call looks for a thread that the
 /// session stopped to be in its stop: its QUIESCE record (STOPPED) is made
@@ -44,7 +30,6 @@ const EXAMINE_TRIES: u32 = 3;
 /// A thread of one of the session's engines that the session holds in its
 /// stop, and that has reached it.
 struct Held {
-    task: ARefTask,
     engine: EngineRef<Core>,
 }
 
@@ -126,7 +111,7 @@ impl Session {
         let engine = self.tracer.lookup(&task).map_err(|_| ESRCH)?;
         for _ in 0..REACH_TRIES {
             match engine.examine(|_| ()) {
-                Ok(()) => return Ok(Held { task, engine }),
+                Ok(()) => return Ok(Held { engine }),
                 Err(e) if e == EAGAIN => utrace::msleep(1),
                 // The engine's stop is not in force (a SET_EVENTS resumed it).
                 Err(e) if e == EINVAL => return Err(EBUSY),
@@ -173,106 +158,5 @@ impl Session {
         r.len = n as u64;
         arg.write_struct(&r)?;
         Ok(0)
-    }
-
-    /// `UTRACE_CTL_SINGLESTEP`: the thread (one: `tid`, or 0 if the engine
-    /// has only one), held stopped, runs one instruction and stops again;
-    /// a `QUIESCE` record with `UTRACE_REC_F_STOPPED` says it did.
-    pub(crate) fn single_step(&self, c: &uapi::ControlArg) -> Result<isize> {
-        let held = self.held(c.engine_id, c.tid, "SINGLESTEP")?;
-        let _ctl = self.ctl.lock();
-        let core = self.core();
-        let mask = {
-            let mut st = core.state.lock();
-            let t = st.find_mut(key(&held.task)).ok_or(ESRCH)?;
-            if t.engine_id != c.engine_id {
-                return Err(ESRCH);
-            }
-            if !t.stop {
-                // Resumed by another thread of the caller meanwhile.
-                return Err(EBUSY);
-            }
-            t.stepping = true;
-            // QUIESCE for the report that stops it again.
-            Events::from_bits(t.events)
-                .or(INTERNAL)
-                .or(Events::QUIESCE)
-                .or(STEP_EVENTS)
-        };
-        let stepped = held
-            .engine
-            .set_events(mask)
-            .and_then(|()| held.engine.control(Control::SingleStep));
-        if let Err(e) = stepped {
-            if let Some(t) = core.state.lock().find_mut(key(&held.task)) {
-                t.stepping = false;
-            }
-            return Err(e);
-        }
-        Ok(0)
-    }
-}
-
-impl Core {
-    /// The events a thread being single-stepped needs for its trap
-    /// ([`Core::step_trap`]) beside its mask: none for another.
-    pub(crate) fn step_events(&self, task: &Task) -> Events {
-        let stepping = self.state.lock().find(key(task)).is_some_and(|t| t.stepping);
-        if stepping {
-            STEP_EVENTS
-        } else {
-            Events::NONE
-        }
-    }
-
-    /// Whether `task` is taking a step the session asked for and holds it
-    /// stopped after: every callback until its trap returns
-    /// `Action::SingleStep` (a `Stop` would end the step before its
-    /// instruction, a `Resume` would cancel it), without a record.
-    pub(crate) fn step_in_progress(&self, task: &Task) -> bool {
-        self.state
-            .lock()
-            .find(key(task))
-            .is_some_and(|t| t.stepping && t.stop)
-    }
-
-    /// The signal report `sig` of a thread the session single-steps: the
-    /// step's trap (SIGTRAP with `TRAP_TRACE`, or `TRAP_BRKPT` after a
-    /// syscall) is consumed, without a `SIGNAL` record, and the thread stops
-    /// again at its next safe point (a QUIESCE report, which
-    /// [`utrace::Engine::quiesce`] records as the stop) if the session
-    /// still holds it. Another signal is left to the caller and the step
-    /// goes on (into the signal's handler, if one runs, as
-    /// `PTRACE_SINGLESTEP` does). `None`: not a stepping thread's trap.
-    ///
-    /// [`utrace::Engine::quiesce`]: crate::utrace::Engine::quiesce
-    pub(crate) fn step_trap(&self, cx: &Context<'_, Self>, sig: &SignalReport<'_>) -> Option<Signal> {
-        if cx.is_global() {
-            return None;
-        }
-        let (stop, trap) = {
-            let mut st = self.state.lock();
-            let t = st.find_mut(key(cx.task()))?;
-            if !t.stepping {
-                return None;
-            }
-            let trap = sig.signo() == SIGTRAP && matches!(sig.code(), TRAP_BRKPT | TRAP_TRACE);
-            if trap {
-                t.stepping = false;
-            }
-            (t.stop, trap)
-        };
-        if !trap {
-            if stop {
-                // The step's action, asked again: this report's Resume
-                // would end it (the smallest action wins).
-                let _ = cx.control(Control::SingleStep);
-            }
-            return None;
-        }
-        if stop {
-            let _ = cx.control(Control::Report);
-        }
-        Some(Signal::Ignore)
     }
 }

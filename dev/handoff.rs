@@ -442,7 +442,6 @@ impl Session {
                     decide: 0,
                     waiting: None,
                     decided: None,
-                    stepping: false,
                     engine: None,
                     parent_id: parent,
                 },

@@ -169,8 +169,6 @@ struct Thread {
     decide: u32,
     waiting: Option<decide::Waiting>,
     decided: Option<decide::Decided>,
-    /// A SINGLESTEP is under way: its trap is consumed (examine.rs).
-    stepping: bool,
     /// `None` while the attach that made the entry is under way.
     engine: Option<EngineRef<Core>>,
     /// The engine whose CLONE made this one by following (0: attached).
@@ -410,7 +408,6 @@ impl Core {
             decide,
             waiting: None,
             decided: None,
-            stepping: false,
             engine: None,
             parent_id,
         };
@@ -437,9 +434,6 @@ impl Core {
     /// What a callback returns: a stop the session asked for holds (any
     /// other action would drop it).
     fn action(&self, task: &Task) -> Action {
-        if self.step_in_progress(task) {
-            return Action::SingleStep;
-        }
         let stop = self
             .state
             .lock()
@@ -457,9 +451,6 @@ impl utrace::Engine for Core {
     fn quiesce(&self, cx: &Context<'_, Self>, event: Events) -> Action {
         if cx.is_global() {
             return Action::Resume;
-        }
-        if self.step_in_progress(cx.task()) {
-            return Action::SingleStep;
         }
         let (id, stop, report, blocked) = {
             let st = self.state.lock();
@@ -602,9 +593,6 @@ impl utrace::Engine for Core {
     }
 
     fn signal(&self, cx: &Context<'_, Self>, sig: &mut SignalReport<'_>) -> Signal {
-        if let Some(s) = self.step_trap(cx, sig) {
-            return s;
-        }
         let (event, class) = match sig.class() {
             SignalClass::Deliver | SignalClass::Handler => (Events::SIGNAL, uapi::SIGCLASS_HANDLER),
             SignalClass::Ignore => (Events::SIGNAL_IGN, uapi::SIGCLASS_IGN),
@@ -1034,7 +1022,6 @@ impl Session {
                         decide: a.flags & decide::DECIDE_FLAGS,
                         waiting: None,
                         decided: None,
-                        stepping: false,
                         engine: None,
                         parent_id: 0,
                     },
@@ -1177,7 +1164,7 @@ impl Session {
             uapi::CTL_RESUME => (false, Control::Resume),
             uapi::CTL_INTERRUPT => (false, Control::Interrupt),
             uapi::CTL_SET_EVENTS => (false, Control::Resume),
-            uapi::CTL_SINGLESTEP => return self.single_step(&c),
+            uapi::CTL_SINGLESTEP => return Err(eopnotsupp()),
             _ => return Err(EINVAL),
         };
         let _ctl = self.ctl.lock();
@@ -1240,8 +1227,6 @@ impl Session {
             if c.action == uapi::CTL_SET_EVENTS {
                 mask = Events::from_bits(c.events).or(INTERNAL);
             }
-            // A step's trap still to come is reported (and consumed).
-            mask = mask.or(core.step_events(task));
             if stop {
                 // The stop is reported by a QUIESCE callback.
                 let _ = engine.set_events(mask.or(Events::QUIESCE));

@@ -8,7 +8,7 @@
  *                   pointers valid, NULL, kernel, unmapped, misaligned,
  *                   read-only or straddling an unmapped page; engine ids
  *                   live, stale (detached) and made up; tids and pids of
- *                   its own children (which it attaches to, stops, steps
+ *                   its own children (which it attaches to, stops, asks to step
  *                   and whose registers it reads and changes), of nobody,
  *                   of init (attached, never stopped). Sessions are closed
  *                   and reopened, children killed and respawned, as it

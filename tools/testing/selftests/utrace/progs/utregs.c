@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * utregs: UTRACE_IOC_GETREGS, UTRACE_IOC_SETREGS and UTRACE_CTL_SINGLESTEP
- * of /dev/utrace sessions, from the user's side (tests/56-session-regs.sh).
+ * utregs: UTRACE_IOC_GETREGS and UTRACE_IOC_SETREGS of /dev/utrace sessions,
+ * from the user's side (tests/56-session-regs.sh).
  *
  *   utregs regs    a child blocks in a read() written in assembly; the
  *                  session STOPs it, the read returns and it stops before
@@ -9,11 +9,8 @@
  *                  the syscall, rax the read's 1, orig_rax SYS_read, rsp
  *                  what the child itself reports later. SETREGS makes the
  *                  read return 42 (the child sees 42); a bad segment
- *                  selector is refused and changes nothing. Two
- *                  SINGLESTEPs: each ends in a QUIESCE record (STOPPED)
- *                  and moves rip by one instruction (a 1-byte nop, then a
- *                  10-byte movabs whose value is in r10). Every misuse gets
- *                  its errno.
+ *                  selector is refused and changes nothing; SINGLESTEP is
+ *                  EOPNOTSUPP. Every misuse gets its errno.
  *
  * Prints "ok: ..." lines, "FAIL: ..." and exits 1 when a check fails.
  */
@@ -41,7 +38,7 @@ static int fails;
 #define MOVABS_VALUE 0x1122334455667788ULL
 
 /* The labels of marker(): the instruction after its syscall, and after the
- * first two instructions after it. */
+ * first two instructions after it (a 1-byte nop, a 10-byte movabs). */
 extern char after_read[], step1[], step2[];
 
 struct report {
@@ -100,6 +97,21 @@ static const char *errname(int e)
 static int fd;
 static __u64 id;
 static pid_t child;
+/* What the program waits for now, for the time-out's message. */
+static const char *volatile phase = "start";
+
+static void timed_out(int sig)
+{
+	char msg[160];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg), "FAIL: no progress for 30 s while waiting for %s\n", phase);
+	if (write(1, msg, n) < 0)
+		_exit(3);
+	kill(child, SIGKILL);
+	_exit(1);
+}
 
 /* GETREGS (or SETREGS) of the child: 0 or the errno; *len the answered len. */
 static int regs_call(unsigned long cmd, __u32 note, void *buf, __u64 *len, pid_t tid)
@@ -137,15 +149,34 @@ static int wait_stopped_record(void)
 	struct utrace_record r;
 	int others = 0;
 
+	alarm(30);
 	for (;;) {
 		if (read(fd, &r, sizeof(r)) != sizeof(r))
 			die("read record");
 		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
 			CHECK(r.h.tid == child, "QUIESCE of tid %d", r.h.tid);
+			alarm(0);
 			return others;
 		}
 		others++;
 	}
+}
+
+/*
+ * Reads the records queued now (the thread is in its stop: every record of
+ * its way there is queued); how many were STOPPED QUIESCE records. The
+ * next wait then sees only what comes after.
+ */
+static int drain(void)
+{
+	struct utrace_record r;
+	int stopped = 0;
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (read(fd, &r, sizeof(r)) == sizeof(r))
+		stopped += r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED);
+	fcntl(fd, F_SETFL, 0);
+	return stopped;
 }
 
 /* Whether @pid is blocked in read() (/proc/PID/syscall starts with "0 "). */
@@ -183,10 +214,12 @@ static int cmd_regs(void)
 	struct report rep;
 	__u64 len;
 	void *unmapped;
+	int extra;
 	char c = 'x';
 
 	if (pipe(in) || pipe(out) || pipe(go))
 		die("pipe");
+	signal(SIGALRM, timed_out);
 	child = fork();
 	if (child < 0)
 		die("fork");
@@ -218,12 +251,12 @@ static int cmd_regs(void)
 
 	/* Not stopped yet: refused. */
 	expect(getregs(&regs), EBUSY, "GETREGS of a running thread");
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), EBUSY, "SINGLESTEP of a running thread");
 
 	/* STOP while it blocks; the read returns, it stops before user mode. */
 	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP");
 	if (write(in[1], "y", 1) != 1)
 		die("write");
+	phase = "the QUIESCE record of the STOP";
 	wait_stopped_record();
 	expect(getregs(&regs), 0, "GETREGS NT_PRSTATUS of the stopped child");
 	CHECK(regs.rip == (unsigned long)after_read, "rip %#llx, the label after the syscall is %p",
@@ -296,24 +329,14 @@ static int cmd_regs(void)
 	       "SETREGS rax = 42");
 	CHECK(len == sizeof(again), "SETREGS len out %llu", (unsigned long long)len);
 
-	/* Two steps: a 1-byte nop, then a 10-byte movabs into r10. */
-	expect(control(UTRACE_CTL_SINGLESTEP, child), 0, "SINGLESTEP");
-	wait_stopped_record();
-	getregs(&again);
-	CHECK(again.rip == (unsigned long)step1, "after one step rip %#llx, want %p (+1)",
-	      again.rip, (void *)step1);
-	CHECK(again.rax == 42, "rax %lld after the step", again.rax);
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP again (tid 0)");
-	wait_stopped_record();
-	getregs(&again);
-	CHECK(again.rip == (unsigned long)step2, "after two steps rip %#llx, want %p", again.rip,
-	      (void *)step2);
-	CHECK(again.r10 == MOVABS_VALUE, "r10 %#llx after the movabs", again.r10);
-	if (again.rip == (unsigned long)step2)
-		printf("ok: two single steps: rip %p -> %p -> %p, r10 = %#llx\n", (void *)after_read,
-		       (void *)step1, (void *)step2, again.r10);
-
+	/* Not in this version (sessions.rst says why). */
+	expect(control(UTRACE_CTL_SINGLESTEP, 0), EOPNOTSUPP, "SINGLESTEP of the stopped child");
+	extra = drain();
+	if (extra)
+		printf("note: %d more STOPPED QUIESCE records than stops\n", extra);
 	expect(control(UTRACE_CTL_RESUME, 0), 0, "RESUME");
+	phase = "the child's report after RESUME";
+	alarm(30);
 	if (read(out[0], &rep, sizeof(rep)) != sizeof(rep))
 		die("report");
 	CHECK(rep.ret == 42, "the child's read returned %ld, want 42 (SETREGS)", rep.ret);
@@ -321,6 +344,7 @@ static int cmd_regs(void)
 	CHECK(rep.r10 == MOVABS_VALUE, "the child's r10 %#lx", rep.r10);
 	if (rep.ret == 42 && rep.sp == regs.rsp)
 		printf("ok: the child saw read() = 42 and rsp %#lx as GETREGS said\n", rep.sp);
+	alarm(0);
 	/* Running again (blocked in its second read). */
 	expect(getregs(&again), EBUSY, "GETREGS after RESUME");
 

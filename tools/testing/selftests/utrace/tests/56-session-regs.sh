@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# /dev/utrace: the registers of a thread a session holds stopped, and single
-# steps (UTRACE_IOC_GETREGS, UTRACE_IOC_SETREGS, UTRACE_CTL_SINGLESTEP;
-# Documentation/utrace-rs/sessions.rst), as an unprivileged user on its own
+# /dev/utrace: the registers of a thread a session holds stopped
+# (UTRACE_IOC_GETREGS, UTRACE_IOC_SETREGS; Documentation/utrace-rs/
+# sessions.rst), as an unprivileged user on its own
 # child: GETREGS shows where the child stopped (rip after its read()'s
 # syscall instruction, rax the read's result, rsp as the child reports it),
 # SETREGS changes what read() returns to the child, a write the regset
-# refuses changes nothing, each SINGLESTEP runs one instruction and ends in
-# a QUIESCE record, and every misuse gets its errno (progs/utregs.c).
+# refuses changes nothing, and every misuse gets its errno (progs/utregs.c).
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534

@@ -3,7 +3,7 @@
 # unprivileged user: random command numbers, sizes, flags, pointers (NULL,
 # kernel, unmapped, misaligned, read-only, straddling an unmapped page),
 # live, stale and made-up engine ids, on the fuzzer's own children, which it
-# attaches to, stops, steps and whose registers it reads and changes. Every
+# attaches to, stops, asks to step and whose registers it reads and changes. Every
 # call returns 0 or a documented errno, the kernel logs no splat, the
 # sessions' end lets everything run on and the module unloads (check-debug
 # adds its kmemleak scan). UTRACE_FUZZ_SEED repeats a run; UTRACE_FUZZ_CALLS
