@@ -20,9 +20,10 @@
 
 use super::*;
 
-/// Records of handed-off threads that found A's ring full (a lossless
-/// record waiting for room, and the HANDOFF record after it): read after
-/// the ring's, in order, never dropped.
+/// Lossless records that found the ring full and cannot wait in a thread:
+/// of handed-off threads (a record waiting for room, and the HANDOFF
+/// record after it), of a thread that cannot stop (exiting, in a signal
+/// report) or is removed: read after the ring's, in order, never dropped.
 pub(super) struct Kept {
     recs: KVec<Record>,
     /// The first record not yet moved to the ring.
@@ -37,7 +38,7 @@ impl Kept {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.next >= self.recs.len()
     }
 }
@@ -57,8 +58,9 @@ pub(super) fn move_kept(st: &mut State) {
 
 /// Queues `rec` after everything queued before it: in the ring if it has
 /// room and nothing is kept, else kept (counted as lost only if even that
-/// allocation fails).
-fn push_after(st: &mut State, rec: Record) {
+/// allocation fails). Also the lossless records that cannot wait
+/// (`Core::emit`, `State::take`).
+pub(super) fn push_after(st: &mut State, rec: Record) {
     let behind = !st.kept.is_empty() || st.count >= st.slots();
     if !behind || st.kept.recs.push(rec, GFP_ATOMIC).is_err() {
         st.push(rec);

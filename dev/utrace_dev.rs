@@ -241,8 +241,11 @@ impl State {
     /// Moves waiting records of lossless threads into the ring while it
     /// has room; their threads are due to be resumed.
     fn move_pending(&mut self) {
+        // The kept records first: they are older than any thread's
+        // waiting record (see `Core::emit`).
+        handoff::move_kept(self);
         let mut i = 0;
-        while self.count < self.slots() && i < self.threads.len() {
+        while self.kept.is_empty() && self.count < self.slots() && i < self.threads.len() {
             if let Some(rec) = self.threads[i].pending.take() {
                 self.threads[i].blocked = false;
                 self.threads[i].resume_due = true;
@@ -251,7 +254,6 @@ impl State {
             }
             i += 1;
         }
-        handoff::move_kept(self);
     }
 
     fn find(&self, key: usize) -> Option<&Thread> {
@@ -275,7 +277,8 @@ impl State {
     fn take(&mut self, key: usize) -> Option<Thread> {
         let mut t = self.remove(key)?;
         if let Some(rec) = t.pending.take() {
-            self.push(rec);
+            // Lossless: behind the ring, never dropped.
+            handoff::push_after(self, rec);
         }
         Some(t)
     }
@@ -321,17 +324,34 @@ impl Core {
         rec.h.time_ns = utrace::ktime_get_ns() as u64;
         {
             let mut st = self.state.lock();
-            if st.count >= st.slots() {
+            if st.count >= st.slots() || !st.kept.is_empty() {
                 // Lossless: the record waits, the thread stops (see
                 // `action`) until a read makes room. A second record while
                 // one waits (a thread that cannot stop: a signal report,
-                // an exiting thread) is counted as lost.
+                // an exiting thread) goes behind the ring with the first,
+                // in order, and the thread is no longer held for room;
+                // `move_pending` takes the kept records before any
+                // thread's waiting one. (A waiting decision record stays:
+                // its seq is given when it enters the ring.)
+                let mut keep = None;
                 if let Some(t) = st.find_mut(key(task)) {
                     if t.lossless && t.pending.is_none() {
                         t.pending = Some(rec);
                         t.blocked = true;
                         return;
                     }
+                    if t.lossless && !t.deciding() {
+                        keep = t.pending.take();
+                        t.blocked = false;
+                        t.resume_due = true;
+                    }
+                }
+                if let Some(first) = keep {
+                    handoff::push_after(&mut st, first);
+                    handoff::push_after(&mut st, rec);
+                    drop(st);
+                    self.file.wake();
+                    return;
                 }
             }
             st.push(rec);
@@ -587,7 +607,14 @@ impl utrace::Engine for Core {
             rec.h.engine_id = t.engine_id;
             rec.h.flags |= uapi::REC_F_NO_PID;
             rec.h.time_ns = utrace::ktime_get_ns() as u64;
-            self.state.lock().push(rec);
+            {
+                let mut st = self.state.lock();
+                if t.lossless {
+                    handoff::push_after(&mut st, rec);
+                } else {
+                    st.push(rec);
+                }
+            }
             self.file.wake();
         }
     }

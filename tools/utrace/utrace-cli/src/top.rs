@@ -52,6 +52,20 @@ struct Row {
     by_nr: HashMap<(utrace::Abi, i32), u64>,
 }
 
+/// How often the traced processes' liveness is checked.
+const LIVENESS: Duration = Duration::from_secs(1);
+
+/// Whether process `pid` still runs (not gone, not a zombie).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let state = s.rsplit_once(") ")?.1.chars().next()?;
+            Some(!matches!(state, 'Z' | 'X'))
+        })
+        .unwrap_or(false)
+}
+
 fn comm(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map(|s| s.trim_end().to_string())
@@ -159,11 +173,23 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
     let (mut lost, mut tables, mut start) = (0u64, 0u64, Instant::now());
     let mut gone = false;
     loop {
+        // The traced processes' ends come as DEATH records, which a lossy
+        // session may drop: their liveness is also checked every second.
+        let table_at = start + period;
         let next = if gone {
             None
         } else {
-            pump.next_by(start + period)?
+            pump.next_by(table_at.min(Instant::now() + LIVENESS))?
         };
+        if next.is_none() && !gone && Instant::now() < table_at {
+            if !a.all {
+                live.retain(|&p| alive(p));
+                gone = live.is_empty();
+            }
+            if !gone {
+                continue;
+            }
+        }
         match next {
             Some(Next::Signal | Next::Extra) => break,
             Some(Next::Events(evs)) => {

@@ -148,7 +148,7 @@ echo "ok: utrace trace -p and strace on one process: the same $n lines ($(grep -
 
 # --- utrace top: one table when the command ends first; its row counts the
 # getppid calls sysloop made (all of them, unless records were lost).
-echo g | $UT top -b -d 60 -- sysloop 20000 >/tmp/t53.top 2>&1 || fail "utrace top: exit $?: $(cat /tmp/t53.top)"
+echo g | timeout 120 $UT top -b -d 60 -- sysloop 20000 >/tmp/t53.top 2>&1 || fail "utrace top: exit $?: $(cat /tmp/t53.top)"
 cat /tmp/t53.top
 lost=$(sed -n 's/.* \([0-9]*\) records lost.*/\1/p' /tmp/t53.top)
 calls=$(awk '$2 == "sysloop" { for (i = 1; i <= NF; i++) if ($i == "getppid") { gsub(/[()]/, "", $(i + 1)); print $(i + 1) } }' /tmp/t53.top)
