@@ -114,14 +114,7 @@ impl Core {
     /// to wait for the answer: not when the record was dropped (lossy mode,
     /// buffer full: counted in LOST), nor without a decision.
     fn emit_decide(&self, task: &Task, engine_id: u64, mut rec: Record, kind: Kind) -> bool {
-        let (pid, tid) = self.file.ids(task);
-        rec.h.pid = pid;
-        rec.h.tid = tid;
-        if tid == 0 {
-            rec.h.flags |= uapi::REC_F_NO_PID;
-        }
-        rec.h.engine_id = engine_id;
-        rec.h.time_ns = crate::utrace::ktime_get_ns() as u64;
+        self.stamp(task, engine_id, &mut rec);
         let mut waiting = Waiting {
             seq: 0,
             kind,

@@ -312,8 +312,9 @@ fn key(task: &Task) -> usize {
 }
 
 impl Core {
-    /// Adds `rec` for `task`'s event: ids in the reader's namespace, time.
-    fn emit(&self, task: &Task, engine_id: u64, mut rec: Record) {
+    /// Fills `rec`'s header for `task`'s event of engine `engine_id`: ids in
+    /// the reader's pid namespace (`NO_PID` if not visible there), time.
+    fn stamp(&self, task: &Task, engine_id: u64, rec: &mut Record) {
         let (pid, tid) = self.file.ids(task);
         rec.h.pid = pid;
         rec.h.tid = tid;
@@ -322,6 +323,11 @@ impl Core {
         }
         rec.h.engine_id = engine_id;
         rec.h.time_ns = utrace::ktime_get_ns() as u64;
+    }
+
+    /// Adds `rec` for `task`'s event.
+    fn emit(&self, task: &Task, engine_id: u64, mut rec: Record) {
+        self.stamp(task, engine_id, &mut rec);
         {
             let mut st = self.state.lock();
             if st.count >= st.slots() || !st.kept.is_empty() {

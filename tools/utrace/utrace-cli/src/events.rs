@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use utrace::{uapi, Attach, Event, Payload, Session, Target};
+use utrace::{uapi, Attach, Event, Payload, Session};
 
 #[derive(Args, Debug)]
 pub struct EventsArgs {
@@ -127,27 +127,16 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
             taken.pid, taken.engine.0
         );
         live.extend(taken.live.iter().copied());
-    } else if a.all {
-        session
-            .attach(Target::All, &opts)
-            .map_err(|e| format!("attach --all: {e}"))?;
-    } else if let Some(pid) = a.target.pid {
-        engine = session
-            .attach(Target::Pid(pid), &opts)
-            .map_err(|e| format!("attach to {pid}: {e}"))?;
-        live.insert(pid);
-        first = pid;
     } else {
-        let started = target::start(&a.target.command)?;
-        let pid = started.pid();
-        if let Err(e) = session.attach(Target::Pid(pid), &opts) {
-            let mut c = started.child;
-            let _ = c.kill();
-            let _ = c.wait();
-            return Err(format!("attach to {pid}: {e}"));
+        let att = target::attach(&session, a.all, &a.target, &opts)?;
+        if !a.all {
+            live.insert(att.pid);
         }
-        child = Some(started.go()?);
-        live.insert(pid);
+        if a.target.pid.is_some() {
+            engine = att.engine;
+            first = att.pid;
+        }
+        child = att.child;
     }
     let giver = a.handoff_socket.as_deref().map(Giver::bind).transpose()?;
     let mut pump = Pump::new(session)?;

@@ -15,6 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode};
+use utrace::{Attach, EngineId, Session, Target};
 
 #[derive(Args)]
 pub struct ExecArgs {
@@ -97,4 +98,60 @@ pub fn exec_child(a: ExecArgs) -> Result<ExitCode, String> {
         .exec();
     eprintln!("utrace: exec {}: {err}", a.path.display());
     Ok(ExitCode::from(127))
+}
+
+/// What [`attach`] made.
+pub struct Attached {
+    /// The engine (0 with `all`).
+    pub engine: EngineId,
+    /// The traced process (0 with `all`).
+    pub pid: i32,
+    /// The command started under the trace, to wait for.
+    pub child: Option<Child>,
+}
+
+/// Attaches `opts` to every task (`all`), to `-p PID`, or to the command
+/// of `t`, started stopped and let go once the engine is attached (killed
+/// if the attach fails).
+pub fn attach(
+    session: &Session,
+    all: bool,
+    t: &crate::TargetArgs,
+    opts: &Attach,
+) -> Result<Attached, String> {
+    if all {
+        session
+            .attach(Target::All, opts)
+            .map_err(|e| format!("attach --all: {e}"))?;
+        return Ok(Attached {
+            engine: EngineId(0),
+            pid: 0,
+            child: None,
+        });
+    }
+    if let Some(pid) = t.pid {
+        let engine = session
+            .attach(Target::Pid(pid), opts)
+            .map_err(|e| format!("attach to {pid}: {e}"))?;
+        return Ok(Attached {
+            engine,
+            pid,
+            child: None,
+        });
+    }
+    let started = start(&t.command)?;
+    let pid = started.pid();
+    match session.attach(Target::Pid(pid), opts) {
+        Ok(engine) => Ok(Attached {
+            engine,
+            pid,
+            child: Some(started.go()?),
+        }),
+        Err(e) => {
+            let mut c = started.child;
+            let _ = c.kill();
+            let _ = c.wait();
+            Err(format!("attach to {pid}: {e}"))
+        }
+    }
 }

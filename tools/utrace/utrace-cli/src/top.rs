@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use utrace::{syscalls, uapi, Attach, Payload, Session, Target};
+use utrace::{syscalls, uapi, Attach, Payload, Session};
 
 #[derive(Args, Debug)]
 pub struct TopArgs {
@@ -138,29 +138,12 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
         uapi::EV_SYSCALL_ENTRY | uapi::EV_SIGNAL | uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_DEATH,
     );
     opts.follow = !a.all;
+    let att = target::attach(&session, a.all, &a.target, &opts)?;
     let mut live = HashSet::new();
-    let mut child = None;
-    if a.all {
-        session
-            .attach(Target::All, &opts)
-            .map_err(|e| format!("attach --all: {e}"))?;
-    } else if let Some(pid) = a.target.pid {
-        session
-            .attach(Target::Pid(pid), &opts)
-            .map_err(|e| format!("attach to {pid}: {e}"))?;
-        live.insert(pid);
-    } else {
-        let started = target::start(&a.target.command)?;
-        let pid = started.pid();
-        if let Err(e) = session.attach(Target::Pid(pid), &opts) {
-            let mut c = started.child;
-            let _ = c.kill();
-            let _ = c.wait();
-            return Err(format!("attach to {pid}: {e}"));
-        }
-        child = Some(started.go()?);
-        live.insert(pid);
+    if !a.all {
+        live.insert(att.pid);
     }
+    let child = att.child;
     let redraw = !a.batch && io::stdout().is_terminal();
     let mut pump = Pump::new(session)?;
     let stdout = io::stdout();

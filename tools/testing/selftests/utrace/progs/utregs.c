@@ -24,16 +24,7 @@
 #include <sys/wait.h>
 #include <utrace_rs.h>
 #include "progs.h"
-
-static int fails;
-#define CHECK(cond, ...)                                                 \
-	do {                                                             \
-		if (!(cond)) {                                           \
-			printf("FAIL: " __VA_ARGS__);                    \
-			printf("\n");                                    \
-			fails++;                                         \
-		}                                                        \
-	} while (0)
+#include "check.h"
 
 #define MOVABS_VALUE 0x1122334455667788ULL
 

@@ -40,16 +40,7 @@
 #include <sys/wait.h>
 #include <utrace_rs.h>
 #include "progs.h"
-
-static int fails;
-#define CHECK(cond, ...)                                                 \
-	do {                                                             \
-		if (!(cond)) {                                           \
-			printf("FAIL: " __VA_ARGS__);                    \
-			printf("\n");                                    \
-			fails++;                                         \
-		}                                                        \
-	} while (0)
+#include "check.h"
 
 /* The errno's name, as the tests expect it. */
 static const char *errname(int e)
