@@ -125,13 +125,18 @@ rm -f /tmp/t53.strace.*
 strace -ff -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
 st=$!
 wait_until 10 "grep -q ready /tmp/t53.ready"
-# strace -ff names its output after the traced pid.
-sf=$(ls /tmp/t53.strace.*)
-$UT trace -o /tmp/t53.ut -p "${sf##*.}" 2>/tmp/t53.uterr &
+# The traced program: strace's child named sysseq (strace -ff names its
+# output after that pid).
+sp=$(ps -o pid,ppid,comm | awk -v p=$st '$2 == p && $3 == "sysseq" { print $1 }')
+sf=/tmp/t53.strace.$sp
+mark
+$UT trace -o /tmp/t53.ut -p "$sp" 2>/tmp/t53.uterr &
 ut=$!
-wait_until 10 "grep -q 'attached' /tmp/t53.uterr"
+wait_until 10 "grep -q 'attached' /tmp/t53.uterr || ! kill -0 $ut"
 echo g >/tmp/t53.go
-wait $ut || fail "utrace trace -p under strace: exit $?: $(cat /tmp/t53.uterr)"
+wait $ut || fail "utrace trace -p $sp under strace: exit $?: $(cat /tmp/t53.uterr);" \
+	"strace's files: $(ls /tmp/t53.strace.*); tasks: $(ps -o pid,ppid,stat,comm | tr '\n' ' ');" \
+	"kernel: $(dmesg_since_mark | tail -n 3)"
 wait $st || fail "strace: exit $?"
 n=$(wc -l </tmp/t53.ut)
 [ "$n" -ge 10 ] || fail "utrace saw only $n lines: $(cat /tmp/t53.ut)"
