@@ -9,7 +9,8 @@
 //! the signal pushed back ([`Signal::Hold`]). The open decision is in the
 //! thread's entry ([`Waiting`]); the answer replaces it ([`Decided`]) and
 //! resumes the thread; the entry (signal) is reported again and the verdict
-//! carried out there. A thread has at most one decision open; other
+//! carried out there (SUSPEND: [`Signal::Suspend`], the framework's group
+//! stop with the signal kept until SIGCONT or the engine's detach). A thread has at most one decision open; other
 //! signals reported meanwhile are pushed back unrecorded and come again
 //! once it is answered.
 //!
@@ -60,6 +61,9 @@ enum Verdict {
     Deliver(Option<[u8; SIGINFO_KERNEL]>),
     /// Discard the signal.
     Ignore,
+    /// Stop the process in a group stop with the signal kept, until
+    /// SIGCONT (or the engine's detach) delivers it.
+    Suspend,
 }
 
 /// A thread's open decision: its record was written, the answer has not
@@ -258,6 +262,7 @@ impl Core {
                 return Signal::Keep;
             }
             Some(Verdict::Ignore) => return Signal::Ignore,
+            Some(Verdict::Suspend) => return Signal::Suspend,
             Some(_) => return Signal::Keep,
             None => {}
         }
@@ -320,6 +325,7 @@ impl Answer {
             | uapi::VERDICT_IGNORE
             | uapi::VERDICT_HOLD
             | uapi::VERDICT_STOP
+            | uapi::VERDICT_SUSPEND
                 if d.value == 0 => {}
             _ => return Err(EINVAL),
         }
@@ -351,7 +357,10 @@ impl Answer {
         let syscall = w.kind == Kind::Syscall;
         let fits = match self.verdict {
             uapi::VERDICT_RUN | uapi::VERDICT_ABORT => syscall,
-            uapi::VERDICT_DELIVER | uapi::VERDICT_IGNORE | uapi::VERDICT_HOLD => !syscall,
+            uapi::VERDICT_DELIVER
+            | uapi::VERDICT_IGNORE
+            | uapi::VERDICT_HOLD
+            | uapi::VERDICT_SUSPEND => !syscall,
             _ => true,
         };
         if !fits
@@ -376,6 +385,7 @@ impl Answer {
         let v = match self.verdict {
             uapi::VERDICT_ABORT => Verdict::Abort(self.errno),
             uapi::VERDICT_IGNORE => Verdict::Ignore,
+            uapi::VERDICT_SUSPEND => Verdict::Suspend,
             _ if syscall => Verdict::Run(args),
             _ => Verdict::Deliver(info),
         };

@@ -340,6 +340,10 @@ enum utrace_verdict {
 					 * stopped; the seq takes a later answer */
 	UTRACE_VERDICT_STOP	= 6,	/* either: RUN (DELIVER) once UTRACE_CTL_RESUME
 					 * ends the stop it keeps */
+	UTRACE_VERDICT_SUSPEND	= 7,	/* SIGNAL: the process stops (a group stop:
+					 * ps T, gdb -p attaches), the signal kept
+					 * until SIGCONT or the engine's detach
+					 * delivers it */
 };
 #define UTRACE_DECIDE_F_ARGS	(1U << 0)	/* args replace the syscall's */
 #define UTRACE_DECIDE_F_SIGINFO	(1U << 1)	/* siginfo replaces the signal's */

@@ -250,6 +250,7 @@ pub(crate) const VERDICT_DELIVER: u32 = 3;
 pub(crate) const VERDICT_IGNORE: u32 = 4;
 pub(crate) const VERDICT_HOLD: u32 = 5;
 pub(crate) const VERDICT_STOP: u32 = 6;
+pub(crate) const VERDICT_SUSPEND: u32 = 7;
 pub(crate) const DECIDE_F_ARGS: u32 = 1 << 0;
 pub(crate) const DECIDE_F_SIGINFO: u32 = 1 << 1;
 

@@ -8,6 +8,7 @@
 mod events;
 mod format;
 mod handoff;
+mod hold;
 mod pump;
 mod siginfo;
 mod target;
@@ -66,8 +67,16 @@ or as JSON lines for log shippers."
     Events(events::EventsArgs),
     /// Show what the kernel's /dev/utrace offers (version, events, flags, buffer).
     Info,
-    /// Hold a crashing process for a debugger (needs signal decisions).
-    Hold(StubArgs),
+    /// Freeze a crashing process for a debugger instead of letting it die.
+    #[command(
+        long_about = "Hold crashes of a process and its descendants, or of a command: a process \
+that gets a core-dumping signal at its default action (SIGSEGV, SIGABRT, SIGBUS, ...) stops \
+instead (state T), `utrace hold` prints `pid N (comm) held on SIGSEGV at ADDR: gdb -p N` and \
+waits. When utrace hold ends (the processes end, Ctrl-C, SIGTERM, even SIGKILL) or after \
+--timeout, or on SIGCONT, the held process dumps core as it would have. Needs no privileges \
+for the user's own processes."
+    )]
+    Hold(hold::HoldArgs),
     /// A live table of the processes making the most syscalls.
     #[command(
         long_about = "A table, redrawn every --delay seconds, of the traced processes that make \
@@ -123,11 +132,7 @@ fn main() -> ExitCode {
         Cmd::Events(a) => events::run(a),
         Cmd::Info => info().map(|()| ExitCode::SUCCESS),
         Cmd::Exec(a) => target::exec_child(a),
-        Cmd::Hold(_) => Err(
-            "hold: needs signal decisions (UTRACE_IOC_DECIDE), which this version \
-of utrace does not drive yet"
-                .into(),
-        ),
+        Cmd::Hold(a) => hold::run(a),
         Cmd::Top(a) => top::run(a),
         Cmd::Handoff(_) => Err(
             "handoff: a trace is handed over with `utrace trace -p PID --handoff-socket PATH` \

@@ -151,6 +151,10 @@ pub enum Verdict {
     /// Either: run the syscall (deliver the signal) once the thread is
     /// resumed ([`Action::Resume`]); it stays stopped until then.
     Stop,
+    /// SIGNAL: the process stops in a group stop (`ps` state T; `gdb -p`
+    /// attaches) with the signal kept; SIGCONT, or the engine's detach
+    /// (the session's end), delivers it as its disposition then says.
+    Suspend,
 }
 
 /// The regset of the general registers (`PTRACE_GETREGSET`'s).
@@ -320,6 +324,7 @@ impl Session {
             Verdict::Ignore => uapi::VERDICT_IGNORE,
             Verdict::Hold => uapi::VERDICT_HOLD,
             Verdict::Stop => uapi::VERDICT_STOP,
+            Verdict::Suspend => uapi::VERDICT_SUSPEND,
         };
         self.call("decide", uapi::Decide::REQUEST, &mut a).map(drop)
     }
