@@ -1192,11 +1192,13 @@ impl Session {
         if c.action == uapi::CTL_SET_EVENTS && c.events & !TASK_EVENTS != 0 {
             return Err(EINVAL);
         }
+        // SET_EVENTS changes the mask only: a thread the session holds
+        // (stopped, deciding, waiting for room) stays held.
         let (stop, ctl) = match c.action {
-            uapi::CTL_STOP => (true, Control::Stop),
-            uapi::CTL_RESUME => (false, Control::Resume),
-            uapi::CTL_INTERRUPT => (false, Control::Interrupt),
-            uapi::CTL_SET_EVENTS => (false, Control::Resume),
+            uapi::CTL_STOP => (true, Some(Control::Stop)),
+            uapi::CTL_RESUME => (false, Some(Control::Resume)),
+            uapi::CTL_INTERRUPT => (false, Some(Control::Interrupt)),
+            uapi::CTL_SET_EVENTS => (false, None),
             uapi::CTL_SINGLESTEP => return Err(eopnotsupp()),
             _ => return Err(EINVAL),
         };
@@ -1260,6 +1262,16 @@ impl Session {
             if c.action == uapi::CTL_SET_EVENTS {
                 mask = Events::from_bits(c.events).or(INTERNAL);
             }
+            let Some(ctl) = ctl else {
+                // A held thread keeps QUIESCE, with which its stop began.
+                let held = core
+                    .state
+                    .lock()
+                    .find(key(task))
+                    .is_some_and(|t| t.stop || t.blocked || t.deciding());
+                let _ = engine.set_events(if held { mask.or(Events::QUIESCE) } else { mask });
+                continue;
+            };
             if stop {
                 // The stop is reported by a QUIESCE callback.
                 let _ = engine.set_events(mask.or(Events::QUIESCE));

@@ -26,6 +26,9 @@
  *   utsess nodump          make ourselves non-dumpable, print "ready", sleep
  *   utsess lossless        LOSSLESS with a 16-record buffer: the child waits
  *                          for room (stopped), all its 100 getppid()s arrive
+ *   utsess setevents       SET_EVENTS on a child the session stopped: it stays
+ *                          stopped; after RESUME the new mask is the one
+ *                          reported
  *   utsess bad             every bad input gets its errno
  *   utsess fuzz N SEED     N random ioctls: every one returns an errno or 0
  *
@@ -35,6 +38,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -579,6 +583,67 @@ static int cmd_lossless(void)
 	return fails ? 1 : 0;
 }
 
+/*
+ * A child counting its getppid()s in shared memory is stopped; SET_EVENTS
+ * (entries -> exits) must not let it run; RESUME does, and only exits
+ * come then.
+ */
+static int cmd_setevents(void)
+{
+	volatile long *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct utrace_control c = { .size = sizeof(c), .action = UTRACE_CTL_SET_EVENTS };
+	int fd = sess_open(), entries = 0, exits = 0, status;
+	struct utrace_record r;
+	long before, after;
+	long long id;
+	pid_t pid;
+
+	if (count == MAP_FAILED)
+		die("mmap");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		for (;;) {
+			syscall(SYS_getppid);
+			(*count)++;
+		}
+	}
+	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL_ENTRY);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	CHECK(sess_control(fd, id, UTRACE_CTL_STOP, 0) == 0, "stop: %s", strerror(errno));
+	do
+		next_record(fd, &r);
+	while (!(r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)));
+	c.engine_id = id;
+	c.events = UTRACE_EV_SYSCALL_EXIT;
+	CHECK(ioctl(fd, UTRACE_IOC_CONTROL, &c) == 0, "SET_EVENTS: %s", strerror(errno));
+	before = *count;
+	usleep(300000);
+	after = *count;
+	CHECK(before == after, "SET_EVENTS let the stopped child run: %ld getppid()s meanwhile",
+	      after - before);
+	/* What was recorded before the new mask took effect is drained. */
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (read(fd, &r, sizeof(r)) == sizeof(r))
+		;
+	CHECK(sess_control(fd, id, UTRACE_CTL_RESUME, 0) == 0, "resume: %s", strerror(errno));
+	usleep(100000);
+	CHECK(*count > after, "the child did not run after RESUME");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	while (read(fd, &r, sizeof(r)) == sizeof(r)) {
+		entries += r.h.type == UTRACE_REC_SYSCALL_ENTRY;
+		exits += r.h.type == UTRACE_REC_SYSCALL_EXIT;
+	}
+	CHECK(entries <= 1 && exits > 0, "after SET_EVENTS(exit) and RESUME: %d entries, %d exits",
+	      entries, exits);
+	printf("setevents: stopped through SET_EVENTS (%ld calls before), then %d exits\n", after,
+	       exits);
+	return fails ? 1 : 0;
+}
+
 /* ioctl @cmd with @arg must fail with @err. */
 static void expect_err(int fd, unsigned long cmd, void *arg, int err, const char *what)
 {
@@ -810,6 +875,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "lossless"))
 		return cmd_lossless();
+	if (!strcmp(argv[1], "setevents"))
+		return cmd_setevents();
 	if (!strcmp(argv[1], "bad"))
 		return cmd_bad();
 	if (!strcmp(argv[1], "fuzz") && argc > 3)
