@@ -16,6 +16,17 @@ flags, the API version. Code that cannot include it spells them again:
   tools/testing/selftests/utrace/lib.sh   EV_*, A_*, ACT_*, SIGNAL_*
   tools/testing/selftests/utrace/module/test_engine.c   event names by bit
 
+include/uapi/utrace_rs.h is the one source of the sessions' ABI (the user
+crate generates its constants from it, tools/utrace/utrace/uapi-gen.c); its
+kernel-side copy is
+
+  rust/api/uapi.rs           every constant named UTRACE_<NAME> there; and
+                             each header name but the event bits and the
+                             structs' SIZE_VER0 has a constant, so a new
+                             record type, verdict or flag cannot be left out
+
+and its UTRACE_EV_<X> bits must be the core's UTRACE_EVENT_<X>.
+
 Every constant of those that is written as a number must equal the header's
 of the same name (a number with no header name is an error too), and the
 event lists must name every event of enum utrace_events.
@@ -30,6 +41,11 @@ import sys
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 HEADER = "include/utrace_rs.h"
+UAPI = "include/uapi/utrace_rs.h"
+UAPI_RS = "rust/api/uapi.rs"
+# rust/api/uapi.rs's record field offsets and ioctl numbers: no header name.
+UAPI_LOCAL = re.compile(r"NR_[A-Z]+|(LOST|ATTACHED|DETACHED|QUIESCE|CLONE|EXEC|EXIT|DEATH|"
+                        r"SIGNAL|SYSCALL|JCTL|HANDOFF)_[A-Z_]+")
 LIB = "tools/testing/selftests/utrace/lib.sh"
 TEST_C = "tools/testing/selftests/utrace/module/test_engine.c"
 # Single constants of the core and the API: (file, Rust name, header name).
@@ -114,7 +130,7 @@ def rust_expr(expr):
     return re.sub(r"\b(?:Self|super)::", "", expr)
 
 
-def check_rust(path, text, header, mapping, want_events, errors):
+def check_rust(path, text, header, mapping, want_events, errors, hpath=HEADER):
     """Every const of `text` that mapping() names in the header must equal it."""
     values, seen = {}, set()
     for scope, name, expr in rust_consts(text):
@@ -129,9 +145,9 @@ def check_rust(path, text, header, mapping, want_events, errors):
         if hname in header:
             seen.add(hname)
             if header[hname] != value:
-                errors.append(f"{path}: {name} = {expr} is {value:#x}, {HEADER} says {hname} = {header[hname]:#x}")
+                errors.append(f"{path}: {name} = {expr} is {value:#x}, {hpath} says {hname} = {header[hname]:#x}")
         elif has_literal(expr) and name not in NOT_ABI:
-            errors.append(f"{path}: {name} = {expr}: {HEADER} has no {hname}")
+            errors.append(f"{path}: {name} = {expr}: {hpath} has no {hname}")
     for ev in want_events:
         if "UTRACE_EVENT_" + ev not in seen:
             errors.append(f"{path}: no constant for event {ev} of enum utrace_events")
@@ -191,7 +207,33 @@ def check(files):
     missing = set(events) - {b for b, _ in named}
     if missing:
         errors.append(f"{TEST_C}: event_names[] lacks {', '.join(sorted(missing))}")
-    return errors, f"{n} constants in {len(files) - 1} files agree with {HEADER} ({len(header)} names)"
+    m = check_uapi(files, header, errors)
+    return errors, (f"{n} constants in {len(files) - 3} files agree with {HEADER} ({len(header)} names), "
+                    f"{m} of {UAPI_RS} and the event bits with {UAPI}")
+
+
+def check_uapi(files, core, errors):
+    """rust/api/uapi.rs against include/uapi/utrace_rs.h, both ways; the
+    uapi event bits against the core's. Returns the constants checked."""
+    uapi, _ = parse_header(files[UAPI])
+    if "UTRACE_VERDICT_HOLD" not in uapi or "UTRACE_EV_SIGNAL" not in uapi:
+        errors.append(f"{UAPI}: cannot read its enums and defines")
+        return 0
+
+    def name(scope, n):
+        return None if UAPI_LOCAL.fullmatch(n) and "UTRACE_" + n not in uapi else "UTRACE_" + n
+    n = check_rust(UAPI_RS, files[UAPI_RS], uapi, name, [], errors, UAPI)
+    have = {"UTRACE_" + c for _, c, _ in rust_consts(files[UAPI_RS])}
+    for hname in sorted(uapi):
+        if hname.startswith("UTRACE_EV_"):
+            twin = "UTRACE_EVENT_" + hname[len("UTRACE_EV_"):]
+            if twin in core:
+                n += 1
+                if core[twin] != uapi[hname]:
+                    errors.append(f"{UAPI}: {hname} = {uapi[hname]:#x}, {HEADER} says {twin} = {core[twin]:#x}")
+        elif not hname.endswith("_SIZE_VER0") and hname not in have:
+            errors.append(f"{UAPI_RS}: no constant for {hname} of {UAPI}")
+    return n
 
 
 def mutations(files):
@@ -200,7 +242,7 @@ def mutations(files):
     for path, name, _ in SINGLE:
         single.setdefault(path, name)
     for path, text in files.items():
-        if path == HEADER:
+        if path in (HEADER, UAPI):
             continue
         if path == TEST_C:
             yield path, text.replace('[_UTRACE_EVENT_REAP] = "REAP"', '[_UTRACE_EVENT_REAP] = "CLONE"', 1)
@@ -219,7 +261,8 @@ def mutations(files):
 
 
 def main():
-    paths = [HEADER, "rust/events.rs", "rust/api/raw.rs", "rust/api/events.rs", LIB, TEST_C]
+    paths = [HEADER, UAPI, UAPI_RS, "rust/events.rs", "rust/api/raw.rs", "rust/api/events.rs", LIB,
+             TEST_C]
     paths += sorted({p for p, _, _ in SINGLE})
     files = {}
     for p in paths:
@@ -238,8 +281,8 @@ def main():
             if not any(e.startswith(path) for e in drifted):
                 print(f"check-abi: self-test: a changed number in {path} went unnoticed")
                 return 1
-        if tried != len(files) - 1:
-            print(f"check-abi: self-test: drifted {tried} of {len(files) - 1} copies")
+        if tried != len(files) - 2:
+            print(f"check-abi: self-test: drifted {tried} of {len(files) - 2} copies")
             return 1
         summary += f"; a drifted number in each of the {tried} copies is caught"
     print("check-abi: " + summary)

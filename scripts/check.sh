@@ -125,7 +125,7 @@ source_checks() {
 	else
 		host_result FAIL "$what" "$(echo "$out" | head -n 40)"
 	fi
-	what="every copy of the ABI numbers agrees with include/utrace_rs.h, and a drifted one is caught (check-abi.py)"
+	what="every copy of the ABI numbers agrees with include/utrace_rs.h and include/uapi/utrace_rs.h, and a drifted one is caught (check-abi.py)"
 	if out=$(python3 "$top/scripts/check-abi.py" --self-test 2>&1); then
 		host_result OK "$what"
 	else

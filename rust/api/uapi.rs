@@ -2,7 +2,9 @@
 
 //! The user-space ABI of session devices, `include/uapi/utrace_rs.h`, in
 //! Rust: the same layouts, checked at compile time against the header's
-//! numbers (its `_Static_assert`s check the C side). Keep the two in step.
+//! numbers (its `_Static_assert`s check the C side). Keep the two in step:
+//! `scripts/check-abi.py` (in `make check`) compares every constant with the
+//! header's, and fails on a header name this file lacks.
 
 use core::mem::{offset_of, size_of};
 
