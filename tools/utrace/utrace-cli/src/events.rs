@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 use utrace::{uapi, Attach, Event, Payload, Session};
 
 #[derive(Args, Debug)]
@@ -100,6 +101,18 @@ fn status(code: i32) -> String {
     }
 }
 
+/// How often the tree's liveness is checked.
+const LIVENESS: Duration = Duration::from_secs(1);
+
+/// `ev` as the output line: JSON or text.
+fn line(ev: &Event, json: bool) -> Result<String, String> {
+    if json {
+        serde_json::to_string(ev).map_err(|e| e.to_string())
+    } else {
+        Ok(text(ev))
+    }
+}
+
 pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     if !a.all && a.target.pid.is_none() && a.target.command.is_empty() && a.take.is_none() {
         return Err("events: -p PID, --all, -- COMMAND [ARGS] or --take PATH is required".into());
@@ -144,7 +157,30 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     let mut out = io::BufWriter::new(stdout.lock());
     let mut handed = false;
     'outer: loop {
-        let evs = match pump.next_with(giver.as_ref().map(Giver::fd))? {
+        // The tree's ends come as DEATH records, which a lossy session may
+        // drop: without them, its liveness (checked every second) ends
+        // the loop, after what the session still holds is printed.
+        let fd = giver.as_ref().map(Giver::fd);
+        let next = if a.all {
+            Some(pump.next_with(fd)?)
+        } else {
+            pump.next_with_by(fd, Instant::now() + LIVENESS)?
+        };
+        let Some(next) = next else {
+            live.retain(|&p| target::alive(p));
+            if !live.is_empty() || handed {
+                continue;
+            }
+            let mut rest = Vec::new();
+            while pump.session.wait(0).map_err(|e| e.to_string())? {
+                rest.extend(pump.session.read_events(256).map_err(|e| e.to_string())?);
+            }
+            for ev in rest {
+                let _ = writeln!(out, "{}", line(&ev, a.json)?);
+            }
+            break;
+        };
+        let evs = match next {
             Next::Events(evs) => evs,
             Next::Signal => break,
             Next::Extra => {
@@ -163,12 +199,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
             }
         };
         for ev in evs {
-            let line = if a.json {
-                serde_json::to_string(&ev).map_err(|e| e.to_string())?
-            } else {
-                text(&ev)
-            };
-            if writeln!(out, "{line}").is_err() {
+            if writeln!(out, "{}", line(&ev, a.json)?).is_err() {
                 break 'outer;
             }
             match ev.payload {

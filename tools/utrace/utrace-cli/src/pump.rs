@@ -78,6 +78,15 @@ impl Pump {
         self.wait(None, extra).map(|n| n.unwrap_or(Next::Signal))
     }
 
+    /// As [`Pump::next_with`], but `None` once `deadline` passed.
+    pub fn next_with_by(
+        &mut self,
+        extra: Option<BorrowedFd<'_>>,
+        deadline: Instant,
+    ) -> Result<Option<Next>, String> {
+        self.wait(Some(deadline), extra)
+    }
+
     /// As [`Pump::next_with`] without `extra`, but `None` once `deadline`
     /// passed.
     pub fn next_by(&mut self, deadline: Instant) -> Result<Option<Next>, String> {

@@ -100,6 +100,19 @@ pub fn exec_child(a: ExecArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::from(127))
 }
 
+/// Whether process `pid` still runs (not gone, not a zombie): the check of
+/// the tools that end with their processes, whose DEATH records a lossy
+/// session may drop.
+pub fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let state = s.rsplit_once(") ")?.1.chars().next()?;
+            Some(!matches!(state, 'Z' | 'X'))
+        })
+        .unwrap_or(false)
+}
+
 /// What [`attach`] made.
 pub struct Attached {
     /// The engine (0 with `all`).

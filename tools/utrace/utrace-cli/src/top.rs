@@ -55,17 +55,6 @@ struct Row {
 /// How often the traced processes' liveness is checked.
 const LIVENESS: Duration = Duration::from_secs(1);
 
-/// Whether process `pid` still runs (not gone, not a zombie).
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            let state = s.rsplit_once(") ")?.1.chars().next()?;
-            Some(!matches!(state, 'Z' | 'X'))
-        })
-        .unwrap_or(false)
-}
-
 fn comm(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map(|s| s.trim_end().to_string())
@@ -166,7 +155,7 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
         };
         if next.is_none() && !gone && Instant::now() < table_at {
             if !a.all {
-                live.retain(|&p| alive(p));
+                live.retain(|&p| target::alive(p));
                 gone = live.is_empty();
             }
             if !gone {

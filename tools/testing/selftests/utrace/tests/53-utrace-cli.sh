@@ -4,8 +4,9 @@
 # execve, the syscalls sysseq says it made, a SIGSEGV and the exit lines,
 # and exits as CMD did; a user without privileges traces their own
 # program; `utrace trace -p` works on a process gdb is attached to;
-# `utrace events --json` shows a tree's execs and exits; `utrace top` counts
-# a command's syscalls.
+# `utrace events --json` shows a tree's execs and exits, and ends with its
+# tree also when its DEATH records were lost; `utrace top` counts a
+# command's syscalls.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
@@ -106,6 +107,29 @@ sed 's/  *= / = /' /tmp/t53.gdbtrace | loose |
 	fail "no openat of /tmp/t53/in in the trace of a process under gdb"
 expect_eq "last line" "$(tail -n 1 /tmp/t53.gdbtrace)" "+++ exited with 0 +++"
 echo "ok: utrace trace -p and gdb on one process"
+
+# --- utrace events ends with its tree when the tree's DEATH records were
+# lost: utrace is stopped while a shell runs 300 /bin/true (far more
+# records than its 64 KiB ring holds); the shell ends (a zombie: utrace does
+# not reap it while stopped); continued, utrace prints what its ring kept
+# and a lost count, and ends by its liveness check.
+rm -f /tmp/t53.gate
+mkfifo /tmp/t53.gate
+# shellcheck disable=SC2016 # the script's $i is the traced shell's
+$UT events -- /bin/sh -c 'read x </tmp/t53.gate; i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done' \
+	>/tmp/t53.lossy 2>&1 &
+ut=$!
+wait_until 10 "ps -o pid,ppid,comm | awk -v p=$ut '\$2 == p && \$3 == \"sh\"' | grep -q ."
+sh=$(ps -o pid,ppid,comm | awk -v p=$ut '$2 == p && $3 == "sh" { print $1 }')
+kill -STOP $ut
+echo go >/tmp/t53.gate
+wait_until 60 "[ \"\$(state_of $sh)\" = Z ]"
+kill -CONT $ut
+wait_until 10 "! kill -0 $ut"
+wait $ut
+grep -q ' lost [0-9]' /tmp/t53.lossy ||
+	fail "no lost count though utrace was stopped through 300 execs: $(tail -n 3 /tmp/t53.lossy)"
+echo "ok: utrace events ended with its tree after $(grep -c . /tmp/t53.lossy) lines, records lost: $(grep ' lost ' /tmp/t53.lossy | head -n 1)"
 
 # --- utrace events --json: a shell's two execs, each process's death
 $UT events --json -- /bin/sh -c '/bin/echo a >/dev/null; /bin/echo b >/dev/null' >/tmp/t53.json ||
