@@ -88,6 +88,7 @@ echo "ok: nobody traces /bin/true"
 # --- utrace trace -p on a process gdb is attached to
 rm -f /tmp/t53.go
 mkfifo /tmp/t53.go
+rm -f /tmp/t53.ready
 sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/tmp/t53.did2 &
 victim=$!
 wait_until 10 "grep -q ready /tmp/t53.ready"
@@ -146,6 +147,9 @@ expect_eq "JSON objects with a key twice" "$(grep -c '"flags".*"flags"' /tmp/t53
 rm -f /tmp/t53.go
 mkfifo /tmp/t53.go
 rm -f /tmp/t53.strace.*
+# The earlier section's "ready" must not pass for this one's: the job's
+# redirection truncates the file only once its shell runs.
+rm -f /tmp/t53.ready
 strace -ff -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
 st=$!
 wait_until 10 "grep -q ready /tmp/t53.ready"
