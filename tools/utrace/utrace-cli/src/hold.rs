@@ -194,18 +194,7 @@ pub fn run(a: HoldArgs) -> Result<ExitCode, String> {
         eprintln!("utrace: pid {pid} released: it dumps core");
         release(*pid);
     }
-    match child.take() {
-        Some(mut c) => {
-            use std::os::unix::process::ExitStatusExt;
-            let st = c.wait().map_err(|e| format!("wait: {e}"))?;
-            Ok(match (st.code(), st.signal()) {
-                (Some(code), _) => ExitCode::from(code as u8),
-                (None, Some(sig)) => ExitCode::from(128u8.wrapping_add(sig as u8)),
-                _ => ExitCode::FAILURE,
-            })
-        }
-        None => Ok(ExitCode::SUCCESS),
-    }
+    target::exit_status(child.take())
 }
 
 /// Handles one record; returns whether it is the CLONE of a new process.

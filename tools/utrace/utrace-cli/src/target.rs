@@ -113,6 +113,22 @@ pub fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// The exit status of a run with `child` (the command started under the
+/// tool, waited for): its own, 128 + the signal that killed it, or 0
+/// without a command.
+pub fn exit_status(child: Option<Child>) -> Result<ExitCode, String> {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(mut c) = child else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let st = c.wait().map_err(|e| format!("wait: {e}"))?;
+    Ok(match (st.code(), st.signal()) {
+        (Some(code), _) => ExitCode::from(code as u8),
+        (None, Some(sig)) => ExitCode::from(128u8.wrapping_add(sig as u8)),
+        _ => ExitCode::FAILURE,
+    })
+}
+
 /// What [`attach`] made.
 pub struct Attached {
     /// The engine (0 with `all`).

@@ -584,18 +584,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     } else if interrupted && child.is_none() {
         eprintln!("utrace: process {pid} detached");
     }
-    match child {
-        Some(mut c) => {
-            use std::os::unix::process::ExitStatusExt;
-            let st = c.wait().map_err(|e| format!("wait: {e}"))?;
-            Ok(match (st.code(), st.signal()) {
-                (Some(code), _) => ExitCode::from(code as u8),
-                (None, Some(sig)) => ExitCode::from(128u8.wrapping_add(sig as u8)),
-                _ => ExitCode::FAILURE,
-            })
-        }
-        None => Ok(ExitCode::SUCCESS),
-    }
+    target::exit_status(child)
 }
 
 #[cfg(test)]
