@@ -10,9 +10,9 @@
 //! thread's entry ([`Waiting`]); the answer replaces it ([`Decided`]) and
 //! resumes the thread; the entry (signal) is reported again and the verdict
 //! carried out there (SUSPEND: [`Signal::Suspend`], the framework's group
-//! stop with the signal kept until SIGCONT or the engine's detach). A thread has at most one decision open; other
-//! signals reported meanwhile are pushed back unrecorded and come again
-//! once it is answered.
+//! stop with the signal kept until SIGCONT or the engine's detach). A
+//! thread has at most one decision open; other signals reported meanwhile
+//! are pushed back unrecorded and come again once it is answered.
 //!
 //! Nothing waits for user space but the traced thread, in its killable
 //! utrace stop: SIGKILL ends it; a detach (also the session's end) lets

@@ -1264,11 +1264,7 @@ impl Session {
             }
             let Some(ctl) = ctl else {
                 // A held thread keeps QUIESCE, with which its stop began.
-                let held = core
-                    .state
-                    .lock()
-                    .find(key(task))
-                    .is_some_and(|t| t.stop || t.blocked || t.deciding());
+                let held = core.action(task) == Action::Stop;
                 let _ = engine.set_events(if held { mask.or(Events::QUIESCE) } else { mask });
                 continue;
             };

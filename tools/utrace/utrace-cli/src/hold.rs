@@ -11,7 +11,7 @@
 
 use crate::format::{self, signal};
 use crate::pump::{Next, Pump};
-use crate::{target, TargetArgs};
+use crate::{siginfo, target, TargetArgs};
 use clap::Args;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -41,36 +41,18 @@ struct Held {
     since: Instant,
 }
 
-/// The process's name, as `ps` shows it.
-fn comm(pid: i32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/comm"))
-        .map(|s| s.trim_end().to_string())
-        .unwrap_or_else(|_| "?".into())
-}
-
 /// `at ADDR` for a fault the kernel raised (`si_code` > 0 of SIGSEGV,
 /// SIGBUS, SIGILL, SIGFPE, SIGTRAP: `si_addr` is the faulting address);
 /// else who sent it.
 fn origin(signo: i32, info: &[u8]) -> String {
-    let word = |at: usize| -> [u8; 4] {
-        let mut w = [0; 4];
-        if let Some(s) = info.get(at..at + 4) {
-            w.copy_from_slice(s);
-        }
-        w
-    };
-    let code = i32::from_ne_bytes(word(8));
+    let code = siginfo::i32_at(info, 8);
     let fault = matches!(signo, 4 | 5 | 7 | 8 | 11) && code > 0;
     if fault {
-        let mut a = [0u8; 8];
-        if let Some(s) = info.get(16..24) {
-            a.copy_from_slice(s);
-        }
-        return format!(" at {:#x}", u64::from_ne_bytes(a));
+        return format!(" at {:#x}", siginfo::u64_at(info, 16));
     }
     if code <= 0 {
         // kill(), tgkill(), sigqueue(): si_pid at 16.
-        return format!(" from pid {}", i32::from_ne_bytes(word(16)));
+        return format!(" from pid {}", siginfo::i32_at(info, 16));
     }
     String::new()
 }
@@ -232,7 +214,7 @@ the crash goes on"
                 Err(e) => return Err(format!("decide: {e}")),
             }
             if let Entry::Vacant(v) = held.entry(h.pid) {
-                let comm = comm(h.pid);
+                let comm = target::comm(h.pid);
                 let _ = writeln!(
                     out,
                     "pid {} ({comm}) held on {}{}: gdb -p {}",

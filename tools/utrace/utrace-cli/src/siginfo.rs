@@ -7,7 +7,8 @@
 use crate::format::{signal, Line};
 use std::fmt::Write;
 
-fn i32_at(b: &[u8], at: usize) -> i32 {
+/// The `i32` at byte `at` of `b` (0 past its end).
+pub fn i32_at(b: &[u8], at: usize) -> i32 {
     let mut v = [0u8; 4];
     if let Some(s) = b.get(at..at + 4) {
         v.copy_from_slice(s);
@@ -15,7 +16,8 @@ fn i32_at(b: &[u8], at: usize) -> i32 {
     i32::from_ne_bytes(v)
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+/// The `u64` at byte `at` of `b` (0 past its end).
+pub fn u64_at(b: &[u8], at: usize) -> u64 {
     let mut v = [0u8; 8];
     if let Some(s) = b.get(at..at + 8) {
         v.copy_from_slice(s);

@@ -129,6 +129,13 @@ pub fn exit_status(child: Option<Child>) -> Result<ExitCode, String> {
     })
 }
 
+/// The process's name, as `ps` shows it (`?` once it is gone).
+pub fn comm(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|s| s.trim_end().to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
 /// What [`attach`] made.
 pub struct Attached {
     /// The engine (0 with `all`).

@@ -55,12 +55,6 @@ struct Row {
 /// How often the traced processes' liveness is checked.
 const LIVENESS: Duration = Duration::from_secs(1);
 
-fn comm(pid: i32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/comm"))
-        .map(|s| s.trim_end().to_string())
-        .unwrap_or_else(|_| "?".into())
-}
-
 /// What the table needs besides the rows.
 struct Shown<'a> {
     args: &'a TopArgs,
@@ -167,7 +161,7 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
             Some(Next::Events(evs)) => {
                 for ev in evs {
                     let pid = ev.header.pid;
-                    names.entry(pid).or_insert_with(|| comm(pid));
+                    names.entry(pid).or_insert_with(|| target::comm(pid));
                     let r = rows.entry(pid).or_default();
                     match ev.payload {
                         Payload::SyscallEntry { nr, abi, .. } => {
