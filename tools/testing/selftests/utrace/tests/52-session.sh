@@ -5,8 +5,9 @@
 # (Yama where the kernel has it); two sessions on one process each see every
 # event once and in order; a full buffer counts its losses; a session killed
 # while it holds a process stopped lets it run on and the module unloads;
-# SET_EVENTS leaves a stopped thread stopped; every bad ioctl gets its
-# errno, also under a few thousand random calls.
+# SET_EVENTS leaves a stopped thread stopped; a STOPPED record right after
+# a signal means stopped; every bad ioctl gets its errno, also under a few
+# thousand random calls.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
@@ -86,6 +87,10 @@ for round in 1 2 3 4 5 6 7 8 9 10; do
 	out=$(runas $NOBODY /utrace/bin/utsess setevents) || fail "setevents, round $round: $out"
 done
 echo "$out (10 rounds)"
+# A STOP right after a signal: the STOPPED record means stopped (no user
+# code runs until RESUME), wherever the stop was taken.
+out=$(runas $NOBODY /utrace/bin/utsess sigstop 40) || fail "sigstop: $out"
+echo "$out"
 
 # --- the holder of a session that stopped a process is killed
 rm -f /tmp/t52.count
