@@ -626,6 +626,33 @@ void slot_forget(struct slot *s)
 	s->task = NULL;
 }
 
+/*
+ * What the ctl commands set in a slot, back to what it is at module init
+ * (the engine, its task and the counters are not touched).
+ */
+static void slot_defaults(struct slot *s)
+{
+	WRITE_ONCE(s->ret, UTRACE_RESUME);
+	WRITE_ONCE(s->follow, 0);
+	WRITE_ONCE(s->attach_on, 0);
+	WRITE_ONCE(s->attach_slot, 0);
+	WRITE_ONCE(s->attach_mask, 0);
+	WRITE_ONCE(s->sys_nr, -2);
+	WRITE_ONCE(s->sigret, UTRACE_RESUME);
+	WRITE_ONCE(s->sigrewrite, -1);
+	WRITE_ONCE(s->sigka, 0);
+	WRITE_ONCE(s->noop, false);
+	WRITE_ONCE(s->abort_nr, -2);
+	WRITE_ONCE(s->abort_errno, 0);
+	WRITE_ONCE(s->slow_us, 0);
+	WRITE_ONCE(s->release_on, 0);
+	WRITE_ONCE(s->barrier_on, 0);
+	WRITE_ONCE(s->lookup_in_exit, false);
+	WRITE_ONCE(s->step_mode, 0);
+	WRITE_ONCE(s->stepping, false);
+	WRITE_ONCE(s->step_detach, 0);
+}
+
 int cmd_cleanup(void)
 {
 	int i, ret;
@@ -633,8 +660,10 @@ int cmd_cleanup(void)
 	for (i = 0; i < NSLOTS; i++) {
 		struct slot *s = &slots[i];
 
-		if (!s->engine)
+		if (!s->engine) {
+			slot_defaults(s);
 			continue;
+		}
 		ret = utrace_control(s->task, s->engine, UTRACE_DETACH);
 		if (ret == -EINPROGRESS)
 			ret = utrace_barrier(s->task, s->engine);
@@ -642,6 +671,8 @@ int cmd_cleanup(void)
 			return ret;
 		utrace_engine_put(s->engine);
 		slot_forget(s);
+		/* Detached and waited for: no callback reads the settings. */
+		slot_defaults(s);
 	}
 	spin_lock(&followers_lock);
 	while (nfollowers) {
@@ -716,14 +747,8 @@ int test_engine_init(void)
 {
 	int i;
 
-	for (i = 0; i < NSLOTS; i++) {
-		slots[i].ret = UTRACE_RESUME;
-		slots[i].sigret = UTRACE_RESUME;
-		slots[i].sigrewrite = -1;
-		slots[i].sigka = 0;
-		slots[i].sys_nr = -2;
-		slots[i].abort_nr = -2;
-	}
+	for (i = 0; i < NSLOTS; i++)
+		slot_defaults(&slots[i]);
 	log_buf = kcalloc(LOG_LINES, LOG_LINE, GFP_KERNEL);
 	return log_buf ? 0 : -ENOMEM;
 }

@@ -115,7 +115,8 @@
  *                         STOP, RESUME, INTERRUPT, REPORT, barrier, detach);
  *                         all detached at the end; stats "chaos.*"
  *   reset                 clear the log and counters
- *   cleanup               detach, barrier and put everything held
+ *   cleanup               detach, barrier and put everything held; every
+ *                         slot's settings back to their defaults
  */
 #include "utrace_test.h"
 
