@@ -171,11 +171,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
             if !live.is_empty() || handed {
                 continue;
             }
-            let mut rest = Vec::new();
-            while pump.session.wait(0).map_err(|e| e.to_string())? {
-                rest.extend(pump.session.read_events(256).map_err(|e| e.to_string())?);
-            }
-            for ev in rest {
+            for ev in pump.rest()? {
                 let _ = writeln!(out, "{}", line(&ev, a.json)?);
             }
             break;
@@ -191,11 +187,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
                 }
                 // Every record of the moved tree is queued here now.
                 handed = true;
-                let mut rest = Vec::new();
-                while pump.session.wait(0).map_err(|e| e.to_string())? {
-                    rest.extend(pump.session.read_events(256).map_err(|e| e.to_string())?);
-                }
-                rest
+                pump.rest()?
             }
         };
         for ev in evs {

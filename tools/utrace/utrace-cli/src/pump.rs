@@ -72,6 +72,20 @@ impl Pump {
         self.batch = false;
     }
 
+    /// Every record the session holds now, without waiting: what is left
+    /// after its tasks are gone or handed off.
+    pub fn rest(&mut self) -> Result<Vec<Event>, String> {
+        let mut rest = Vec::new();
+        while self.session.wait(0).map_err(|e| e.to_string())? {
+            rest.extend(
+                self.session
+                    .read_events(READ_MAX)
+                    .map_err(|e| e.to_string())?,
+            );
+        }
+        Ok(rest)
+    }
+
     /// Waits for records or a terminating signal, and for `extra` (e.g. a
     /// listening socket) to become readable.
     pub fn next_with(&mut self, extra: Option<BorrowedFd<'_>>) -> Result<Next, String> {

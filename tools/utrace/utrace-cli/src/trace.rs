@@ -560,11 +560,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
                 // Every record of the moved threads is queued in this
                 // session now: print them, then the calls under way.
                 handed = true;
-                while pump.session.wait(0).map_err(|e| e.to_string())? {
-                    let evs = pump.session.read_events(256).map_err(|e| e.to_string())?;
-                    for ev in evs {
-                        handle(&mut t, &pump.session, ev, lossless);
-                    }
+                for ev in pump.rest()? {
+                    handle(&mut t, &pump.session, ev, lossless);
                 }
                 t.unfinished_at_switch();
                 break;

@@ -40,23 +40,6 @@
 #include "progs.h"
 #include "check.h"
 
-static const char *errname(int e)
-{
-	switch (e) {
-	case 0: return "ok";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case EEXIST: return "EEXIST";
-	case ENOSPC: return "ENOSPC";
-	case E2BIG: return "E2BIG";
-	case EFAULT: return "EFAULT";
-	default: return "E?";
-	}
-}
-
 static int sess_open(__u64 buffer)
 {
 	int fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
@@ -509,7 +492,7 @@ static int cmd_perm(pid_t target, uid_t uid)
 		if (seteuid(0) || setegid(0))
 			die("seteuid back");
 		to = handoff(fa, id, fb, 0);
-		printf("%s\n", errname(to < 0 ? (int)-to : 0));
+		printf("%s\n", to < 0 ? errname((int)-to) : "ok");
 		return 0;
 	}
 	kid = fork();
@@ -524,7 +507,7 @@ static int cmd_perm(pid_t target, uid_t uid)
 	fb = recv_fd(sv[0]);
 	waitpid(kid, &st, 0);
 	to = handoff(fa, id, fb, 0);
-	printf("%s\n", errname(to < 0 ? (int)-to : 0));
+	printf("%s\n", to < 0 ? errname((int)-to) : "ok");
 	return 0;
 }
 
@@ -585,8 +568,8 @@ static int cmd_limit(void)
 	fb = sess_open(0);
 	ida = sess_attach(fa, three, 0, UTRACE_EV_EXIT);
 	idb = sess_attach(fb, one, 0, UTRACE_EV_EXIT);
-	CHECK(ida > 0 && idb > 0, "attach: %s %s", errname(ida < 0 ? (int)-ida : 0),
-	      errname(idb < 0 ? (int)-idb : 0));
+	CHECK(ida > 0 && idb > 0, "attach: %s %s", ida < 0 ? errname((int)-ida) : "ok",
+	      idb < 0 ? errname((int)-idb) : "ok");
 	expect("3 threads to a session with 1 of 3", handoff(fa, ida, fb, 0), ENOSPC);
 	{
 		struct utrace_detach d = { .size = sizeof(d), .engine_id = idb };
@@ -594,7 +577,7 @@ static int cmd_limit(void)
 		CHECK(!ioctl(fb, UTRACE_IOC_DETACH, &d), "B detach");
 	}
 	to = handoff(fa, ida, fb, 0);
-	CHECK(to > 0, "3 threads to an empty session of 3: %s", errname(to < 0 ? (int)-to : 0));
+	CHECK(to > 0, "3 threads to an empty session of 3: %s", to < 0 ? errname((int)-to) : "ok");
 	kill(three, SIGKILL);
 	kill(one, SIGKILL);
 	waitpid(three, NULL, 0);

@@ -66,25 +66,6 @@ static __attribute__((noinline)) void marker(int fd, char *buf, struct report *r
 	rep->r10 = r10;
 }
 
-static const char *errname(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EIO: return "EIO";
-	case EAGAIN: return "EAGAIN";
-	case EFAULT: return "EFAULT";
-	case EBUSY: return "EBUSY";
-	case EINVAL: return "EINVAL";
-	case ENODEV: return "ENODEV";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EDEADLK: return "EDEADLK";
-	default: return "E?";
-	}
-}
-
 static int fd;
 static __u64 id;
 static pid_t child;

@@ -50,27 +50,6 @@
 #include "progs.h"
 #include "check.h"
 
-/* The errno's name, as the tests expect it. */
-static const char *errname(int e)
-{
-	static const struct {
-		int e;
-		const char *name;
-	} names[] = {
-		{ EPERM, "EPERM" },   { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" },
-		{ EBADF, "EBADF" },   { EAGAIN, "EAGAIN" }, { EACCES, "EACCES" },
-		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },   { EEXIST, "EEXIST" },
-		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ENOTTY, "ENOTTY" },
-		{ E2BIG, "E2BIG" },   { EMFILE, "EMFILE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-		{ ESTALE, "ESTALE" },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e)
-			return names[i].name;
-	return "E?";
-}
-
 static int sess_open(void)
 {
 	int fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
