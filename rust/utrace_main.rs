@@ -13,27 +13,30 @@
 //! `report_signal`) over the task's and the global `engine_list`s;
 //! `control` implements the API that `abi` exports.
 //!
-//! The modules in layers; a module imports only from layers below it
-//! (`scripts/check-imports.py` checks it as part of `make check`):
+//! The modules in layers, one folder each; a module imports only from its
+//! own folder and the ones above it here, without a cycle
+//! (`scripts/check-imports.py` checks both as part of `make check` and
+//! prints the order inside each folder):
 //!
-//! 0. leaves: `compat` (every kernel-version difference), `errno`,
-//!    `events`, `text` (stream record text without `core::fmt`, shared
-//!    with the safe API), `wait`, `work` (the queued-work counter);
-//! 1. `shim` (safe wrappers over the C shim);
-//! 2. objects: `engine` (refcount, pin for a callback, callback dispatch),
-//!    `task`, `sysentry` (a syscall entry skipped to be restarted),
-//!    `sighold` (the held-signal protocol; its siglock steps take a
-//!    `shim::signal::SigLocked` witness);
-//! 3. `engine_list` (RCU list; writers need a `ListWriter`, the lock's
-//!    proof), `release` (where `ops->release` runs; the registry);
-//! 4. containers: `utask` (per-task state), then `table`, then `state`;
-//! 5. policy: `detach`, `stream`, `freezer` (a stop and the cgroup
-//!    freezer), then `report_pass` (a pass over the
-//!    engines), then `report_syscall` and `report_signal` (the passes of
-//!    those events), then `report` (the task's work: the passes in order,
-//!    the stop; REAP), then `control`, `examine` (prepare/finish_examine,
-//!    regsets, memory) and `hooks`;
-//! 6. the edge: `abi` (the exported C ABI).
+//! 1. `base/`, the leaves: `compat` (every kernel-version difference),
+//!    `errno`, `events`, `text` (stream record text without `core::fmt`,
+//!    shared with the safe API), `work` (the queued-work counter);
+//! 2. `shim.rs` and `shim/`: the C shim (what Rust on 6.12 cannot reach)
+//!    and its safe wrappers;
+//! 3. `objects/`: `engine` (refcount, pin for a callback, callback
+//!    dispatch), `task`, `wait` (the stop's sleep), `sysentry` (a syscall
+//!    entry skipped to be restarted), `sighold` (the held-signal protocol;
+//!    its siglock steps take a `shim::signal::SigLocked` witness), then
+//!    `engine_list` (RCU list; writers need a `ListWriter`, the lock's
+//!    proof) and `release` (where `ops->release` runs; the registry);
+//! 4. `containers/`: `utask` (per-task state), then `table`, then `state`;
+//! 5. `reporting/`: `detach`, `stream`, `freezer` (a stop and the cgroup
+//!    freezer), then `report_pass` (a pass over the engines), then
+//!    `report_syscall` and `report_signal` (the passes of those events),
+//!    then `report` (the task's work: the passes in order, the stop; REAP);
+//! 6. `edges/`, where calls come in: `control` (the API's operations),
+//!    `examine` (prepare/finish_examine, regsets, memory), `hooks` (the
+//!    probes' entry points) and `abi` (the exported C ABI).
 
 // `pin_init!` of `UTask`, a struct with many fields, nests deeply.
 #![recursion_limit = "512"]
@@ -63,33 +66,51 @@ macro_rules! static_lock_class_key {
     }};
 }
 
-mod abi;
-mod compat;
-mod control;
-mod detach;
-mod engine;
-mod engine_list;
-mod errno;
-mod events;
-mod examine;
-mod freezer;
-mod hooks;
-mod release;
-mod report;
-mod report_pass;
-mod report_signal;
-mod report_syscall;
+// The layers, one folder each (a module imports only from its own folder
+// and those listed before it; `scripts/check-imports.py` checks it). The
+// crate root names every module, so `crate::<module>` paths stay short.
+mod base {
+    pub(crate) mod compat;
+    pub(crate) mod errno;
+    pub(crate) mod events;
+    pub(crate) mod text;
+    pub(crate) mod work;
+}
 mod shim;
-mod sighold;
-mod state;
-mod stream;
-mod sysentry;
-mod table;
-mod task;
-mod text;
-mod utask;
-mod wait;
-mod work;
+mod objects {
+    pub(crate) mod engine;
+    pub(crate) mod engine_list;
+    pub(crate) mod release;
+    pub(crate) mod sighold;
+    pub(crate) mod sysentry;
+    pub(crate) mod task;
+    pub(crate) mod wait;
+}
+mod containers {
+    pub(crate) mod state;
+    pub(crate) mod table;
+    pub(crate) mod utask;
+}
+mod reporting {
+    pub(crate) mod detach;
+    pub(crate) mod freezer;
+    pub(crate) mod report;
+    pub(crate) mod report_pass;
+    pub(crate) mod report_signal;
+    pub(crate) mod report_syscall;
+    pub(crate) mod stream;
+}
+mod edges {
+    pub(crate) mod abi;
+    pub(crate) mod control;
+    pub(crate) mod examine;
+    pub(crate) mod hooks;
+}
+use base::{compat, errno, events, text, work};
+use containers::{state, table, utask};
+use edges::{abi, control, examine};
+use objects::{engine, engine_list, release, sighold, sysentry, task, wait};
+use reporting::{detach, freezer, report, report_pass, report_signal, report_syscall, stream};
 
 compat::module_author! {
     type: UtraceModule,
@@ -112,7 +133,7 @@ struct UtraceModule {
 impl kernel::Module for UtraceModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         if !table::hash_agrees_with_shim() {
-            pr_err!("the C shim hashes tasks unlike rust/table.rs (UTRACE_TASK_HASH_BITS?)\n");
+            pr_err!("the C shim hashes tasks unlike rust/containers/table.rs (UTRACE_TASK_HASH_BITS?)\n");
             return Err(EINVAL);
         }
         let utask_cache = utask::UTaskCache::new()?;

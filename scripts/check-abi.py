@@ -6,10 +6,11 @@ The header is the one source of the C ABI's numbers: event bits and sets,
 resume and signal actions and their flags, attach, ops, wait and task
 flags, the API version. Code that cannot include it spells them again:
 
-  rust/events.rs             the core's events, actions, signal actions,
+  rust/base/events.rs        the core's events, actions, signal actions,
                              attach flags
-  rust/abi.rs, engine.rs,    the API version, ops flags, wait flag
-  control.rs
+  rust/edges/abi.rs,         the API version, ops flags, wait flag
+  objects/engine.rs,
+  edges/control.rs
   rust/api/raw.rs            the safe API's C ABI constants
   rust/api/events.rs         the safe API's Events
   rust/api/tracer.rs         the wait flag
@@ -50,10 +51,10 @@ LIB = "tools/testing/selftests/utrace/lib.sh"
 TEST_C = "tools/testing/selftests/utrace/module/test_engine.c"
 # Single constants of the core and the API: (file, Rust name, header name).
 SINGLE = [
-    ("rust/abi.rs", "API_VERSION", "UTRACE_RS_API_VERSION"),
-    ("rust/engine.rs", "OPS_UNPINNED", "UTRACE_OPS_UNPINNED"),
-    ("rust/engine.rs", "OPS_SYSCALL_SLEEPABLE", "UTRACE_OPS_SYSCALL_SLEEPABLE"),
-    ("rust/control.rs", "WAIT_KILLABLE", "UTRACE_WAIT_KILLABLE"),
+    ("rust/edges/abi.rs", "API_VERSION", "UTRACE_RS_API_VERSION"),
+    ("rust/objects/engine.rs", "OPS_UNPINNED", "UTRACE_OPS_UNPINNED"),
+    ("rust/objects/engine.rs", "OPS_SYSCALL_SLEEPABLE", "UTRACE_OPS_SYSCALL_SLEEPABLE"),
+    ("rust/edges/control.rs", "WAIT_KILLABLE", "UTRACE_WAIT_KILLABLE"),
     ("rust/api/tracer.rs", "WAIT_KILLABLE", "UTRACE_WAIT_KILLABLE"),
 ]
 # Names in the copies that are not the ABI's (empty, or the kernel's own).
@@ -173,7 +174,7 @@ def check(files):
     errors = []
     if len(events) < 14 or "UTRACE_SIGNAL_HOLD" not in header:
         return [f"{HEADER}: cannot read enum utrace_events or UTRACE_SIGNAL_HOLD"], ""
-    n = check_rust("rust/events.rs", files["rust/events.rs"], header, core_name, events, errors)
+    n = check_rust("rust/base/events.rs", files["rust/base/events.rs"], header, core_name, events, errors)
     n += check_rust("rust/api/raw.rs", files["rust/api/raw.rs"], header,
                     lambda s, name: name if name.startswith("UTRACE_") else None, [], errors)
     n += check_rust("rust/api/events.rs", files["rust/api/events.rs"], header,
@@ -261,7 +262,7 @@ def mutations(files):
 
 
 def main():
-    paths = [HEADER, UAPI, UAPI_RS, "rust/events.rs", "rust/api/raw.rs", "rust/api/events.rs", LIB,
+    paths = [HEADER, UAPI, UAPI_RS, "rust/base/events.rs", "rust/api/raw.rs", "rust/api/events.rs", LIB,
              TEST_C]
     paths += sorted({p for p, _, _ in SINGLE})
     files = {}

@@ -161,7 +161,7 @@ source_checks() {
 	else
 		host_result FAIL "$what" "$(echo "$out" | tail -n 40)"
 	fi
-	what="rust/*.rs import each other without a cycle (check-imports.py)"
+	what="rust/: no module imports from a later layer's folder, and none in a cycle (check-imports.py)"
 	if out=$(python3 "$top/scripts/check-imports.py" 2>&1); then
 		host_result OK "$what"
 	else

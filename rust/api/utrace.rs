@@ -35,9 +35,9 @@
 
 #![allow(dead_code, unused_imports)]
 
-#[path = "../compat.rs"]
+#[path = "../base/compat.rs"]
 mod compat;
-#[path = "../text.rs"]
+#[path = "../base/text.rs"]
 mod text;
 
 pub(crate) mod context;

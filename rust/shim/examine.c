@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Examining a stopped task (rust/examine.rs): its scheduling state, its
+ * Examining a stopped task (rust/edges/examine.rs): its scheduling state, its
  * registers through its regset view, its memory. task_user_regset_view(),
  * regset_get() and access_process_vm() are exported (6.12 and 7.x);
  * wait_task_inactive() and task_call_func() are not, so waiting for the task

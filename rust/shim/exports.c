@@ -10,7 +10,7 @@
 #include <utrace_rs.h>
 
 /*
- * The Rust mirrors of the ABI structs (rust/engine.rs, rust/task.rs and
+ * The Rust mirrors of the ABI structs (rust/objects/engine.rs, rust/objects/task.rs and
  * rust/api/raw.rs) assert the same numbers: a change on one side fails the
  * build of the other.
  */

@@ -11,7 +11,7 @@
 
 /*
  * Compat: the kernel API generation, the same threshold as the Rust cfg
- * utrace_kernel_7 of the top-level Kbuild (see rust/compat.rs).
+ * utrace_kernel_7 of the top-level Kbuild (see rust/base/compat.rs).
  */
 #define UTRACE_KERNEL_7 (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
 /* Syscall tracepoints call their probes preemptible (a363d27cdbc2, 6.13). */
@@ -88,7 +88,7 @@ void utrace_rs_module_going(struct module *mod);
 
 int utrace_shim_syscall_hooks(bool on, void *state);
 /*
- * The bucket of @task in rust/table.rs's task table (hash_ptr(), the bits
+ * The bucket of @task in rust/containers/table.rs's task table (hash_ptr(), the bits
  * of table.rs's BITS), which the syscall probes' filter shares.
  */
 #define UTRACE_TASK_HASH_BITS 10

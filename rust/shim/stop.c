@@ -31,7 +31,7 @@
  * it: the debugger sees the thread stop once utrace-rs resumes it.
  *
  * The freezers. The stop sleeps in TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |
- * TASK_NOLOAD | TASK_FREEZABLE (rust/wait.rs): ps shows it as I (idle), it
+ * TASK_NOLOAD | TASK_FREEZABLE (rust/objects/wait.rs): ps shows it as I (idle), it
  * is not load, the suspend freezer freezes it where it sleeps, and -- the
  * INTERRUPTIBLE bit -- signal_wake_up() wakes it. Like do_freezer_trap(), it
  * clears TIF_SIGPENDING (and TIF_NOTIFY_SIGNAL) before each sleep, so that

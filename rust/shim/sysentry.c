@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stopping before a syscall runs (see rust/sysentry.rs): the x86-64 register
+ * Stopping before a syscall runs (see rust/objects/sysentry.rs): the x86-64 register
  * moves of the restart, the arch-specific part.
  *
  * On 6.12 syscall_trace_enter() and on 7.x syscall_enter_from_user_mode_work()

@@ -5,7 +5,7 @@
  * for_each_kernel_tracepoint() and register probes on the struct tracepoint.
  * Each probe is type-checked against the tracepoint's TP_PROTO and hands
  * plain arguments to Rust. The Rust hooks run with preemption disabled,
- * which makes them RCU readers (RcuGuard::preempt_off() in rust/hooks.rs):
+ * which makes them RCU readers (RcuGuard::preempt_off() in rust/edges/hooks.rs):
  * 6.12 calls every probe so; since 6.13 the syscall probes are called
  * preemptible (they may fault, see syscall_hook()), and 7.x calls the others
  * in an SRCU section, preemptible too, so the probes on the fork, exec and
@@ -113,7 +113,7 @@ static void probe_signal_deliver(void *data, int sig, struct kernel_siginfo *inf
  * The syscall filter: while the syscall probes are registered every syscall
  * of every thread reaches them, and most of those threads are traced by
  * nobody. A count per hash bucket of task_struct pointers (the buckets of
- * rust/table.rs, utrace_shim_task_hash()) says whether a task in that
+ * rust/containers/table.rs, utrace_shim_task_hash()) says whether a task in that
  * bucket may want its syscalls (utrace_shim_syscall_filter(): a UTask whose
  * event union has a SYSCALL event, see UTask::update_events); the probe of
  * a task whose bucket is 0 returns at once, without calling into Rust, and
@@ -144,7 +144,7 @@ void utrace_shim_syscall_filter(struct task_struct *task, bool add)
 
 /*
  * The syscall hooks run with preemption disabled on every kernel, which
- * makes them RCU readers (RcuGuard::preempt_off() in rust/hooks.rs) and
+ * makes them RCU readers (RcuGuard::preempt_off() in rust/edges/hooks.rs) and
  * their callbacks atomic, as include/utrace_rs.h documents them. 6.12
  * calls every probe so; since 6.13 the syscall probes are called
  * preemptible (they may fault), and a preempt-off section here costs a few

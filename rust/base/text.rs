@@ -165,7 +165,7 @@ impl<'a> Cursor<'a> {
         self.bytes(&d[i..]);
     }
 
-    /// `s` as `Escaped` (`rust/compat.rs`) shows it: printable ASCII as
+    /// `s` as `Escaped` (`rust/base/compat.rs`) shows it: printable ASCII as
     /// is, `\t` `\n` `\r`, every other byte as `\xNN`.
     pub(crate) fn escaped(&mut self, s: &[u8]) {
         if printable(s) {
