@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use utrace::{uapi, Attach, Event, Payload, Session};
+use utrace::{uapi, Attach, Event, Payload};
 
 #[derive(Args, Debug)]
 pub struct EventsArgs {
@@ -117,7 +117,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     if !a.all && a.target.pid.is_none() && a.target.command.is_empty() && a.take.is_none() {
         return Err("events: -p PID, --all, -- COMMAND [ARGS] or --take PATH is required".into());
     }
-    let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
+    let session = crate::open_session()?;
     let info = session.info().map_err(|e| e.to_string())?;
     if a.lossless && info.attach_flags & u64::from(uapi::ATTACH_F_LOSSLESS) == 0 {
         return Err(

@@ -99,9 +99,14 @@ struct StubArgs {
     rest: Vec<String>,
 }
 
+/// A new session, or the error that says the device is missing.
+pub fn open_session() -> Result<utrace::Session, String> {
+    utrace::Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))
+}
+
 fn info() -> Result<(), String> {
     use utrace::uapi;
-    let s = utrace::Session::open().map_err(|e| e.to_string())?;
+    let s = open_session()?;
     let i = s.info().map_err(|e| e.to_string())?;
     println!("version {}", i.version);
     println!("record_size {}", i.record_size);

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use utrace::{syscalls, uapi, Attach, Payload, Session};
+use utrace::{syscalls, uapi, Attach, Payload};
 
 #[derive(Args, Debug)]
 pub struct TopArgs {
@@ -116,7 +116,7 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
             a.delay
         ));
     }
-    let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
+    let session = crate::open_session()?;
     let mut opts = Attach::new(
         uapi::EV_SYSCALL_ENTRY | uapi::EV_SIGNAL | uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_DEATH,
     );

@@ -447,7 +447,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     if a.target.pid.is_none() && a.target.command.is_empty() && a.take.is_none() {
         return Err("trace: -p PID, -- COMMAND [ARGS] or --take PATH is required".into());
     }
-    let session = Session::open().map_err(|e| format!("{e}: is the utrace_dev module loaded?"))?;
+    let session = crate::open_session()?;
     let info = session.info().map_err(|e| e.to_string())?;
     let can_decide = info.attach_flags & u64::from(uapi::ATTACH_F_DECIDE_SYSCALL) != 0;
     if !inject.is_empty() && !can_decide {

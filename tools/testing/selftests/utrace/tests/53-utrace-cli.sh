@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The utrace command (tools/utrace, Documentation/utrace-rs/utrace.rst) on
-# /dev/utrace: --help of every subcommand; `utrace trace -- CMD` shows the
+# /dev/utrace: --help of every subcommand; without the device each says
+# what is missing; `utrace trace -- CMD` shows the
 # execve, the syscalls sysseq says it made, a SIGSEGV and the exit lines,
 # and exits as CMD did; a user without privileges traces their own
 # program; `utrace trace -p` works on a process gdb is attached to;
@@ -18,6 +19,14 @@ for sub in "" trace events info hold top handoff; do
 	echo "$out" | grep -q '^Usage: utrace' || fail "utrace $sub --help: no usage line: $out"
 done
 echo "ok: utrace --help and each subcommand's"
+# Without the device every subcommand says what is missing, and fails.
+for sub in "info" "trace -- /bin/true" "events -- /bin/true" "hold -- /bin/true" "top -b -n 1 -- /bin/true"; do
+	# shellcheck disable=SC2086 # $sub: words
+	out=$($UT $sub 2>&1) && fail "utrace $sub succeeded without /dev/utrace: $out"
+	echo "$out" | grep -q 'is the utrace_dev module loaded?' ||
+		fail "utrace $sub without /dev/utrace: $out"
+done
+echo "ok: without /dev/utrace each subcommand asks whether utrace_dev is loaded"
 
 load utrace_rs
 load utrace_dev
