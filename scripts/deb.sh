@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${UTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/utrace-rs}
 out=$top/build/deb
 suite=trixie
-PACKAGES=(build-essential debhelper dh-dkms lintian)
+PACKAGES=(build-essential debhelper dh-dkms cargo rustc lintian)
 
 log() { printf 'deb: %s\n' "$*" >&2; }
 die() { printf 'deb: error: %s\n' "$*" >&2; exit 1; }
@@ -34,10 +34,17 @@ if [ -z "$use_chroot" ]; then
 	if [ "$codename" = "$suite" ]; then use_chroot=0; else use_chroot=1; fi
 fi
 
+# The crates of tools/utrace/Cargo.lock, fetched here with this system's
+# cargo: the package builds offline from them (debian/rules).
+command -v cargo >/dev/null || die "cargo missing: apt-get install cargo"
+log "fetching the crates of tools/utrace/Cargo.lock (cargo vendor)"
+(cd "$out/src/tools/utrace" && cargo vendor --locked --quiet vendor >/dev/null) ||
+	die "cargo vendor failed: crates.io unreachable?"
+
 build=(dpkg-buildpackage -b -us -uc)
 if [ "$use_chroot" = 0 ]; then
 	(cd "$out/src" && dpkg-checkbuilddeps) ||
-		die "the build needs its Build-Depends (above): apt-get install build-essential debhelper dh-dkms"
+		die "the build needs its Build-Depends (above): apt-get install build-essential debhelper dh-dkms cargo"
 	log "building natively on $codename"
 	(cd "$out/src" && "${build[@]}") >"$out/build.log" 2>&1 || {
 		tail -n 40 "$out/build.log" >&2

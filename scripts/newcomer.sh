@@ -89,13 +89,21 @@ rm -rf "$work"
 mkdir -p "$work"
 phase "a fresh $suite system with systemd (mmdebstrap): $root"
 mmdebstrap --variant=minbase --mode=root --components=main --quiet \
-	--include=systemd-sysv,udev,kmod,procps,e2fsprogs "$suite" "$root" \
+	--include=systemd-sysv,udev,kmod,procps,e2fsprogs,ca-certificates "$suite" "$root" \
 	"deb $mirror $suite main" "deb $mirror $suite-updates main" \
 	"deb $security $suite-security main" "deb $mirror $suite-backports main" ||
 	die "mmdebstrap failed"
 # What a person at the keyboard does: answers apt's question with yes.
 echo 'APT::Get::Assume-Yes "true";' >"$root/etc/apt/apt.conf.d/90newcomer-test"
 echo newcomer >"$root/etc/hostname"
+# `make deb` fetches crates from crates.io (cargo vendor) over https. This
+# network reaches it only through the certificate authorities the host was
+# given: the fresh system trusts them too, as a machine here would.
+if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+	mkdir -p "$root/usr/local/share/ca-certificates"
+	cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+	chroot "$root" update-ca-certificates >/dev/null || die "update-ca-certificates failed"
+fi
 # The checkout, as cloned (with uncommitted changes, never build output).
 mkdir -p "$root/root/utrace-rs"
 copy_checkout "$top" "$root/root/utrace-rs"
@@ -165,10 +173,14 @@ else
 	say "FAIL: a README line after 'reboot' failed"
 	fail=1
 fi
-for m in utrace_rs global_trace crash_suspend; do
+for m in utrace_rs global_trace crash_suspend utrace_dev; do
 	check "$m is loaded" grep -q "^$m " /proc/modules
 done
-say "modules: $(grep -E '^(utrace_rs|global_trace|crash_suspend|syscall_trace) ' /proc/modules | cut -d' ' -f1,6 | tr '\n' ' ')"
+say "modules: $(grep -E '^(utrace_rs|global_trace|crash_suspend|syscall_trace|utrace_dev) ' /proc/modules | cut -d' ' -f1,6 | tr '\n' ' ')"
+# The package's utrace, as a user without privileges.
+setpriv --reuid=nobody --regid=nogroup --clear-groups utrace trace -- /bin/true >/tmp/utrace.out 2>&1
+sed 's/^/guest:   /' /tmp/utrace.out | tail -n 3
+check "utrace trace -- /bin/true as nobody ends with its exit line" grep -q '^+++ exited with 0 +++' /tmp/utrace.out
 say "kernel taint: $(cat /proc/sys/kernel/tainted)"
 # A crash, held and listed.
 printf 'int main(void) { return *(volatile int *)0; }\n' >/tmp/crasher.c
@@ -188,14 +200,14 @@ kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 dmesg | grep -E 'crash_suspend|utrace' | tail -n 8 | sed 's/^/guest: dmesg: /'
 # Removal: unload, then purge the package.
-check "rmmod of the modules" rmmod global_trace crash_suspend utrace_rs
+check "rmmod of the modules" rmmod utrace_dev global_trace crash_suspend utrace_rs
 say "apt purge utrace-rs-dkms:"
 apt-get purge utrace-rs-dkms 2>&1 | sed 's/^/guest:   /'
 check "the package is gone" sh -c '! dpkg -s utrace-rs-dkms >/dev/null 2>&1'
 check "the Rust metadata cache /var/lib/utrace-rs is gone" [ ! -e /var/lib/utrace-rs ]
 check "DKMS's tree is gone" [ ! -e /var/lib/dkms/utrace-rs ]
 check "the modules are gone (modinfo utrace_rs fails)" sh -c '! modinfo utrace_rs >/dev/null 2>&1'
-check "the tools are gone" sh -c '! command -v crash-suspend-list'
+check "the tools are gone" sh -c '! command -v crash-suspend-list && ! command -v utrace'
 if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace' >/tmp/splat; then
 	sed 's/^/guest: dmesg: /' /tmp/splat
 	check "no kernel warning" false
