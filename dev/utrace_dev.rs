@@ -23,7 +23,7 @@ mod decide;
 use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
 use utrace::uapi::{self, Record};
 use utrace::{
-    Action, Context, Control, EngineRef, Events, JctlReport, Signal, SignalClass, SignalReport,
+    Action, CloneFlags, Context, Control, EngineRef, Events, JctlReport, Signal, SignalClass, SignalReport,
     SyscallArch, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
 };
 
@@ -89,7 +89,6 @@ const ATTACH_FLAGS: u32 = uapi::ATTACH_F_PIDFD
     | uapi::ATTACH_F_FOLLOW
     | uapi::ATTACH_F_GLOBAL
     | decide::DECIDE_FLAGS;
-const CLONE_THREAD: u64 = 0x0001_0000;
 
 /// Refusal log lines allowed per second: users can trigger them at will.
 const LOG_PER_SECOND: u32 = 20;
@@ -509,10 +508,10 @@ impl utrace::Engine for Core {
         }
     }
 
-    fn clone(&self, cx: &Context<'_, Self>, child: &Task, flags: u64) -> Action {
+    fn cloned(&self, cx: &Context<'_, Self>, child: &Task, flags: CloneFlags) -> Action {
         if cx.is_global() {
             if let Some(id) = self.global_wants(Events::CLONE) {
-                self.emit(cx.task(), id, clone_record(&self.file, child, flags, 0));
+                self.emit(cx.task(), id, clone_record(&self.file, child, flags.bits(), 0));
             }
             return Action::Resume;
         }
@@ -532,7 +531,7 @@ impl utrace::Engine for Core {
             }
         };
         let (id, events, process, follow) = (proto.engine_id, proto.events, proto.process, proto.follow);
-        let thread = flags & CLONE_THREAD != 0;
+        let thread = flags.thread();
         let mut child_id = 0;
         if thread && process {
             if self.follow(cx, child, proto) {
@@ -552,7 +551,7 @@ impl utrace::Engine for Core {
             }
         }
         if events & Events::CLONE.bits() != 0 {
-            self.emit(cx.task(), id, clone_record(&self.file, child, flags, child_id));
+            self.emit(cx.task(), id, clone_record(&self.file, child, flags.bits(), child_id));
         }
         self.action(cx.task())
     }
@@ -592,7 +591,7 @@ impl utrace::Engine for Core {
         self.action(cx.task())
     }
 
-    fn death(&self, cx: &Context<'_, Self>, group_dead: bool, _signal: i32) -> Action {
+    fn death(&self, cx: &Context<'_, Self>, group_dead: bool, _signal: Option<i32>) -> Action {
         if let Some(id) = self.id_for(cx, Events::DEATH) {
             let mut rec = Record::new(uapi::REC_DEATH);
             let code = utrace::TaskInfo::of(cx.task()).exit_code;

@@ -5,8 +5,8 @@
 //! atomic context with a context type that offers nothing that may sleep.
 
 use super::{
-    Action, Context, Events, JctlReport, Signal, SignalReport, SleepingSyscall, SyscallContext,
-    SyscallEntry, SyscallRegs,
+    Action, CloneFlags, Context, Events, JctlReport, Signal, SignalReport, SleepingSyscall,
+    SyscallContext, SyscallEntry, SyscallRegs,
 };
 use kernel::str::CStr;
 use kernel::task::Task;
@@ -33,8 +33,9 @@ pub(crate) trait Engine: Send + Sync + Sized + 'static {
     /// attached to `child` from here see all its events from its first
     /// instruction. (For a `CLONE_VFORK` child the callback runs in the
     /// child, on behalf of its sleeping parent; `cx.task()` is the parent
-    /// all the same.)
-    fn clone(&self, _cx: &Context<'_, Self>, _child: &Task, _flags: u64) -> Action {
+    /// all the same.) Named `cloned`, not `clone`, so that it is never
+    /// mistaken for [`Clone::clone`].
+    fn cloned(&self, _cx: &Context<'_, Self>, _child: &Task, _flags: CloneFlags) -> Action {
         Action::Resume
     }
 
@@ -52,8 +53,9 @@ pub(crate) trait Engine: Send + Sync + Sized + 'static {
         Action::Resume
     }
 
-    /// The task is dead; `signal` is what its parent will be sent (-1: none).
-    fn death(&self, _cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+    /// The task is dead; `signal` is the signal its parent will be sent
+    /// (`SIGCHLD` usually), `None` if none (the C ABI's -1, or 0).
+    fn death(&self, _cx: &Context<'_, Self>, _group_dead: bool, _signal: Option<i32>) -> Action {
         Action::Resume
     }
 

@@ -14,8 +14,8 @@ use super::compat::{ARef, ForeignPtr};
 use super::raw;
 use super::task::task_ptr;
 use super::{
-    task_by_pid, Context, Control, Engine, Events, Examined, JctlReport, SignalClass, SignalReport,
-    SleepingSyscall, SyscallContext, SyscallEngine, SyscallRegs,
+    task_by_pid, CloneFlags, Context, Control, Engine, Events, Examined, JctlReport, SignalClass,
+    SignalReport, SleepingSyscall, SyscallContext, SyscallEngine, SyscallRegs,
 };
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -579,7 +579,10 @@ unsafe extern "C" fn clone_cb<E: Engine, const GLOBAL: bool>(
     // SAFETY: Called by utrace_rs.ko for an engine we attached; `parent`
     // and `child` are live tasks.
     let (cx, child) = unsafe { (context::<E, GLOBAL>(engine, parent), &*child.cast::<Task>()) };
-    cx.shared.engine.clone(&cx, child, flags).raw()
+    cx.shared
+        .engine
+        .cloned(&cx, child, CloneFlags::from_bits(flags))
+        .raw()
 }
 
 /// # Safety
@@ -623,7 +626,10 @@ unsafe extern "C" fn death_cb<E: Engine, const GLOBAL: bool>(
 ) -> u32 {
     // SAFETY: As for `clone_cb`.
     let cx = unsafe { context::<E, GLOBAL>(engine, current()) };
-    cx.shared.engine.death(&cx, group_dead, signal).raw()
+    cx.shared
+        .engine
+        .death(&cx, group_dead, (signal > 0).then_some(signal))
+        .raw()
 }
 
 /// # Safety

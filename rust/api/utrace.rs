@@ -40,6 +40,7 @@ mod compat;
 #[path = "../base/text.rs"]
 mod text;
 
+pub(crate) mod clone;
 pub(crate) mod context;
 pub(crate) mod control_file;
 pub(crate) mod device;
@@ -58,6 +59,7 @@ pub(crate) mod tracer;
 pub(crate) mod uapi;
 mod usermem;
 
+pub(crate) use clone::CloneFlags;
 pub(crate) use compat::{cstr_bytes, ktime_get_ns, kvec_pop, module_author, ARef, Escaped};
 pub(crate) use context::{Context, SleepingSyscall, SyscallArch, SyscallContext, SyscallRegs};
 pub(crate) use control_file::{ControlFile, ControlHandler, Text};

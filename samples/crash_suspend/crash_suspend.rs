@@ -423,7 +423,7 @@ impl utrace::Engine for Suspend {
         self.suspend(cx, sig)
     }
 
-    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: Option<i32>) -> Action {
         let info = TaskInfo::of(cx.task());
         let now = utrace::ktime_get_ns();
         let mut list = self.state.suspended.lock();

@@ -21,7 +21,7 @@ use kernel::task::Task;
 #[path = "../../rust/api/utrace.rs"]
 mod utrace;
 
-use utrace::{Action, Context, Events, Record, Stream, TaskInfo, Tracer};
+use utrace::{Action, CloneFlags, Context, Events, Record, Stream, TaskInfo, Tracer};
 
 utrace::module_author! {
     type: GlobalTrace,
@@ -80,12 +80,12 @@ fn head(rec: &mut Record, event: &str, info: &TaskInfo) {
 }
 
 impl utrace::Engine for Trace {
-    fn clone(&self, cx: &Context<'_, Self>, child: &Task, flags: u64) -> Action {
+    fn cloned(&self, cx: &Context<'_, Self>, child: &Task, flags: CloneFlags) -> Action {
         let info = TaskInfo::of(child);
         let mut rec = Record::new();
         head(&mut rec, "CLONE", &info);
         rec.str(" parent=").int(cx.task().pid());
-        if flags & u64::from(kernel::bindings::CLONE_THREAD) != 0 {
+        if flags.thread() {
             rec.str(" thread");
         }
         self.emit(&rec);
@@ -105,7 +105,7 @@ impl utrace::Engine for Trace {
         Action::Resume
     }
 
-    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: Option<i32>) -> Action {
         let info = TaskInfo::of(cx.task());
         let code = info.exit_code;
         let mut rec = Record::new();

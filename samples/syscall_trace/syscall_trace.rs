@@ -38,7 +38,8 @@ mod syscalls;
 use format::Line;
 use inject::Inject;
 use utrace::{
-    Action, Context, Events, Stream, SyscallContext, SyscallEntry, SyscallRegs, TaskInfo, Tracer,
+    Action, CloneFlags, Context, Events, Stream, SyscallContext, SyscallEntry, SyscallRegs,
+    TaskInfo, Tracer,
 };
 
 utrace::module_author! {
@@ -105,7 +106,7 @@ fn args_of(regs: &SyscallRegs<'_>) -> [u64; 6] {
 }
 
 impl utrace::Engine for Trace {
-    fn clone(&self, cx: &Context<'_, Self>, child: &Task, _flags: u64) -> Action {
+    fn cloned(&self, cx: &Context<'_, Self>, child: &Task, _flags: CloneFlags) -> Action {
         if cx.attach(child, EVENTS).is_err() {
             pr_warn!(
                 "cannot follow pid {}: its syscalls are not traced\n",
@@ -127,7 +128,7 @@ impl utrace::Engine for Trace {
         Action::Resume
     }
 
-    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: Option<i32>) -> Action {
         let code = TaskInfo::of(cx.task()).exit_code;
         let mut line = Line::new();
         start(&mut line, cx.task());

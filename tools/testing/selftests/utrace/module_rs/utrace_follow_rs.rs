@@ -21,7 +21,9 @@ use kernel::task::Task;
 #[path = "../../../../../rust/api/utrace.rs"]
 mod utrace;
 
-use utrace::{Action, Context, ControlFile, ControlHandler, Events, TaskInfo, Text, Tracer};
+use utrace::{
+    Action, CloneFlags, Context, ControlFile, ControlHandler, Events, TaskInfo, Text, Tracer,
+};
 
 utrace::module_author! {
     type: FollowModule,
@@ -40,6 +42,9 @@ struct Counts {
     deaths: AtomicU32,
     reaps: AtomicU32,
     follow_errors: AtomicU32,
+    /// DEATHs whose parent is sent SIGCHLD, and CLONEs of threads.
+    sigchld_deaths: AtomicU32,
+    thread_clones: AtomicU32,
 }
 
 /// A read shows the counts so far: REAP comes from a workqueue after the
@@ -59,13 +64,16 @@ impl core::fmt::Display for Counts {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "clones={} execs={} exits={} deaths={} reaps={} follow_errors={}",
+            "clones={} execs={} exits={} deaths={} reaps={} follow_errors={} sigchld_deaths={} \
+             thread_clones={}",
             self.clones.load(Relaxed),
             self.execs.load(Relaxed),
             self.exits.load(Relaxed),
             self.deaths.load(Relaxed),
             self.reaps.load(Relaxed),
-            self.follow_errors.load(Relaxed)
+            self.follow_errors.load(Relaxed),
+            self.sigchld_deaths.load(Relaxed),
+            self.thread_clones.load(Relaxed)
         )
     }
 }
@@ -81,11 +89,14 @@ fn is_followed_parent(task: &Task) -> bool {
 }
 
 impl utrace::Engine for Follow {
-    fn clone(&self, cx: &Context<'_, Self>, child: &Task, _flags: u64) -> Action {
+    fn cloned(&self, cx: &Context<'_, Self>, child: &Task, flags: CloneFlags) -> Action {
         if !cx.is_global() || !is_followed_parent(cx.task()) {
             return Action::Resume;
         }
         self.n.clones.fetch_add(1, Relaxed);
+        if flags.thread() {
+            self.n.thread_clones.fetch_add(1, Relaxed);
+        }
         let events = Events::EXEC | Events::EXIT | Events::DEATH | Events::REAP;
         if cx.attach(child, events).is_err() {
             self.n.follow_errors.fetch_add(1, Relaxed);
@@ -107,9 +118,12 @@ impl utrace::Engine for Follow {
         Action::Resume
     }
 
-    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, _signal: i32) -> Action {
+    fn death(&self, cx: &Context<'_, Self>, _group_dead: bool, signal: Option<i32>) -> Action {
         if !cx.is_global() {
             self.n.deaths.fetch_add(1, Relaxed);
+            if signal == Some(kernel::bindings::SIGCHLD as i32) {
+                self.n.sigchld_deaths.fetch_add(1, Relaxed);
+            }
         }
         Action::Resume
     }

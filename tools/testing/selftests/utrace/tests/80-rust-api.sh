@@ -31,13 +31,15 @@ wait_until 5 "pidof sleep >/dev/null"
 unload utrace_follow_rs
 line=$(dmesg_since_mark | grep 'utrace_follow_rs: attached=' | tail -n 1)
 echo "$line"
-# shellcheck disable=SC2046 # split into the eight counts
+# shellcheck disable=SC2046 # split into the ten counts
 set -- $(echo "$line" | sed 's/.*attached=//; s/[a-z_]*=//g')
-attached=$1 remaining=$2 clones=$3 execs=$4 exits=$5 deaths=$6 reaps=$7 errors=$8
+attached=$1 remaining=$2 clones=$3 execs=$4 exits=$5 deaths=$6 reaps=$7 errors=$8 sigchld=$9 threads=${10}
 expect_eq "CLONE callbacks (children of spawn)" "$clones" 31
 expect_eq "EXEC seen by followers" "$execs" 31
 expect_eq "EXIT seen by followers" "$exits" 30
 expect_eq "DEATH seen by followers" "$deaths" 30
+expect_eq "DEATHs whose parent is sent SIGCHLD (death's signal)" "$sigchld" 30
+expect_eq "CLONEs of threads (CloneFlags::thread) among fork children" "$threads" 0
 expect_eq "REAP seen by followers (the 30 waited-for children)" "$reaps" 30
 # At unload: the global engine and the sleeping child's follower at least
 # (reaped followers may still be on their way to release).
