@@ -91,18 +91,18 @@ pub(crate) fn get() -> Option<&'static State> {
 #[pin_data]
 pub(crate) struct OnDemand {
     users: AtomicUsize,
-    /// The hooks are in; changed under `lock`.
+    /// The hooks are in; changed with `switch` locked.
     on: AtomicBool,
     /// An engine has asked for the hooks since the module was loaded (set
     /// by every [`OnDemand::add`], before it counts in, whether or not the
     /// hooks could be put in; never cleared).
     asked: AtomicBool,
     #[pin]
-    lock: Mutex<()>,
-    #[pin]
     off: Opaque<bindings::work_struct>,
-    /// Puts the hooks in (`true`) or takes them out. May sleep.
-    switch: fn(bool) -> Result,
+    /// Puts the hooks in (`true`) or takes them out. May sleep. Inside its
+    /// lock: it is called only with the lock held, one switch at a time.
+    #[pin]
+    switch: Mutex<fn(bool) -> Result>,
     /// Who asks for them, for the log line of a caller that may not sleep.
     what: &'static str,
 }
@@ -123,7 +123,6 @@ impl OnDemand {
             users: AtomicUsize::new(0),
             on: AtomicBool::new(false),
             asked: AtomicBool::new(false),
-            lock <- new_mutex!(()),
             // SAFETY: `slot` is the field's memory, initialised in place.
             off <- Opaque::ffi_init(|slot| unsafe {
                 bindings::init_work_with_key(
@@ -134,7 +133,7 @@ impl OnDemand {
                     static_lock_class_key!(),
                 )
             }),
-            switch,
+            switch <- new_mutex!(switch),
             what,
         })
     }
@@ -153,9 +152,9 @@ impl OnDemand {
             self.sub();
             return Err(e);
         }
-        let _guard = self.lock.lock();
+        let switch = self.switch.lock();
         if !self.on.load(SeqCst) {
-            if let Err(e) = (self.switch)(true) {
+            if let Err(e) = (*switch)(true) {
                 self.users.fetch_sub(1, SeqCst);
                 return Err(e);
             }
@@ -175,7 +174,7 @@ impl OnDemand {
     }
 
     fn off(&self) {
-        let _guard = self.lock.lock();
+        let switch = self.switch.lock();
         if self.users.load(SeqCst) == 0 && self.on.load(SeqCst) {
             // Clear `on` before taking the hooks out, then look at the
             // users again: an `add` either sees it cleared (and waits on
@@ -188,7 +187,7 @@ impl OnDemand {
                 self.on.store(true, SeqCst);
                 return;
             }
-            let _ = (self.switch)(false);
+            let _ = (*switch)(false);
         }
     }
 
@@ -196,9 +195,9 @@ impl OnDemand {
     fn shutdown(&self) {
         // SAFETY: Initialised in `new`.
         unsafe { bindings::cancel_work_sync(self.off.get()) };
-        let _guard = self.lock.lock();
+        let switch = self.switch.lock();
         if self.on.load(SeqCst) {
-            let _ = (self.switch)(false);
+            let _ = (*switch)(false);
             self.on.store(false, SeqCst);
         }
     }
