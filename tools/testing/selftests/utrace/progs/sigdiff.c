@@ -43,6 +43,7 @@
  * stderr.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -587,6 +588,7 @@ static void send_one(int step, int stopped, const char *features)
 static int has(const char *features, int c) { return strchr(features, c) != NULL; }
 
 static int shared_pending(int sig);
+static int any_utrace_stop(void);
 
 /* One step of the schedule. */
 static void step_run(int step, const char *features)
@@ -664,13 +666,15 @@ static void step_run(int step, const char *features)
 		 * dequeued: let a second one be counted in this step. An engine
 		 * may hold it, or stop its thread, for a while (longer on a slow
 		 * debug kernel): the step ends once the signal is not pending for
-		 * the process and 300 ms passed without a new run (80 looks at
-		 * most). A second run counted in a later step would end that
-		 * step's wait before its own signal was handled, and every later
-		 * record would land one step late.
+		 * the process, no thread is in a utrace stop (a held signal is
+		 * out of the pending set while its thread waits there), and 300
+		 * ms passed without a new run (80 looks at most). A second run
+		 * counted in a later step would end that step's wait before its
+		 * own signal was handled, and every later record would land one
+		 * step late.
 		 */
 		for (i = 0, a = -1; i < 80; i++) {
-			if (shared_pending(sig)) {
+			if (shared_pending(sig) || any_utrace_stop()) {
 				sleep_ms(50);
 				continue;
 			}
@@ -728,6 +732,36 @@ static int shared_pending(int sig)
 			break;
 	fclose(f);
 	return (mask >> (sig - 1)) & 1;
+}
+
+/* A thread of the target is in a utrace stop (state I: a held or stopped one). */
+static int any_utrace_stop(void)
+{
+	char path[64], line[512], *p;
+	struct dirent *d;
+	int found = 0;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", target);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while (!found && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", target, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f)) {
+			p = strrchr(line, ')');
+			found = p && p[1] == ' ' && p[2] == 'I';
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
 }
 
 static void exec_step(int step)
