@@ -43,6 +43,29 @@ static inline double sched_ns(pid_t pid)
 }
 
 /*
+ * The state letter of /proc/PID/stat (a thread id works too): 'I' for a
+ * utrace stop, 'T' stopped, 'Z' a zombie, ...; '?' if there is none.
+ */
+static inline char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : '?';
+}
+
+/*
  * Sends one command to utrace_test.ko (or to the ctl file $UTRACE_CTL
  * names); returns 0 or the negative errno.
  */

@@ -43,7 +43,6 @@
  * stderr.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -734,34 +733,13 @@ static int shared_pending(int sig)
 	return (mask >> (sig - 1)) & 1;
 }
 
-/* A thread of the target is in a utrace stop (state I: a held or stopped one). */
+/* A live thread of the target is in a utrace stop (state I: held or stopped). */
 static int any_utrace_stop(void)
 {
-	char path[64], line[512], *p;
-	struct dirent *d;
-	int found = 0;
-	DIR *dir;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", target);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while (!found && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", target, d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f)) {
-			p = strrchr(line, ')');
-			found = p && p[1] == ' ' && p[2] == 'I';
-		}
-		fclose(f);
-	}
-	closedir(dir);
-	return found;
+	for (int i = 0; i < NT; i++)
+		if (ld(&shm->alive[i]) && proc_state(shm->tids[i]) == 'I')
+			return 1;
+	return 0;
 }
 
 static void exec_step(int step)

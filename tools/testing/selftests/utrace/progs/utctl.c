@@ -10,18 +10,9 @@
 /* PID exists and is not a zombie. */
 static int running(pid_t pid)
 {
-	char path[64], buf[256], *state;
-	FILE *f;
+	char state = proc_state(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	state = strrchr(buf, ')');
-	return state && state[1] == ' ' && state[2] != 'Z' && state[2] != 'X';
+	return state != '?' && state != 'Z' && state != 'X';
 }
 
 int main(int argc, char **argv)

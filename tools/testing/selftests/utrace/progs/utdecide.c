@@ -93,31 +93,12 @@ static int decide_arg(int fd, struct utrace_decide *d)
 	return ioctl(fd, UTRACE_IOC_DECIDE, d) ? -errno : 0;
 }
 
-static char state_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] && p[2] ? p[2] : '?';
-}
-
 /* Waits (10 s at most) until @pid is in a utrace stop ('I'); returns its state. */
 static char stopped(pid_t pid)
 {
 	char st = '?';
 
-	for (int i = 0; i < 1000 && (st = state_of(pid)) != 'I'; i++)
+	for (int i = 0; i < 1000 && (st = proc_state(pid)) != 'I'; i++)
 		usleep(10000);
 	return st;
 }
@@ -197,7 +178,7 @@ static int cmd_abort(void)
 		}
 		if (r.syscall.nr == SYS_mkdir) {
 			CHECK(stopped(pid) == 'I', "waiting child in state %c, want I",
-			      state_of(pid));
+			      proc_state(pid));
 			CHECK(decide(fd, &r, UTRACE_VERDICT_ABORT, 0) == -EINVAL, "ABORT 0");
 			CHECK(decide(fd, &r, UTRACE_VERDICT_ABORT, 4096) == -EINVAL,
 			      "ABORT 4096");
@@ -303,8 +284,8 @@ static int cmd_stop(void)
 	CHECK(r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED),
 	      "after STOP: record type %u flags %#x, want QUIESCE STOPPED", r.h.type,
 	      r.h.flags);
-	/* The record can come a moment before the thread sleeps (utsess sigstop). */
-	CHECK(stopped(pid) == 'I', "stopped child in state %c, want I", state_of(pid));
+	/* The QUIESCE callback writes the record just before the thread sleeps. */
+	CHECK(stopped(pid) == 'I', "stopped child in state %c, want I", proc_state(pid));
 	made = access(dir, F_OK) == 0;
 	CHECK(!made, "the mkdir ran before the RESUME");
 	CHECK(ioctl(fd, UTRACE_IOC_CONTROL, &c) == 0, "RESUME: %s", strerror(errno));
@@ -344,7 +325,7 @@ static int cmd_ignore(void)
 	      r.signal.disposition == UTRACE_SIGCLASS_TERM,
 	      "decision record type %u signo %d class %u", r.h.type, r.signal.signo,
 	      r.signal.disposition);
-	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", state_of(pid));
+	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", proc_state(pid));
 	CHECK(decide(fd, &r, UTRACE_VERDICT_RUN, 0) == -EINVAL, "RUN on a signal");
 	CHECK(decide(fd, &r, UTRACE_VERDICT_IGNORE, 0) == 0, "IGNORE: %s", strerror(errno));
 	CHECK(decide(fd, &r, UTRACE_VERDICT_IGNORE, 0) == -ESTALE, "a repeated answer");
@@ -436,10 +417,10 @@ static int cmd_hold(void)
 	next_decision(fd, &r);
 	CHECK(r.h.type == UTRACE_REC_SIGNAL && r.signal.signo == SIGUSR1,
 	      "decision record type %u signo %d", r.h.type, r.signal.signo);
-	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", state_of(pid));
+	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", proc_state(pid));
 	CHECK(decide(fd, &r, UTRACE_VERDICT_HOLD, 0) == 0, "HOLD: %s", strerror(errno));
 	CHECK(decide(fd, &r, UTRACE_VERDICT_HOLD, 0) == -ESTALE, "HOLD twice");
-	CHECK(state_of(pid) == 'I', "held child in state %c, want I", state_of(pid));
+	CHECK(proc_state(pid) == 'I', "held child in state %c, want I", proc_state(pid));
 	/* Stale, foreign and wrong answers change nothing. */
 	d = (struct utrace_decide){ .verdict = UTRACE_VERDICT_DELIVER,
 				    .engine_id = r.h.engine_id, .seq = r.h.seq + 1000 };
@@ -461,7 +442,7 @@ static int cmd_hold(void)
 	d.flags = 1U << 7;
 	CHECK(decide_arg(fd, &d) == -EINVAL, "an unknown flag");
 	d.flags = 0;
-	CHECK(state_of(pid) == 'I', "child in state %c after refused answers", state_of(pid));
+	CHECK(proc_state(pid) == 'I', "child in state %c after refused answers", proc_state(pid));
 	CHECK(decide_arg(fd, &d) == 0, "DELIVER after HOLD: %s", strerror(errno));
 	CHECK(decide_arg(fd, &d) == -ESTALE, "DELIVER again");
 
@@ -517,7 +498,7 @@ static int cmd_killed(void)
 	go(gate);
 	kill(pid, SIGTERM);
 	next_decision(fd, &r);
-	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", state_of(pid));
+	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", proc_state(pid));
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child status %#x", status);
@@ -559,7 +540,7 @@ static int cmd_close(void)
 		next_decision(fd, &r);
 	while (r.syscall.nr != SYS_mkdir && !decide(fd, &r, UTRACE_VERDICT_RUN, 0));
 	CHECK(r.syscall.nr == SYS_mkdir, "no mkdir decision");
-	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", state_of(pid));
+	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", proc_state(pid));
 	close(fd);
 	/* Without the session, the mkdir runs. */
 	for (int i = 0; i < 1000 && access(dir, F_OK); i++)
@@ -572,7 +553,7 @@ static int cmd_close(void)
 	kill(pid, SIGUSR1);
 	next_decision(fd, &r);
 	CHECK(r.h.type == UTRACE_REC_SIGNAL && r.signal.signo == SIGUSR1, "no SIGUSR1 decision");
-	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", state_of(pid));
+	CHECK(stopped(pid) == 'I', "waiting child in state %c, want I", proc_state(pid));
 	close(fd);
 	go(wait_pipe[1]);
 	waitpid(pid, &status, 0);
@@ -724,12 +705,12 @@ static int cmd_lossless(void)
 	       UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
 	/* The spinner fills the ring and waits for room. */
 	go(gate2[1]);
-	for (i = 0; i < 1000 && (st = state_of(tid2)) != 'I'; i++)
+	for (i = 0; i < 1000 && (st = proc_state(tid2)) != 'I'; i++)
 		usleep(10000);
 	CHECK(st == 'I', "the spinner's state is %c with the ring full, want I", st);
 	/* The main thread's decision record waits for room too. */
 	go(wait_pipe[1]);
-	CHECK(stopped(pid) == 'I', "the main thread's state is %c, want I", state_of(pid));
+	CHECK(stopped(pid) == 'I', "the main thread's state is %c, want I", proc_state(pid));
 	for (;;) {
 		next_record(fd, &r);
 		CHECK(r.h.seq == last + 1, "seq %llu after %llu", (unsigned long long)r.h.seq,

@@ -504,26 +504,6 @@ static int cmd_lost(void)
 	return fails ? 1 : 0;
 }
 
-/* The state letter of /proc/PID/stat. */
-static char state_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] && p[2] ? p[2] : '?';
-}
-
 static int cmd_lossless(void)
 {
 	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 4096 };
@@ -542,7 +522,7 @@ static int cmd_lossless(void)
 	if (write(gate, "g", 1) != 1)
 		die("gate");
 	/* The ring fills: the child waits in a utrace stop. */
-	for (i = 0; i < 100 && (st = state_of(pid)) != 'I'; i++)
+	for (i = 0; i < 100 && (st = proc_state(pid)) != 'I'; i++)
 		usleep(20000);
 	CHECK(st == 'I', "the child's state is %c while the ring is full, want I", st);
 	for (;;) {
