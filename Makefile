@@ -82,7 +82,7 @@ demo: modules guest
 
 # The kernel's own rustfmt settings, applied to our files (the kernel's
 # rustfmt target only walks its own tree).
-rs_files = $$(find rust samples tools -name '*.rs')
+rs_files = $$(find rust samples dev tools -name '*.rs')
 
 # Benchmarks: their own kernel (no lock debugging), one vCPU, QEMU -icount.
 bench: deps guest

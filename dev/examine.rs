@@ -8,8 +8,8 @@
 //! `PTRACE_SETREGSET` do, between the safe API's `examine` bounds: the
 //! thread is in its stop and off its CPU.
 
-use crate::utrace::{self, device::UserArg};
 use crate::utrace::uapi;
+use crate::utrace::{self, device::UserArg};
 use crate::utrace::{EngineRef, Examined};
 use crate::{log_allowed, ARefTask, Core, Session};
 use kernel::prelude::*;

@@ -455,7 +455,12 @@ impl Session {
         to.core().emit(task, new_id, rec);
         // Lossless and B's ring full: the ATTACHED record waits, and B's
         // callbacks will hold the thread until a read makes room.
-        let waited = to.core().state.lock().find(m.key).is_some_and(|t| t.blocked);
+        let waited = to
+            .core()
+            .state
+            .lock()
+            .find(m.key)
+            .is_some_and(|t| t.blocked);
         let old = match self.tracer.lookup(task) {
             Ok(e) => e,
             Err(_) => {
@@ -530,11 +535,7 @@ impl Session {
             // signal interrupted the wait) the entry stays, so that a late
             // callback's record is still kept (after the HANDOFF record);
             // it goes with a DETACH of the engine or the session's end.
-            let gone = if settled
-                && st
-                    .find(m.key)
-                    .is_some_and(|t| t.engine_id == m.old_id)
-            {
+            let gone = if settled && st.find(m.key).is_some_and(|t| t.engine_id == m.old_id) {
                 st.remove(m.key)
             } else {
                 None

@@ -23,8 +23,8 @@ mod decide;
 use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
 use utrace::uapi::{self, Record};
 use utrace::{
-    Action, CloneFlags, Context, Control, EngineRef, Events, JctlReport, Signal, SignalClass, SignalReport,
-    SyscallArch, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
+    Action, CloneFlags, Context, Control, EngineRef, Events, JctlReport, Signal, SignalClass,
+    SignalReport, SyscallArch, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
 };
 
 utrace::module_author! {
@@ -100,7 +100,11 @@ static LOG_COUNT: AtomicU32 = AtomicU32::new(0);
 fn log_allowed() -> bool {
     let now = utrace::ktime_get_ns() / 1_000_000_000;
     let window = LOG_WINDOW.load(Relaxed);
-    if now != window && LOG_WINDOW.compare_exchange(window, now, Relaxed, Relaxed).is_ok() {
+    if now != window
+        && LOG_WINDOW
+            .compare_exchange(window, now, Relaxed, Relaxed)
+            .is_ok()
+    {
         let missed = LOG_COUNT.swap(0, Relaxed).saturating_sub(LOG_PER_SECOND);
         if missed > 0 {
             pr_info!("{} more refusals not logged\n", missed);
@@ -131,8 +135,8 @@ fn over_tasks_limit(uid: u32, what: core::fmt::Arguments<'_>) -> kernel::error::
 }
 
 // After `refusal!`, which it uses.
-mod handoff;
 mod examine;
+mod handoff;
 
 fn eopnotsupp() -> kernel::error::Error {
     device::errno(kernel::bindings::EOPNOTSUPP)
@@ -440,7 +444,13 @@ impl Core {
             let mut st = self.state.lock();
             if st.threads.reserve(1, GFP_ATOMIC).is_ok() {
                 // Within the capacity: does not allocate.
-                let _ = st.threads.push(Thread { engine: Some(engine), ..t }, GFP_ATOMIC);
+                let _ = st.threads.push(
+                    Thread {
+                        engine: Some(engine),
+                        ..t
+                    },
+                    GFP_ATOMIC,
+                );
             } else {
                 drop(st);
                 let _ = engine.control(Control::Detach);
@@ -511,7 +521,11 @@ impl utrace::Engine for Core {
     fn cloned(&self, cx: &Context<'_, Self>, child: &Task, flags: CloneFlags) -> Action {
         if cx.is_global() {
             if let Some(id) = self.global_wants(Events::CLONE) {
-                self.emit(cx.task(), id, clone_record(&self.file, child, flags.bits(), 0));
+                self.emit(
+                    cx.task(),
+                    id,
+                    clone_record(&self.file, child, flags.bits(), 0),
+                );
             }
             return Action::Resume;
         }
@@ -530,7 +544,8 @@ impl utrace::Engine for Core {
                 None => return Action::Resume,
             }
         };
-        let (id, events, process, follow) = (proto.engine_id, proto.events, proto.process, proto.follow);
+        let (id, events, process, follow) =
+            (proto.engine_id, proto.events, proto.process, proto.follow);
         let thread = flags.thread();
         let mut child_id = 0;
         if thread && process {
@@ -551,7 +566,11 @@ impl utrace::Engine for Core {
             }
         }
         if events & Events::CLONE.bits() != 0 {
-            self.emit(cx.task(), id, clone_record(&self.file, child, flags.bits(), child_id));
+            self.emit(
+                cx.task(),
+                id,
+                clone_record(&self.file, child, flags.bits(), child_id),
+            );
         }
         self.action(cx.task())
     }
@@ -1123,7 +1142,10 @@ impl Session {
             st.global_events = a.events;
             id
         };
-        match self.tracer.attach_global_nofollow(Events::from_bits(a.events)) {
+        match self
+            .tracer
+            .attach_global_nofollow(Events::from_bits(a.events))
+        {
             Ok(e) => core.state.lock().global = Some(e),
             Err(e) => {
                 let mut st = core.state.lock();
@@ -1418,7 +1440,11 @@ impl SessionHandler for Session {
         drop(global);
         self.dev.unaccount(self.uid, self.bytes.load(SeqCst));
         if n > 0 {
-            pr_debug!("session of uid {} closed: {} engines detached\n", self.uid, n);
+            pr_debug!(
+                "session of uid {} closed: {} engines detached\n",
+                self.uid,
+                n
+            );
         }
     }
 }
