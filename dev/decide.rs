@@ -101,7 +101,7 @@ impl Thread {
     }
 
     /// Whether its engine decides `kind`.
-    fn decides(&self, kind: Kind) -> bool {
+    pub(crate) fn decides(&self, kind: Kind) -> bool {
         let bit = match kind {
             Kind::Syscall => uapi::ATTACH_F_DECIDE_SYSCALL,
             Kind::Signal => uapi::ATTACH_F_DECIDE_SIGNAL,

@@ -446,6 +446,7 @@ impl Session {
                     decided: None,
                     engine: None,
                     parent_id: parent,
+                    ids: Ids::NONE,
                 },
                 GFP_ATOMIC,
             );

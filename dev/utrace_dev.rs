@@ -176,6 +176,28 @@ struct Thread {
     engine: Option<EngineRef<Core>>,
     /// The engine whose CLONE made this one by following (0: attached).
     parent_id: u64,
+    /// Its ids as the reader sees them, for its records.
+    ids: Ids,
+}
+
+/// A thread's process and thread ids in the reader's pid namespace, kept
+/// with the kernel's own pid of the task they were looked up for: that
+/// pid changes only when a non-leader thread execs and takes over its
+/// leader's ids (`de_thread()`), which makes them be looked up again.
+#[derive(Clone, Copy)]
+struct Ids {
+    for_pid: i32,
+    pid: i32,
+    tid: i32,
+}
+
+impl Ids {
+    /// Not looked up yet (no user task has pid 0).
+    const NONE: Ids = Ids {
+        for_pid: 0,
+        pid: 0,
+        tid: 0,
+    };
 }
 
 /// Everything under the session's lock.
@@ -224,6 +246,23 @@ impl State {
         let i = (self.head + self.count) % slots;
         self.ring[i] = rec;
         self.count += 1;
+    }
+
+    /// The next ring slot, numbered, for a record written in place: the
+    /// common case, room and nothing dropped or kept before it (as
+    /// [`State::push`] would store it). `None` otherwise, nothing changed.
+    fn slot_in_place(&mut self) -> Option<&mut Record> {
+        let slots = self.slots();
+        if self.count >= slots || self.lost > 0 || !self.kept.is_empty() {
+            return None;
+        }
+        let i = (self.head + self.count) % slots;
+        let seq = self.seq;
+        self.seq += 1;
+        self.count += 1;
+        let rec = self.ring.get_mut(i)?;
+        rec.h.seq = seq;
+        Some(rec)
     }
 
     /// The LOST record for the records dropped so far (room for it checked).
@@ -439,6 +478,7 @@ impl Core {
             decided: None,
             engine: None,
             parent_id,
+            ids: Ids::NONE,
         };
         {
             let mut st = self.state.lock();
@@ -697,6 +737,12 @@ fn clone_record(file: &FileHandle, child: &Task, flags: u64, child_id: u64) -> R
 
 fn syscall_record(type_: u16, regs: &SyscallRegs<'_>, exit: bool) -> Record {
     let mut rec = Record::new(type_);
+    fill_syscall(&mut rec, regs, exit);
+    rec
+}
+
+/// The payload of a syscall record (`rec` zeroed).
+fn fill_syscall(rec: &mut Record, regs: &SyscallRegs<'_>, exit: bool) {
     rec.put_u32(uapi::SYSCALL_NR, regs.nr() as u32);
     let abi = match regs.arch() {
         SyscallArch::X86_64 => uapi::ABI_X86_64,
@@ -710,7 +756,69 @@ fn syscall_record(type_: u16, regs: &SyscallRegs<'_>, exit: bool) -> Record {
             rec.put_u64(uapi::SYSCALL_ARGS + 8 * i, regs.arg(i).unwrap_or(0));
         }
     }
-    rec
+}
+
+impl Core {
+    /// A syscall record in the common case, under one lock: the thread is
+    /// the session's, decides nothing on this event, and the ring has room
+    /// with nothing dropped or kept before the record, which is then
+    /// written in its ring slot. Returns the callback's action (as
+    /// [`Core::action`]: there was room, so the record changed nothing it
+    /// reads), or `None`, having done nothing, when it is not the common
+    /// case (the caller goes the general way).
+    fn syscall_in_place(
+        &self,
+        task: &Task,
+        event: Events,
+        regs: &SyscallRegs<'_>,
+        exit: bool,
+    ) -> Option<Action> {
+        let time_ns = utrace::ktime_get_ns() as u64;
+        let mut st = self.state.lock();
+        let t = st.find_mut(key(task))?;
+        let action = if t.stop || t.blocked || t.deciding() {
+            Action::Stop
+        } else {
+            Action::Resume
+        };
+        if t.events & event.bits() == 0 {
+            return Some(action);
+        }
+        if !exit && t.decides(decide::Kind::Syscall) {
+            return None;
+        }
+        let engine_id = t.engine_id;
+        let now = task.pid();
+        if t.ids.for_pid != now {
+            let (pid, tid) = self.file.ids(task);
+            t.ids = Ids {
+                for_pid: now,
+                pid,
+                tid,
+            };
+        }
+        let Ids { pid, tid, .. } = t.ids;
+        let rec = st.slot_in_place()?;
+        let seq = rec.h.seq;
+        let type_ = if exit {
+            uapi::REC_SYSCALL_EXIT
+        } else {
+            uapi::REC_SYSCALL_ENTRY
+        };
+        rec.reset(type_);
+        rec.h.seq = seq;
+        rec.h.pid = pid;
+        rec.h.tid = tid;
+        if tid == 0 {
+            rec.h.flags |= uapi::REC_F_NO_PID;
+        }
+        rec.h.engine_id = engine_id;
+        rec.h.time_ns = time_ns;
+        fill_syscall(rec, regs, exit);
+        drop(st);
+        self.file.wake();
+        Some(action)
+    }
 }
 
 impl utrace::SyscallEngine for Core {
@@ -718,6 +826,19 @@ impl utrace::SyscallEngine for Core {
         // The answer to a decision on it (after a stop before it).
         if let Some(entry) = self.syscall_decided(cx, regs) {
             return entry;
+        }
+        let fast = if cx.resumed() {
+            None
+        } else {
+            self.syscall_in_place(cx.task(), Events::SYSCALL_ENTRY, regs, false)
+        };
+        if let Some(act) = fast {
+            // Run would drop a session stop: stop before the syscall instead.
+            return if act == Action::Stop {
+                SyscallEntry::Stop
+            } else {
+                SyscallEntry::Run
+            };
         }
         // A resumed entry (after a stop before it) was recorded already.
         let id = self.wants(cx.task(), Events::SYSCALL_ENTRY);
@@ -734,6 +855,9 @@ impl utrace::SyscallEngine for Core {
     }
 
     fn syscall_exit(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
+        if let Some(act) = self.syscall_in_place(cx.task(), Events::SYSCALL_EXIT, regs, true) {
+            return act;
+        }
         if let Some(id) = self.wants(cx.task(), Events::SYSCALL_EXIT) {
             let rec = syscall_record(uapi::REC_SYSCALL_EXIT, regs, true);
             self.emit(cx.task(), id, rec);
@@ -1075,6 +1199,7 @@ impl Session {
                         decided: None,
                         engine: None,
                         parent_id: 0,
+                        ids: Ids::NONE,
                     },
                     GFP_ATOMIC,
                 );

@@ -42,6 +42,8 @@ DIFFS = [
     ("sys_untraced", "sys_floor", "untraced task, our share"),
     ("sys_traced", "sys_floor", "traced task, one no-op engine, our share"),
     ("sys_traced2", "sys_traced", "a second engine"),
+    ("sys_session", "sys_traced",
+     "a /dev/utrace session's two records (utrace trace --no-memory) over a no-op engine"),
     ("sys_traced_test", "sys_floor",
      "traced task, one test engine (ops a, noop set), our share"),
     ("sys_traced_test2", "sys_traced_test", "a second test engine"),

@@ -117,6 +117,17 @@ impl Record {
         }
     }
 
+    /// Makes `self` what [`Record::new`] gives, in place (a ring slot: no
+    /// record on the stack to copy in).
+    pub(crate) fn reset(&mut self, type_: u16) {
+        self.h = RecHeader {
+            type_,
+            size: REC_SIZE as u16,
+            ..RecHeader::default()
+        };
+        self.payload.fill(0);
+    }
+
     /// Writes `v` at payload offset `off` (cut at the end of the record).
     pub(crate) fn put(&mut self, off: usize, v: &[u8]) {
         let end = off.saturating_add(v.len()).min(PAYLOAD);

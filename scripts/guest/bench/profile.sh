@@ -31,9 +31,22 @@ syscall() {
 	sys_untraced) untraced_on ;;
 	sys_traced*)
 		utrace_on ;;
+	sys_session)
+		{ insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
 	esac
-	bench getppid 2000000000 >/dev/null &
-	B=$!
+	if [ "$1" = sys_session ]; then
+		# The kernel side of a session: `utrace trace --no-memory` (records
+		# only, lossless) on the loop; its reader drains every 2 ms, so an
+		# iteration is the traced task's own work.
+		/utrace/bin/utrace trace --no-memory -f -o /dev/null -- \
+			/utrace/bin/bench getppid 2000000000 >/dev/null &
+		SLEEPER=$!
+		sleep 1
+		B=$(pgrep -P $SLEEPER)
+	else
+		bench getppid 2000000000 >/dev/null &
+		B=$!
+	fi
 	case $1 in
 	sys_traced*)
 		# sys_tracedK: K genuinely no-op engines (utrace_test's ops n, as
@@ -45,7 +58,7 @@ syscall() {
 		k=${k:-1}
 		i=0
 		while [ $i -lt "$k" ]; do
-			ut noop $i 1; ut attach $i $B 0x10 $ops; ut events $i 0xc0
+			ut noop $i 1; ut attach $i "$B" 0x10 $ops; ut events $i 0xc0
 			i=$((i + 1))
 		done ;;
 	esac
@@ -129,7 +142,7 @@ echo "PROFILE-BEGIN"
 # System.map the host does not have (Debian's: `make bench-profile-distro`).
 [ "${PROFILE_KSYMS:-0}" = 1 ] && sed -n 's/^\([0-9a-f]*\) [tT] \([^ []*\)$/KSYM \1 \2/p' /proc/kallsyms
 # PROFILE_SCENARIOS (kernel command line, comma-separated) picks some.
-all="sys_base sys_floor sys_untraced sys_traced sys_traced2 sys_traced_test sys_traced_test2
+all="sys_base sys_floor sys_untraced sys_traced sys_traced2 sys_traced_test sys_traced_test2 sys_session
 fork_base fork_global
 fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop stop_barrier"
 for s in $(echo "${PROFILE_SCENARIOS:-$all}" | tr , ' '); do
