@@ -8,6 +8,10 @@
  *   utsess follow          FOLLOW: a grandchild's getppid()s under the engine
  *                          its CLONE record names, from its first one
  *   utsess threads         a process engine sees a new thread's getppid()s
+ *   utsess threxec         a non-leader thread execs /bin/true: its records
+ *                          before carry its own tid, every one after the
+ *                          EXEC record the process's pid (it took over the
+ *                          leader's ids)
  *   utsess open N          open N sessions: prints how many opened, errno
  *   utsess budget B        two sessions, the first configured for B bytes
  *   utsess big N           a thread-per-N process: attach (ok or errno)
@@ -292,6 +296,72 @@ static int cmd_threads(void)
 	waitpid(pid, &status, 0);
 	CHECK(attached == 1 && gp == 3, "%d ATTACHED, %d getppid entries", attached, gp);
 	printf("threads: the new thread's 3 getppid entries under the process's engine\n");
+	return fails ? 1 : 0;
+}
+
+static void *threxec_fn(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		syscall(SYS_getppid);
+	execl("/bin/true", "true", (char *)NULL);
+	_exit(4);
+}
+
+static int cmd_threxec(void)
+{
+	int fd = sess_open(), p[2], status, before = 0, after = 0, execs = 0;
+	struct utrace_record r;
+	long long id;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		pthread_create(&t, NULL, threxec_fn, NULL);
+		pthread_join(t, NULL);
+		_exit(5);
+	}
+	close(p[0]);
+	id = sess_attach(fd, pid, 0,
+			 UTRACE_EV_SYSCALL_EXIT | UTRACE_EV_EXEC | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	if (write(p[1], "g", 1) != 1)
+		die("gate");
+	for (;;) {
+		next_record(fd, &r);
+		if (r.h.type == UTRACE_REC_EXEC) {
+			CHECK(r.h.pid == pid && r.h.tid == pid && r.exec.old_tid != pid &&
+			      r.exec.old_tid > 0, "EXEC pid %d tid %d old_tid %d", r.h.pid,
+			      r.h.tid, r.exec.old_tid);
+			execs++;
+		} else if (r.h.type == UTRACE_REC_SYSCALL_EXIT && !execs &&
+			   r.syscall.nr == SYS_getppid) {
+			CHECK(r.h.pid == pid && r.h.tid != pid, "getppid before the exec: tid %d",
+			      r.h.tid);
+			before++;
+		} else if (r.h.type == UTRACE_REC_SYSCALL_EXIT && execs) {
+			CHECK(r.h.pid == pid && r.h.tid == pid,
+			      "syscall %d after the exec: pid %d tid %d", r.syscall.nr, r.h.pid,
+			      r.h.tid);
+			after++;
+		} else if (r.h.type == UTRACE_REC_DEATH && r.death.group_dead) {
+			break;
+		}
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	CHECK(before == 3 && execs == 1 && after > 0, "%d getppid exits, %d EXEC, %d after",
+	      before, execs, after);
+	printf("threxec: 3 getppid exits with the thread's tid, then %d syscall exits "
+	       "with the leader's ids\n", after);
 	return fails ? 1 : 0;
 }
 
@@ -921,6 +991,8 @@ int main(int argc, char **argv)
 		return cmd_child(1);
 	if (!strcmp(argv[1], "follow"))
 		return cmd_follow();
+	if (!strcmp(argv[1], "threxec"))
+		return cmd_threxec();
 	if (!strcmp(argv[1], "threads"))
 		return cmd_threads();
 	if (!strcmp(argv[1], "open") && argc > 2)

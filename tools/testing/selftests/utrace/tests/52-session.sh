@@ -22,7 +22,7 @@ out=$(runas $NOBODY /utrace/bin/utsess child) || fail "child: $out"
 echo "$out"
 out=$(runas $NOBODY /utrace/bin/utsess self) || fail "self: $out"
 echo "$out"
-for mode in pidfd follow threads; do
+for mode in pidfd follow threads threxec; do
 	out=$(runas $NOBODY /utrace/bin/utsess $mode) || fail "$mode: $out"
 	echo "$out"
 done
