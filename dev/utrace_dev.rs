@@ -66,6 +66,9 @@ utrace::module_param_int!(
     "KiB of record buffer one session may have"
 );
 
+/// Records a read copies out per section of the session's lock.
+const READ_BATCH: usize = 16;
+
 /// A session's buffer unless UTRACE_IOC_CONFIG says otherwise.
 const DEFAULT_BUFFER: usize = 64 * 1024;
 const PAGE: usize = 4096;
@@ -912,8 +915,10 @@ struct Dev {
 /// One open of `/dev/utrace`.
 struct Session {
     tracer: Tracer<Core>,
-    /// Serialises readers (a record is copied out, then taken).
-    reader: Pin<KBox<Mutex<()>>>,
+    /// Serialises readers (records are copied out, then taken), with the
+    /// [`READ_BATCH`] records a read copies the ring's into under the
+    /// session's lock, to copy them to the reader without it.
+    reader: Pin<KBox<Mutex<KVec<Record>>>>,
     /// Serialises ioctls that change the engines.
     ctl: Pin<KBox<Mutex<()>>>,
     dev: Arc<Dev>,
@@ -1000,7 +1005,10 @@ impl Dev {
         Ok(Arc::new(
             Session {
                 tracer,
-                reader: KBox::pin_init(new_mutex!(()), GFP_KERNEL)?,
+                reader: KBox::pin_init(
+                    new_mutex!(KVec::from_elem(Record::new(0), READ_BATCH, GFP_KERNEL)?),
+                    GFP_KERNEL,
+                )?,
                 ctl: KBox::pin_init(new_mutex!(()), GFP_KERNEL)?,
                 dev: this.clone(),
                 uid,
@@ -1439,11 +1447,11 @@ impl Session {
         if out.room() < uapi::REC_SIZE {
             return Err(EINVAL);
         }
-        let _r = self.reader.lock();
+        let mut batch = self.reader.lock();
         let core = self.core();
         let mut done = 0;
         while out.room() >= uapi::REC_SIZE {
-            let rec = {
+            let n = {
                 let mut st = core.state.lock();
                 if st.count == 0 {
                     if st.lost > 0 && st.slots() > 0 {
@@ -1452,21 +1460,28 @@ impl Session {
                         break;
                     }
                 }
-                st.ring[st.head]
+                let n = st.count.min(out.room() / uapi::REC_SIZE).min(batch.len());
+                let slots = st.slots();
+                for (j, slot) in batch.iter_mut().take(n).enumerate() {
+                    *slot = st.ring[(st.head + j) % slots];
+                }
+                n
             };
-            if let Err(e) = out.write(rec.as_bytes()) {
+            if let Err(e) = out.write(uapi::records_as_bytes(&batch[..n])) {
                 if done == 0 {
                     return Err(e);
                 }
                 break;
             }
             let mut st = core.state.lock();
-            st.head = (st.head + 1) % st.slots();
-            st.count -= 1;
+            // Only a read takes records, so the `n` are still there.
+            let n = n.min(st.count);
+            st.head = (st.head + n) % st.slots();
+            st.count -= n;
             // Room: waiting records go in, in the same section, so that a
             // thread's later records cannot overtake its waiting one.
             st.move_pending();
-            done += uapi::REC_SIZE;
+            done += n * uapi::REC_SIZE;
         }
         self.resume_due();
         if done == 0 {

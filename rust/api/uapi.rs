@@ -154,6 +154,14 @@ impl Record {
     }
 }
 
+/// Records as the bytes user space reads, one after another.
+pub(crate) fn records_as_bytes(recs: &[Record]) -> &[u8] {
+    // SAFETY: As in `Record::as_bytes`: every byte of a `Record` is
+    // initialised, and a slice's elements lie `size_of::<Record>()` =
+    // `REC_SIZE` bytes apart with nothing between them.
+    unsafe { core::slice::from_raw_parts(recs.as_ptr().cast::<u8>(), recs.len() * REC_SIZE) }
+}
+
 /// The ioctl arguments: `repr(C)` structs of integers only, no padding
 /// (their sizes below equal the sum of their fields), so any bytes are a
 /// valid value and every byte of a value is initialised.

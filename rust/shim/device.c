@@ -130,6 +130,8 @@ static __poll_t chrdev_poll(struct file *file, struct poll_table_struct *pt)
 	struct utrace_chrdev_file *f = file->private_data;
 
 	poll_wait(file, &f->wq, pt);
+	/* Pairs with wq_has_sleeper() in utrace_chrdev_wake(). */
+	smp_mb();
 	return f->ops->ready(f->session) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
@@ -195,7 +197,14 @@ EXPORT_SYMBOL_GPL(utrace_chrdev_destroy);
 
 void utrace_chrdev_wake(struct utrace_chrdev_file *file)
 {
-	wake_up_interruptible(&file->wq);
+	/*
+	 * Nobody asleep on the session (its reader is busy, or batching):
+	 * no lock taken. The barrier in wq_has_sleeper() pairs with the one
+	 * a sleeper passes between queueing itself and looking at the
+	 * session (set_current_state() in read's wait, smp_mb() in poll).
+	 */
+	if (wq_has_sleeper(&file->wq))
+		wake_up_interruptible(&file->wq);
 }
 EXPORT_SYMBOL_GPL(utrace_chrdev_wake);
 
