@@ -117,7 +117,8 @@ one() {
 	# syscall entry decided, for exact memory arguments, where it offers
 	# decisions; utrace_nomem: --no-memory, no decisions). CPU
 	# time: the workload and the tracer (its parent); session: the
-	# workload's alone (what the kernel side adds to the traced task).
+	# workload's alone under --no-memory (what a session's records add
+	# to the traced task).
 	strace)
 		out=$(BENCH_TRACER_CPU=1 strace -f -o /dev/null /utrace/bin/bench "$w" "$n") ;;
 	utrace_trace)
@@ -125,7 +126,7 @@ one() {
 	utrace_nomem)
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	session)
-		out=$(/utrace/bin/utrace trace -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
+		out=$(/utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	*)
 		out=$(bench "$w" "$n") ;;
 	esac
