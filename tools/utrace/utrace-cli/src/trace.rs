@@ -8,6 +8,7 @@ use crate::pump::{Next, Pump};
 use crate::{siginfo, target, TargetArgs};
 use clap::Args;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -166,17 +167,33 @@ struct Tracer {
     taken: bool,
 }
 
-fn pad(call: &str) -> String {
-    format!("{call:<39}")
+/// A call's text padded to strace's 39 columns, written without a copy.
+struct Pad<'a>(&'a str);
+
+impl fmt::Display for Pad<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SPACES: &str = "                                       ";
+        f.write_str(self.0)?;
+        let n = self.0.chars().count();
+        f.write_str(&SPACES[..SPACES.len().saturating_sub(n)])
+    }
+}
+
+/// `[pid N] ` before the lines of a thread other than the first (`-f`).
+struct Prefix(Option<i32>);
+
+impl fmt::Display for Prefix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(tid) => write!(f, "[pid {tid:>5}] "),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Tracer {
-    fn prefix(&self, tid: i32) -> String {
-        if self.follow && tid != self.first_pid {
-            format!("[pid {tid:>5}] ")
-        } else {
-            String::new()
-        }
+    fn prefix(&self, tid: i32) -> Prefix {
+        Prefix((self.follow && tid != self.first_pid).then_some(tid))
     }
 
     fn shown(&self, abi: Abi, nr: i32) -> bool {
@@ -203,7 +220,7 @@ impl Tracer {
             None if self.memory => &pm,
             None => &NoMem,
         };
-        let mut w = String::new();
+        let mut w = String::with_capacity(128);
         let _ = format::call(&mut w, mem, abi, i64::from(nr), sys, args, ret);
         w
     }
@@ -239,8 +256,7 @@ impl Tracer {
             }
         }
         if table.is_some_and(|t| t.no_return(i64::from(nr))) && self.shown(abi, nr) {
-            let line = format!("{}{}= ?", self.prefix(tid), pad(&text) + " ");
-            let _ = writeln!(self.out, "{line}");
+            let _ = writeln!(self.out, "{}{} = ?", self.prefix(tid), Pad(&text));
         } else {
             self.pending.insert(
                 tid,
@@ -312,10 +328,10 @@ impl Tracer {
         };
         let table = syscalls::table(p.abi);
         let sys = table.and_then(|t| t.by_number(i64::from(p.nr)));
-        let mut res = String::new();
+        let mut res = String::with_capacity(64);
         let _ = format::result(&mut res, p.abi, sys, ret);
         let inj = if p.injected { " (INJECTED)" } else { "" };
-        let _ = writeln!(self.out, "{}{}{}{inj}", self.prefix(tid), pad(&text), res);
+        let _ = writeln!(self.out, "{}{}{}{inj}", self.prefix(tid), Pad(&text), res);
     }
 
     /// The end of a call whose entry the holder printed (`--take`), as
@@ -329,7 +345,7 @@ impl Tracer {
         let mut res = String::new();
         let _ = format::result(&mut res, abi, sys, ret);
         let call = format!("<... {name} resumed>)");
-        let _ = writeln!(self.out, "{}{}{}", self.prefix(tid), pad(&call), res);
+        let _ = writeln!(self.out, "{}{}{}", self.prefix(tid), Pad(&call), res);
     }
 
     /// The calls under way at a handoff: the taker prints their ends.
@@ -351,7 +367,7 @@ impl Tracer {
     fn unfinished(&mut self, tid: i32) {
         if let Some(p) = self.pending.remove(&tid) {
             if self.shown(p.abi, p.nr) {
-                let _ = writeln!(self.out, "{}{} = ?", self.prefix(tid), pad(&p.text));
+                let _ = writeln!(self.out, "{}{} = ?", self.prefix(tid), Pad(&p.text));
             }
         }
     }
