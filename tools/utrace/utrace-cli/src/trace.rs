@@ -10,6 +10,7 @@ use clap::Args;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -154,11 +155,11 @@ struct Tracer {
     memory: bool,
     filter: Option<HashSet<String>>,
     inject: Vec<Inject>,
-    pending: HashMap<i32, Pending>,
+    pending: TidMap<Pending>,
     /// exec calls returned 0, waiting for their EXEC record.
-    exec_wait: HashMap<i32, (Pending, i64)>,
+    exec_wait: TidMap<(Pending, i64)>,
     /// Processes still traced.
-    live: HashSet<i32>,
+    live: TidSet,
     /// `-- COMMAND`: nothing is shown before its first execve.
     started: bool,
     first_pid: i32,
@@ -166,6 +167,31 @@ struct Tracer {
     /// of a call the holder printed as unfinished.
     taken: bool,
 }
+
+/// Hashes thread ids for the per-record maps: one multiplication, where
+/// the default SipHash costs a few hundred instructions per record. The
+/// kernel hands out the ids, so they are not chosen to collide.
+#[derive(Default)]
+struct TidHasher(u64);
+
+impl Hasher for TidHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_i32(&mut self, v: i32) {
+        self.0 = u64::from(v as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type TidMap<V> = HashMap<i32, V, BuildHasherDefault<TidHasher>>;
+type TidSet = HashSet<i32, BuildHasherDefault<TidHasher>>;
 
 /// A call's text padded to strace's 39 columns, written without a copy.
 struct Pad<'a>(&'a str);
@@ -503,7 +529,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         None => Box::new(BufWriter::new(io::stdout())),
     };
     let mut follow = a.follow;
-    let mut live = HashSet::new();
+    let mut live = TidSet::default();
     let (child, pid, engine) = match (a.target.pid, &a.take) {
         (_, Some(path)) => {
             let taken = handoff::take(path, &session)?;
@@ -547,8 +573,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         memory: !a.no_memory,
         filter,
         inject,
-        pending: HashMap::new(),
-        exec_wait: HashMap::new(),
+        pending: TidMap::default(),
+        exec_wait: TidMap::default(),
         live,
         started: child.is_none(),
         first_pid: pid,
