@@ -254,32 +254,48 @@ static void *thread_fn(void *arg)
 	return NULL;
 }
 
-static int cmd_threads(void)
+/*
+ * A child attached to by session @fd with @events before it starts @fn in a
+ * new thread (joined, then exit 0); the engine id in @id.
+ */
+static pid_t thread_child(int fd, __u64 events, void *(*fn)(void *), long long *id)
 {
-	int fd = sess_open(), p[2], status, gp = 0, attached = 0;
-	struct utrace_record r;
-	long long id;
+	int p[2];
 	pid_t pid;
 	char c;
 
 	if (pipe(p))
 		die("pipe");
 	pid = fork();
+	if (pid < 0)
+		die("fork");
 	if (pid == 0) {
 		pthread_t t;
 
 		close(p[1]);
 		if (read(p[0], &c, 1) != 1)
 			_exit(3);
-		pthread_create(&t, NULL, thread_fn, NULL);
+		pthread_create(&t, NULL, fn, NULL);
 		pthread_join(t, NULL);
 		_exit(0);
 	}
 	close(p[0]);
-	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH);
-	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	*id = sess_attach(fd, pid, 0, events);
+	CHECK(*id > 0, "attach: %s", strerror((int)-*id));
 	if (write(p[1], "g", 1) != 1)
 		die("gate");
+	close(p[1]);
+	return pid;
+}
+
+static int cmd_threads(void)
+{
+	int fd = sess_open(), status, gp = 0, attached = 0;
+	struct utrace_record r;
+	long long id;
+	pid_t pid;
+
+	pid = thread_child(fd, UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_DEATH, thread_fn, &id);
 	for (;;) {
 		next_record(fd, &r);
 		if (r.h.type == UTRACE_REC_ATTACHED) {
@@ -310,31 +326,13 @@ static void *threxec_fn(void *arg)
 
 static int cmd_threxec(void)
 {
-	int fd = sess_open(), p[2], status, before = 0, after = 0, execs = 0;
+	int fd = sess_open(), status, before = 0, after = 0, execs = 0;
 	struct utrace_record r;
 	long long id;
 	pid_t pid;
-	char c;
 
-	if (pipe(p))
-		die("pipe");
-	pid = fork();
-	if (pid == 0) {
-		pthread_t t;
-
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(3);
-		pthread_create(&t, NULL, threxec_fn, NULL);
-		pthread_join(t, NULL);
-		_exit(5);
-	}
-	close(p[0]);
-	id = sess_attach(fd, pid, 0,
-			 UTRACE_EV_SYSCALL_EXIT | UTRACE_EV_EXEC | UTRACE_EV_DEATH);
-	CHECK(id > 0, "attach: %s", strerror((int)-id));
-	if (write(p[1], "g", 1) != 1)
-		die("gate");
+	pid = thread_child(fd, UTRACE_EV_SYSCALL_EXIT | UTRACE_EV_EXEC | UTRACE_EV_DEATH,
+			   threxec_fn, &id);
 	for (;;) {
 		next_record(fd, &r);
 		if (r.h.type == UTRACE_REC_EXEC) {
