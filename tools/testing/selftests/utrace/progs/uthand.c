@@ -85,6 +85,8 @@ struct stream {
 	const char *name;
 	__u64 last_seq;
 	int records, clones, execs, deaths, lost, handoffs, handed_in, failed;
+	/* DEATH records without ids, and of a thread not the group's last. */
+	int deaths_no_pid, deaths_thread;
 	/* Threads whose HANDOFF record came (A) / that came by handoff (B). */
 	pid_t gone[MAXP];
 	int ngone;
@@ -145,6 +147,8 @@ static int account(struct stream *s, const struct utrace_record *r, pid_t root)
 	/* A thread that could not be moved (exiting): A keeps it. */
 	if (r->h.type == UTRACE_REC_DETACHED && r->detached.reason == UTRACE_DETACH_ERROR)
 		s->failed++;
+	if (r->h.type == UTRACE_REC_DEATH && (r->h.flags & UTRACE_REC_F_NO_PID))
+		s->deaths_no_pid++;
 	/* A DETACHED of a reaped thread, or a thread that is just going. */
 	if (r->h.flags & UTRACE_REC_F_NO_PID)
 		return 0;
@@ -169,13 +173,34 @@ static int account(struct stream *s, const struct utrace_record *r, pid_t root)
 		once(r->h.type, r->h.tid, 0);
 		break;
 	case UTRACE_REC_DEATH:
-		if (!r->death.group_dead)
+		if (!r->death.group_dead) {
+			s->deaths_thread++;
 			break;
+		}
 		s->deaths++;
 		once(r->h.type, r->h.tid, 0);
 		return r->h.pid == root;
 	}
 	return 0;
+}
+
+/* Where process deaths are missing: which children, and odd DEATH records. */
+static void missing_deaths(const struct stream *a, const struct stream *b)
+{
+	printf("DEATH records without ids: A %d, B %d; not a group's last: A %d, B %d\n",
+	       a->deaths_no_pid, b->deaths_no_pid, a->deaths_thread, b->deaths_thread);
+	for (int i = 0; i < nall; i++) {
+		int died = 0;
+
+		if (all[i].type != UTRACE_REC_CLONE)
+			continue;
+		for (int j = 0; j < nall && !died; j++)
+			died = all[j].type == UTRACE_REC_DEATH && all[j].tid == all[i].child;
+		if (!died)
+			printf("no DEATH record of child %d (A's gone %d, B's seen %d)\n",
+			       all[i].child, in(a->gone, a->ngone, all[i].child),
+			       in(b->seen, b->nseen, all[i].child));
+	}
 }
 
 /* Reads what @fd has (blocking if @block); returns 1 once @root died. */
@@ -326,6 +351,8 @@ static int cmd_storm(int n)
 	      a.execs, b.execs, execs);
 	CHECK(a.deaths + b.deaths == forks + 1, "process deaths: %d in A + %d in B, want %d",
 	      a.deaths, b.deaths, forks + 1);
+	if (a.deaths + b.deaths != forks + 1)
+		missing_deaths(&a, &b);
 	CHECK(a.clones > 0 && b.clones > 0, "the handoff was not in the middle (%d, %d)",
 	      a.clones, b.clones);
 	CHECK(a.handoffs >= 1 && a.handoffs == b.handed_in - b.failed,
