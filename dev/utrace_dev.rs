@@ -183,6 +183,26 @@ struct Thread {
     ids: Ids,
 }
 
+/// Fills `rec`'s header with the ids `pid`/`tid` the reader knows the thread
+/// by (`NO_PID` if none: not visible there), `engine_id` and the time.
+fn set_header(rec: &mut Record, pid: i32, tid: i32, engine_id: u64) {
+    rec.h.pid = pid;
+    rec.h.tid = tid;
+    if tid == 0 {
+        rec.h.flags |= uapi::REC_F_NO_PID;
+    }
+    rec.h.engine_id = engine_id;
+    rec.h.time_ns = utrace::ktime_get_ns() as u64;
+}
+
+impl Thread {
+    /// Whether the session holds the thread: stopped by it, waiting for
+    /// room (lossless) or for a decision.
+    fn holds(&self) -> bool {
+        self.stop || self.blocked || self.deciding()
+    }
+}
+
 /// A thread's process and thread ids in the reader's pid namespace, kept
 /// with the kernel's own pid of the task they were looked up for: that
 /// pid changes only when a non-leader thread execs and takes over its
@@ -251,20 +271,22 @@ impl State {
         self.count += 1;
     }
 
-    /// The next ring slot, numbered, for a record written in place: the
-    /// common case, room and nothing dropped or kept before it (as
-    /// [`State::push`] would store it). `None` otherwise, nothing changed.
-    fn slot_in_place(&mut self) -> Option<&mut Record> {
+    /// The next ring slot as a new numbered record of `type_`, for a record
+    /// written in place: the common case, room and nothing dropped or kept
+    /// before it (as [`State::push`] would store it). `None` otherwise,
+    /// nothing changed.
+    fn slot_in_place(&mut self, type_: u16) -> Option<&mut Record> {
         let slots = self.slots();
         if self.count >= slots || self.lost > 0 || !self.kept.is_empty() {
             return None;
         }
         let i = (self.head + self.count) % slots;
         let seq = self.seq;
+        let rec = self.ring.get_mut(i)?;
+        rec.reset(type_);
+        rec.h.seq = seq;
         self.seq += 1;
         self.count += 1;
-        let rec = self.ring.get_mut(i)?;
-        rec.h.seq = seq;
         Some(rec)
     }
 
@@ -361,13 +383,7 @@ impl Core {
     /// the reader's pid namespace (`NO_PID` if not visible there), time.
     fn stamp(&self, task: &Task, engine_id: u64, rec: &mut Record) {
         let (pid, tid) = self.file.ids(task);
-        rec.h.pid = pid;
-        rec.h.tid = tid;
-        if tid == 0 {
-            rec.h.flags |= uapi::REC_F_NO_PID;
-        }
-        rec.h.engine_id = engine_id;
-        rec.h.time_ns = utrace::ktime_get_ns() as u64;
+        set_header(rec, pid, tid, engine_id);
     }
 
     /// Adds `rec` for `task`'s event.
@@ -512,11 +528,7 @@ impl Core {
     /// What a callback returns: a stop the session asked for holds (any
     /// other action would drop it).
     fn action(&self, task: &Task) -> Action {
-        let stop = self
-            .state
-            .lock()
-            .find(key(task))
-            .is_some_and(|t| t.stop || t.blocked || t.deciding());
+        let stop = self.state.lock().find(key(task)).is_some_and(Thread::holds);
         if stop {
             Action::Stop
         } else {
@@ -776,10 +788,9 @@ impl Core {
         regs: &SyscallRegs<'_>,
         exit: bool,
     ) -> Option<Action> {
-        let time_ns = utrace::ktime_get_ns() as u64;
         let mut st = self.state.lock();
         let t = st.find_mut(key(task))?;
-        let action = if t.stop || t.blocked || t.deciding() {
+        let action = if t.holds() {
             Action::Stop
         } else {
             Action::Resume
@@ -801,22 +812,13 @@ impl Core {
             };
         }
         let Ids { pid, tid, .. } = t.ids;
-        let rec = st.slot_in_place()?;
-        let seq = rec.h.seq;
         let type_ = if exit {
             uapi::REC_SYSCALL_EXIT
         } else {
             uapi::REC_SYSCALL_ENTRY
         };
-        rec.reset(type_);
-        rec.h.seq = seq;
-        rec.h.pid = pid;
-        rec.h.tid = tid;
-        if tid == 0 {
-            rec.h.flags |= uapi::REC_F_NO_PID;
-        }
-        rec.h.engine_id = engine_id;
-        rec.h.time_ns = time_ns;
+        let rec = st.slot_in_place(type_)?;
+        set_header(rec, pid, tid, engine_id);
         fill_syscall(rec, regs, exit);
         drop(st);
         self.file.wake();
@@ -830,27 +832,22 @@ impl utrace::SyscallEngine for Core {
         if let Some(entry) = self.syscall_decided(cx, regs) {
             return entry;
         }
+        // A resumed entry (after a stop before it) was recorded already.
         let fast = if cx.resumed() {
             None
         } else {
             self.syscall_in_place(cx.task(), Events::SYSCALL_ENTRY, regs, false)
         };
-        if let Some(act) = fast {
-            // Run would drop a session stop: stop before the syscall instead.
-            return if act == Action::Stop {
-                SyscallEntry::Stop
-            } else {
-                SyscallEntry::Run
-            };
-        }
-        // A resumed entry (after a stop before it) was recorded already.
-        let id = self.wants(cx.task(), Events::SYSCALL_ENTRY);
-        if let Some(id) = id.filter(|_| !cx.resumed()) {
-            let rec = syscall_record(uapi::REC_SYSCALL_ENTRY, regs, false);
-            self.emit_syscall_entry(cx.task(), id, rec);
-        }
+        let act = fast.unwrap_or_else(|| {
+            let id = self.wants(cx.task(), Events::SYSCALL_ENTRY);
+            if let Some(id) = id.filter(|_| !cx.resumed()) {
+                let rec = syscall_record(uapi::REC_SYSCALL_ENTRY, regs, false);
+                self.emit_syscall_entry(cx.task(), id, rec);
+            }
+            self.action(cx.task())
+        });
         // Run would drop a session stop: stop before the syscall instead.
-        if self.action(cx.task()) == Action::Stop {
+        if act == Action::Stop {
             SyscallEntry::Stop
         } else {
             SyscallEntry::Run

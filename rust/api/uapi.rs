@@ -92,6 +92,17 @@ pub(crate) struct RecHeader {
     pub(crate) tid: i32,
 }
 
+impl RecHeader {
+    /// The header of a whole record of `type_`, everything else zero.
+    fn of(type_: u16) -> RecHeader {
+        RecHeader {
+            type_,
+            size: REC_SIZE as u16,
+            ..RecHeader::default()
+        }
+    }
+}
+
 /// Bytes of a record after its header.
 pub(crate) const PAYLOAD: usize = REC_SIZE - size_of::<RecHeader>();
 
@@ -108,11 +119,7 @@ impl Record {
     /// A record of `type_` with everything else zero.
     pub(crate) fn new(type_: u16) -> Record {
         Record {
-            h: RecHeader {
-                type_,
-                size: REC_SIZE as u16,
-                ..RecHeader::default()
-            },
+            h: RecHeader::of(type_),
             payload: [0; PAYLOAD],
         }
     }
@@ -120,11 +127,7 @@ impl Record {
     /// Makes `self` what [`Record::new`] gives, in place (a ring slot: no
     /// record on the stack to copy in).
     pub(crate) fn reset(&mut self, type_: u16) {
-        self.h = RecHeader {
-            type_,
-            size: REC_SIZE as u16,
-            ..RecHeader::default()
-        };
+        self.h = RecHeader::of(type_);
         self.payload.fill(0);
     }
 
