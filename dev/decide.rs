@@ -117,7 +117,14 @@ impl Core {
     /// decision opened in the same section. Returns whether the thread is
     /// to wait for the answer: not when the record was dropped (lossy mode,
     /// buffer full: counted in LOST), nor without a decision.
-    fn emit_decide(&self, task: &Task, engine_id: u64, mut rec: Record, kind: Kind) -> bool {
+    fn emit_decide(
+        &self,
+        task: &Task,
+        engine_id: u64,
+        mut rec: Record,
+        kind: Kind,
+        force: bool,
+    ) -> bool {
         self.stamp(task, engine_id, &mut rec);
         let mut waiting = Waiting {
             seq: 0,
@@ -141,7 +148,7 @@ impl Core {
             self.emit(task, engine_id, rec);
             return false;
         };
-        let decides = t.decides(kind) && t.waiting.is_none();
+        let decides = (t.decides(kind) || force) && t.waiting.is_none();
         if decides {
             rec.h.flags |= uapi::REC_F_DECIDE;
         }
@@ -176,10 +183,18 @@ impl Core {
         decides
     }
 
-    /// Emits the SYSCALL_ENTRY record `rec`. With a decision to wait for,
+    /// Emits the SYSCALL_ENTRY record `rec`, to be decided on if its
+    /// engine decides syscalls or `incomplete` (its capture is not whole:
+    /// `UTRACE_CAPTURE_F_DECIDE`). With a decision to wait for,
     /// [`Core::action`] stops the entry.
-    pub(crate) fn emit_syscall_entry(&self, task: &Task, engine_id: u64, rec: Record) {
-        self.emit_decide(task, engine_id, rec, Kind::Syscall);
+    pub(crate) fn emit_syscall_entry(
+        &self,
+        task: &Task,
+        engine_id: u64,
+        rec: Record,
+        incomplete: bool,
+    ) {
+        self.emit_decide(task, engine_id, rec, Kind::Syscall, incomplete);
     }
 
     /// SYSCALL_ENTRY of `cx`'s task, reported again after its stop: carries
@@ -270,7 +285,7 @@ impl Core {
             return Signal::Keep;
         };
         let r = rec(sig);
-        if self.emit_decide(cx.task(), id, r, Kind::Signal) {
+        if self.emit_decide(cx.task(), id, r, Kind::Signal, false) {
             Signal::Hold
         } else {
             Signal::Keep

@@ -18,6 +18,7 @@ use kernel::task::Task;
 #[path = "../rust/api/utrace.rs"]
 mod utrace;
 
+mod capture;
 mod decide;
 
 use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
@@ -244,6 +245,8 @@ struct State {
     started: bool,
     /// Records of threads handed to another session, waiting for room.
     kept: handoff::Kept,
+    /// The user memory syscall records carry (`UTRACE_IOC_CAPTURE`).
+    capture: capture::Table,
 }
 
 impl State {
@@ -288,6 +291,13 @@ impl State {
         self.seq += 1;
         self.count += 1;
         Some(rec)
+    }
+
+    /// Takes back the slot [`State::slot_in_place`] just gave (nothing
+    /// else changed the ring since).
+    fn unslot(&mut self) {
+        self.seq -= 1;
+        self.count -= 1;
     }
 
     /// The LOST record for the records dropped so far (room for it checked).
@@ -750,12 +760,6 @@ fn clone_record(file: &FileHandle, child: &Task, flags: u64, child_id: u64) -> R
     rec
 }
 
-fn syscall_record(type_: u16, regs: &SyscallRegs<'_>, exit: bool) -> Record {
-    let mut rec = Record::new(type_);
-    fill_syscall(&mut rec, regs, exit);
-    rec
-}
-
 /// The payload of a syscall record (`rec` zeroed).
 fn fill_syscall(rec: &mut Record, regs: &SyscallRegs<'_>, exit: bool) {
     rec.put_u32(uapi::SYSCALL_NR, regs.nr() as u32);
@@ -777,17 +781,19 @@ impl Core {
     /// A syscall record in the common case, under one lock: the thread is
     /// the session's, decides nothing on this event, and the ring has room
     /// with nothing dropped or kept before the record, which is then
-    /// written in its ring slot. Returns the callback's action (as
-    /// [`Core::action`]: there was room, so the record changed nothing it
-    /// reads), or `None`, having done nothing, when it is not the common
-    /// case (the caller goes the general way).
+    /// written in its ring slot, with its captures whole (or not to be
+    /// decided on). Returns the callback's action (as [`Core::action`]:
+    /// there was room, so the record changed nothing it reads), or `None`,
+    /// having done nothing, when it is not the common case (the caller goes
+    /// the general way).
     fn syscall_in_place(
         &self,
-        task: &Task,
+        cx: &SyscallContext<'_>,
         event: Events,
         regs: &SyscallRegs<'_>,
         exit: bool,
     ) -> Option<Action> {
+        let task = cx.task();
         let mut st = self.state.lock();
         let t = st.find_mut(key(task))?;
         let action = if t.holds() {
@@ -817,12 +823,48 @@ impl Core {
         } else {
             uapi::REC_SYSCALL_ENTRY
         };
+        let items = st.capture.get(regs.arch(), regs.nr());
+        let decide_incomplete = !exit && st.capture.decide;
         let rec = st.slot_in_place(type_)?;
         set_header(rec, pid, tid, engine_id);
         fill_syscall(rec, regs, exit);
+        if let Some(items) = items {
+            if !capture::fill(rec, cx, regs, &items, exit) && decide_incomplete {
+                // It waits for a decision: the general way.
+                st.unslot();
+                return None;
+            }
+        }
         drop(st);
         self.file.wake();
         Some(action)
+    }
+
+    /// The record of a syscall event of `cx`'s task the general way, with
+    /// its captures; and whether it is an entry to decide on because its
+    /// capture is not whole (`UTRACE_CAPTURE_F_DECIDE`).
+    fn syscall_record(
+        &self,
+        cx: &SyscallContext<'_>,
+        regs: &SyscallRegs<'_>,
+        exit: bool,
+    ) -> (Record, bool) {
+        let type_ = if exit {
+            uapi::REC_SYSCALL_EXIT
+        } else {
+            uapi::REC_SYSCALL_ENTRY
+        };
+        let mut rec = Record::new(type_);
+        fill_syscall(&mut rec, regs, exit);
+        let (items, decide) = {
+            let st = self.state.lock();
+            (st.capture.get(regs.arch(), regs.nr()), st.capture.decide)
+        };
+        let whole = match items {
+            Some(items) => capture::fill(&mut rec, cx, regs, &items, exit),
+            None => true,
+        };
+        (rec, !whole && decide && !exit)
     }
 }
 
@@ -836,13 +878,13 @@ impl utrace::SyscallEngine for Core {
         let fast = if cx.resumed() {
             None
         } else {
-            self.syscall_in_place(cx.task(), Events::SYSCALL_ENTRY, regs, false)
+            self.syscall_in_place(cx, Events::SYSCALL_ENTRY, regs, false)
         };
         let act = fast.unwrap_or_else(|| {
             let id = self.wants(cx.task(), Events::SYSCALL_ENTRY);
             if let Some(id) = id.filter(|_| !cx.resumed()) {
-                let rec = syscall_record(uapi::REC_SYSCALL_ENTRY, regs, false);
-                self.emit_syscall_entry(cx.task(), id, rec);
+                let (rec, incomplete) = self.syscall_record(cx, regs, false);
+                self.emit_syscall_entry(cx.task(), id, rec, incomplete);
             }
             self.action(cx.task())
         });
@@ -855,11 +897,11 @@ impl utrace::SyscallEngine for Core {
     }
 
     fn syscall_exit(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
-        if let Some(act) = self.syscall_in_place(cx.task(), Events::SYSCALL_EXIT, regs, true) {
+        if let Some(act) = self.syscall_in_place(cx, Events::SYSCALL_EXIT, regs, true) {
             return act;
         }
         if let Some(id) = self.wants(cx.task(), Events::SYSCALL_EXIT) {
-            let rec = syscall_record(uapi::REC_SYSCALL_EXIT, regs, true);
+            let (rec, _) = self.syscall_record(cx, regs, true);
             self.emit(cx.task(), id, rec);
         }
         // A syscall exit callback's Resume would drop a session stop.
@@ -995,6 +1037,7 @@ impl Dev {
                 global: None,
                 started: false,
                 kept: handoff::Kept::new(),
+                capture: capture::Table::default(),
             }),
             GFP_KERNEL,
         )?;
@@ -1036,6 +1079,15 @@ impl Session {
             buffer_max: (param_usize(&BUFFER_KIB_MAX) * 1024) as u64,
         };
         arg.write_struct(&info)?;
+        Ok(0)
+    }
+
+    /// `UTRACE_IOC_CAPTURE`: replaces the session's capture list.
+    fn capture(&self, arg: UserArg) -> Result<isize> {
+        let mut table = capture::Table::from_user(arg)?;
+        core::mem::swap(&mut self.core().state.lock().capture, &mut table);
+        // The old list is freed here, out of the lock.
+        drop(table);
         Ok(0)
     }
 
@@ -1558,6 +1610,7 @@ impl SessionHandler for Session {
             uapi::NR_HANDOFF => self.handoff(arg),
             uapi::NR_GETREGS => self.getregs(arg),
             uapi::NR_SETREGS => self.setregs(arg),
+            uapi::NR_CAPTURE => self.capture(arg),
             _ => Err(ENOTTY),
         }
     }

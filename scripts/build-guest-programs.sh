@@ -10,10 +10,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/tools/testing/selftests/utrace/progs
 out=$top/build/guest/bin
 mkdir -p "$out"
-# Whether a header of progs/ is newer than $1.
+# Whether a header of progs/, or the uapi header they include, is newer
+# than $1.
 headers_newer() {
 	local h
-	for h in "$src"/*.h; do
+	for h in "$src"/*.h "$top/include/uapi/utrace_rs.h"; do
 		if [ "$h" -nt "$1" ]; then
 			return 0
 		fi

@@ -28,7 +28,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define UTRACE_UAPI_VERSION 1
+#define UTRACE_UAPI_VERSION 2
 
 /* The device. */
 #define UTRACE_DEV_PATH "/dev/utrace"
@@ -97,6 +97,11 @@ enum utrace_rec_type {
  * thread's records in this session start after this one.
  */
 #define UTRACE_REC_F_HANDOFF	(1U << 4)
+/*
+ * SYSCALL_ENTRY, SYSCALL_EXIT: the payload is struct utrace_rec_syscall_cap,
+ * with the user memory UTRACE_IOC_CAPTURE asked for.
+ */
+#define UTRACE_REC_F_CAPTURE	(1U << 5)
 
 struct utrace_rec_header {
 	__u16 type;		/* enum utrace_rec_type */
@@ -199,6 +204,32 @@ struct utrace_rec_syscall {
 	__s64 ret;		/* exit: the return value; entry: 0 */
 };
 
+/*
+ * One capture of a syscall record (UTRACE_REC_F_CAPTURE): user memory at an
+ * argument, read when the record was written (entry: before the syscall
+ * ran; exit: after), without faulting pages in.
+ */
+struct utrace_rec_capture {
+	__u8 arg;		/* the argument that held the address */
+	__u8 kind;		/* enum utrace_capture_kind; 0: slot unused */
+	__u8 flags;		/* UTRACE_CAP_F_* */
+	__u8 reserved;
+	__u16 len;		/* bytes read (a string: without its NUL) */
+	__u16 offset;		/* of those bytes in utrace_rec_syscall_cap.data */
+};
+/* utrace_rec_capture.flags */
+#define UTRACE_CAP_F_END	(1U << 0)	/* a string's NUL was read: it is whole */
+#define UTRACE_CAP_F_FAULT	(1U << 1)	/* memory not present after len bytes */
+#define UTRACE_CAP_F_CUT	(1U << 2)	/* no room for more in the record */
+
+#define UTRACE_REC_CAPTURES	2
+#define UTRACE_REC_CAPTURE_DATA	136
+struct utrace_rec_syscall_cap {
+	struct utrace_rec_syscall call;
+	struct utrace_rec_capture cap[UTRACE_REC_CAPTURES];
+	__u8 data[UTRACE_REC_CAPTURE_DATA];
+};
+
 /* UTRACE_REC_JCTL */
 struct utrace_rec_jctl {
 	__u32 stop;		/* 1: stopping, 0: continued */
@@ -234,6 +265,7 @@ struct utrace_record {
 		struct utrace_rec_death death;
 		struct utrace_rec_signal signal;
 		struct utrace_rec_syscall syscall;
+		struct utrace_rec_syscall_cap syscall_cap;
 		struct utrace_rec_jctl jctl;
 		struct utrace_rec_handoff handoff;
 		__u8 pad[UTRACE_REC_SIZE - 40];
@@ -401,6 +433,55 @@ struct utrace_handoff {
 };
 #define UTRACE_HANDOFF_SIZE_VER0 40
 
+/*
+ * UTRACE_IOC_CAPTURE: which user memory the session's syscall records carry
+ * (struct utrace_rec_syscall_cap), so that a reader decodes paths and
+ * buffers as they were at the call without stopping the thread. Replaces
+ * the session's list; count 0 clears it. At most UTRACE_REC_CAPTURES items
+ * per syscall (entry and exit together); EINVAL for anything else that does
+ * not fit the rules below, E2BIG over UTRACE_CAPTURE_ITEMS_MAX items.
+ */
+enum utrace_capture_kind {
+	UTRACE_CAPTURE_STR	= 1,	/* a NUL-terminated string, up to max bytes */
+	UTRACE_CAPTURE_MEM	= 2,	/* max bytes */
+	UTRACE_CAPTURE_MEM_ARG	= 3,	/* argument len_arg bytes, up to max */
+	UTRACE_CAPTURE_MEM_RET	= 4,	/* exit: the return value's bytes, up to max */
+};
+/* utrace_capture_item.flags */
+#define UTRACE_CAPTURE_AT_EXIT	(1U << 0)	/* read at SYSCALL_EXIT, not entry */
+#define UTRACE_CAPTURE_NR_MAX	512		/* nr is below it */
+
+struct utrace_capture_item {
+	__u16 nr;		/* syscall number */
+	__u8 abi;		/* UTRACE_ABI_X86_64 or UTRACE_ABI_I386 */
+	__u8 arg;		/* the argument with the address: 0 to 5 */
+	__u8 kind;		/* enum utrace_capture_kind */
+	__u8 len_arg;		/* UTRACE_CAPTURE_MEM_ARG: 0 to 5 */
+	__u8 flags;		/* UTRACE_CAPTURE_AT_EXIT */
+	__u8 reserved0;
+	__u16 max;		/* 1 to UTRACE_REC_CAPTURE_DATA */
+	__u16 reserved1;
+	__u32 reserved2;
+};
+
+/* utrace_capture.flags */
+/*
+ * A SYSCALL_ENTRY whose capture is not whole (UTRACE_CAP_F_FAULT or
+ * UTRACE_CAP_F_CUT) waits for a decision (UTRACE_REC_F_DECIDE): the reader
+ * reads the memory itself while the thread waits, then answers RUN.
+ */
+#define UTRACE_CAPTURE_F_DECIDE	(1U << 0)
+#define UTRACE_CAPTURE_ITEMS_MAX 1024
+struct utrace_capture {
+	__u32 size;
+	__u32 flags;		/* UTRACE_CAPTURE_F_* */
+	__u32 count;		/* items */
+	__u32 reserved0;
+	__u64 items;		/* user pointer to count struct utrace_capture_item */
+	__u64 reserved;
+};
+#define UTRACE_CAPTURE_SIZE_VER0 32
+
 #define UTRACE_IOC_INFO		_IOWR(UTRACE_IOC_MAGIC, 0x00, struct utrace_info)
 #define UTRACE_IOC_CONFIG	_IOW(UTRACE_IOC_MAGIC, 0x01, struct utrace_config)
 #define UTRACE_IOC_ATTACH	_IOWR(UTRACE_IOC_MAGIC, 0x02, struct utrace_attach)
@@ -410,6 +491,7 @@ struct utrace_handoff {
 #define UTRACE_IOC_GETREGS	_IOWR(UTRACE_IOC_MAGIC, 0x06, struct utrace_regs)
 #define UTRACE_IOC_SETREGS	_IOW(UTRACE_IOC_MAGIC, 0x07, struct utrace_regs)
 #define UTRACE_IOC_HANDOFF	_IOWR(UTRACE_IOC_MAGIC, 0x08, struct utrace_handoff)
+#define UTRACE_IOC_CAPTURE	_IOW(UTRACE_IOC_MAGIC, 0x09, struct utrace_capture)
 
 /*
  * The ioctl number encodes sizeof(struct) of version 1; the kernel matches
@@ -428,6 +510,10 @@ UTRACE_UAPI_ASSERT(sizeof(struct utrace_record) == UTRACE_REC_SIZE);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_rec_exec) == 200);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_rec_signal) == 136);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_rec_syscall) == 64);
+UTRACE_UAPI_ASSERT(sizeof(struct utrace_rec_capture) == 8);
+UTRACE_UAPI_ASSERT(sizeof(struct utrace_rec_syscall_cap) == UTRACE_REC_SIZE - 40);
+UTRACE_UAPI_ASSERT(sizeof(struct utrace_capture_item) == 16);
+UTRACE_UAPI_ASSERT(sizeof(struct utrace_capture) == UTRACE_CAPTURE_SIZE_VER0);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_info) == UTRACE_INFO_SIZE_VER0);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_config) == UTRACE_CONFIG_SIZE_VER0);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_attach) == UTRACE_ATTACH_SIZE_VER0);

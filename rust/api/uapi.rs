@@ -8,7 +8,7 @@
 
 use core::mem::{offset_of, size_of};
 
-pub(crate) const UAPI_VERSION: u32 = 1;
+pub(crate) const UAPI_VERSION: u32 = 2;
 pub(crate) const IOC_MAGIC: u32 = 0xBA;
 
 pub(crate) const REC_LOST: u16 = 1;
@@ -29,6 +29,7 @@ pub(crate) const REC_F_STOPPED: u32 = 1 << 1;
 pub(crate) const REC_F_TRUNCATED: u32 = 1 << 2;
 pub(crate) const REC_F_NO_PID: u32 = 1 << 3;
 pub(crate) const REC_F_HANDOFF: u32 = 1 << 4;
+pub(crate) const REC_F_CAPTURE: u32 = 1 << 5;
 
 pub(crate) const DETACH_REQUESTED: u32 = 1;
 pub(crate) const DETACH_REAPED: u32 = 2;
@@ -71,6 +72,7 @@ pub(crate) const NR_DECIDE: u32 = 0x05;
 pub(crate) const NR_GETREGS: u32 = 0x06;
 pub(crate) const NR_SETREGS: u32 = 0x07;
 pub(crate) const NR_HANDOFF: u32 = 0x08;
+pub(crate) const NR_CAPTURE: u32 = 0x09;
 
 /// `UTRACE_REC_SIZE`.
 pub(crate) const REC_SIZE: usize = 256;
@@ -258,6 +260,23 @@ pub(crate) const JCTL_SIGNO: usize = 4;
 pub(crate) const JCTL_NOTIFY: usize = 8;
 pub(crate) const HANDOFF_TO_ENGINE: usize = 0;
 
+// `struct utrace_rec_syscall_cap`: the syscall payload, then the captures'
+// descriptors (`struct utrace_rec_capture`), then their bytes.
+pub(crate) const SYSCALL_CAP: usize = 64;
+pub(crate) const SYSCALL_CAP_SIZE: usize = 8;
+pub(crate) const SYSCALL_CAP_ARG: usize = 0;
+pub(crate) const SYSCALL_CAP_KIND: usize = 1;
+pub(crate) const SYSCALL_CAP_FLAGS: usize = 2;
+pub(crate) const SYSCALL_CAP_LEN: usize = 4;
+pub(crate) const SYSCALL_CAP_OFFSET: usize = 6;
+pub(crate) const SYSCALL_CAP_DATA: usize = SYSCALL_CAP + REC_CAPTURES * SYSCALL_CAP_SIZE;
+pub(crate) const REC_CAPTURES: usize = 2;
+pub(crate) const REC_CAPTURE_DATA: usize = 136;
+pub(crate) const CAP_F_END: u8 = 1 << 0;
+pub(crate) const CAP_F_FAULT: u8 = 1 << 1;
+pub(crate) const CAP_F_CUT: u8 = 1 << 2;
+
+const _: () = assert!(SYSCALL_CAP_DATA + REC_CAPTURE_DATA == PAYLOAD);
 const _: () = assert!(size_of::<RecHeader>() == 40);
 const _: () = assert!(size_of::<Record>() == REC_SIZE);
 const _: () = assert!(offset_of!(RecHeader, seq) == 16);
@@ -284,3 +303,21 @@ plain!(Decide, 216, {
     args: [u64; 6], siginfo: [u64; 16], reserved: u64,
 });
 const _: () = assert!(offset_of!(Decide, siginfo) == 80);
+
+// UTRACE_IOC_CAPTURE (`struct utrace_capture`, `struct utrace_capture_item`).
+pub(crate) const CAPTURE_STR: u8 = 1;
+pub(crate) const CAPTURE_MEM: u8 = 2;
+pub(crate) const CAPTURE_MEM_ARG: u8 = 3;
+pub(crate) const CAPTURE_MEM_RET: u8 = 4;
+pub(crate) const CAPTURE_AT_EXIT: u8 = 1 << 0;
+pub(crate) const CAPTURE_NR_MAX: usize = 512;
+pub(crate) const CAPTURE_F_DECIDE: u32 = 1 << 0;
+pub(crate) const CAPTURE_ITEMS_MAX: usize = 1024;
+
+plain!(Capture, 32, {
+    size: u32, flags: u32, count: u32, reserved0: u32, items: u64, reserved: u64,
+});
+plain!(CaptureItem, 16, {
+    nr: u16, abi: u8, arg: u8, kind: u8, len_arg: u8, flags: u8, reserved0: u8, max: u16,
+    reserved1: u16, reserved2: u32,
+});

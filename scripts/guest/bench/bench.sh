@@ -113,9 +113,9 @@ one() {
 	ptrace_strace)
 		out=$(BENCH_TRACER_CPU=1 ptrace_strace /utrace/bin/bench "$w" "$n") ;;
 	# The tools, as a user runs them: Debian's strace, and utrace trace on
-	# a /dev/utrace session (lossless where the module offers it; each
-	# syscall entry decided, for exact memory arguments, where it offers
-	# decisions; utrace_nomem: --no-memory, no decisions). CPU
+	# a /dev/utrace session (lossless where the module offers it; memory
+	# arguments captured into the records, an entry decided only where its
+	# capture is not whole; utrace_nomem: --no-memory, no capture). CPU
 	# time: the workload and the tracer (its parent); session: the
 	# workload's alone under --no-memory (what a session's records add
 	# to the traced task).

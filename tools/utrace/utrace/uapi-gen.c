@@ -94,7 +94,12 @@ int main(void)
 	U16(UTRACE_REC_JCTL); U16(UTRACE_REC_HANDOFF);
 	U32(UTRACE_REC_F_DECIDE); U32(UTRACE_REC_F_STOPPED);
 	U32(UTRACE_REC_F_TRUNCATED); U32(UTRACE_REC_F_NO_PID);
-	U32(UTRACE_REC_F_HANDOFF);
+	U32(UTRACE_REC_F_HANDOFF); U32(UTRACE_REC_F_CAPTURE);
+	U32(UTRACE_CAP_F_END); U32(UTRACE_CAP_F_FAULT); U32(UTRACE_CAP_F_CUT);
+	USIZE(UTRACE_REC_CAPTURES); USIZE(UTRACE_REC_CAPTURE_DATA);
+	U32(UTRACE_CAPTURE_STR); U32(UTRACE_CAPTURE_MEM); U32(UTRACE_CAPTURE_MEM_ARG);
+	U32(UTRACE_CAPTURE_MEM_RET); U32(UTRACE_CAPTURE_AT_EXIT); U32(UTRACE_CAPTURE_NR_MAX);
+	U32(UTRACE_CAPTURE_F_DECIDE); U32(UTRACE_CAPTURE_ITEMS_MAX);
 	U32(UTRACE_DETACH_REQUESTED); U32(UTRACE_DETACH_REAPED);
 	U32(UTRACE_DETACH_PRIVILEGED); U32(UTRACE_DETACH_LIMIT); U32(UTRACE_DETACH_ERROR);
 	U32(UTRACE_SIGCLASS_HANDLER); U32(UTRACE_SIGCLASS_IGN); U32(UTRACE_SIGCLASS_STOP);
@@ -113,10 +118,11 @@ int main(void)
 	U32(UTRACE_DECIDE_F_ARGS); U32(UTRACE_DECIDE_F_SIGINFO); U32(UTRACE_HANDOFF_F_TREE);
 	U32(UTRACE_INFO_SIZE_VER0); U32(UTRACE_CONFIG_SIZE_VER0); U32(UTRACE_ATTACH_SIZE_VER0);
 	U32(UTRACE_DETACH_SIZE_VER0); U32(UTRACE_CONTROL_SIZE_VER0); U32(UTRACE_DECIDE_SIZE_VER0);
-	U32(UTRACE_REGS_SIZE_VER0); U32(UTRACE_HANDOFF_SIZE_VER0);
+	U32(UTRACE_REGS_SIZE_VER0); U32(UTRACE_HANDOFF_SIZE_VER0); U32(UTRACE_CAPTURE_SIZE_VER0);
 	IOC(UTRACE_IOC_INFO); IOC(UTRACE_IOC_CONFIG); IOC(UTRACE_IOC_ATTACH);
 	IOC(UTRACE_IOC_DETACH); IOC(UTRACE_IOC_CONTROL); IOC(UTRACE_IOC_DECIDE);
 	IOC(UTRACE_IOC_GETREGS); IOC(UTRACE_IOC_SETREGS); IOC(UTRACE_IOC_HANDOFF);
+	IOC(UTRACE_IOC_CAPTURE);
 
 	/* Records: the parser reads these offsets. */
 	printf("pub mod layout {\n");
@@ -129,7 +135,8 @@ int main(void)
 	F(utrace_record, h); F(utrace_record, lost); F(utrace_record, attached);
 	F(utrace_record, detached); F(utrace_record, quiesce); F(utrace_record, clone);
 	F(utrace_record, exec); F(utrace_record, exit); F(utrace_record, death);
-	F(utrace_record, signal); F(utrace_record, syscall); F(utrace_record, jctl);
+	F(utrace_record, signal); F(utrace_record, syscall); F(utrace_record, syscall_cap);
+	F(utrace_record, jctl);
 	F(utrace_record, handoff); F(utrace_record, pad);
 	end();
 	S(utrace_rec_lost); F(utrace_rec_lost, count); F(utrace_rec_lost, first_seq); end();
@@ -151,6 +158,13 @@ int main(void)
 	S(utrace_rec_syscall);
 	F(utrace_rec_syscall, nr); F(utrace_rec_syscall, abi); F(utrace_rec_syscall, args);
 	F(utrace_rec_syscall, ret);
+	end();
+	S(utrace_rec_capture);
+	F(utrace_rec_capture, arg); F(utrace_rec_capture, kind); F(utrace_rec_capture, flags);
+	F(utrace_rec_capture, reserved); F(utrace_rec_capture, len); F(utrace_rec_capture, offset);
+	end();
+	S(utrace_rec_syscall_cap);
+	F(utrace_rec_syscall_cap, call); F(utrace_rec_syscall_cap, cap); F(utrace_rec_syscall_cap, data);
 	end();
 	S(utrace_rec_jctl);
 	F(utrace_rec_jctl, stop); F(utrace_rec_jctl, signo); F(utrace_rec_jctl, notify);
@@ -194,5 +208,15 @@ int main(void)
 	A(utrace_handoff, Handoff, engine_id); A(utrace_handoff, Handoff, to_fd);
 	A(utrace_handoff, Handoff, reserved0); A(utrace_handoff, Handoff, to_engine_id);
 	A(utrace_handoff, Handoff, reserved);
+	AS(utrace_capture, Capture);
+	A(utrace_capture, Capture, size); A(utrace_capture, Capture, flags);
+	A(utrace_capture, Capture, count); A(utrace_capture, Capture, reserved0);
+	A(utrace_capture, Capture, items); A(utrace_capture, Capture, reserved);
+	AS(utrace_capture_item, CaptureItem);
+	A(utrace_capture_item, CaptureItem, nr); A(utrace_capture_item, CaptureItem, abi);
+	A(utrace_capture_item, CaptureItem, arg); A(utrace_capture_item, CaptureItem, kind);
+	A(utrace_capture_item, CaptureItem, len_arg); A(utrace_capture_item, CaptureItem, flags);
+	A(utrace_capture_item, CaptureItem, reserved0); A(utrace_capture_item, CaptureItem, max);
+	A(utrace_capture_item, CaptureItem, reserved1); A(utrace_capture_item, CaptureItem, reserved2);
 	return 0;
 }

@@ -41,9 +41,9 @@ fn read_exact(m: &dyn Mem, addr: u64, buf: &mut [u8]) -> bool {
 }
 
 /// Bytes of a path shown (longer ones end in `...`).
-const PATH_MAX_SHOWN: usize = 128;
+pub const PATH_MAX_SHOWN: usize = 128;
 /// Bytes of data shown, as strace's default `-s 32`.
-const DATA_MAX_SHOWN: usize = 32;
+pub const DATA_MAX_SHOWN: usize = 32;
 
 /// The text being built.
 pub type Line = String;

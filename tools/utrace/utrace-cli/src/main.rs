@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+mod captured;
 mod events;
 mod format;
 mod handoff;

@@ -2,6 +2,7 @@
 
 //! `utrace trace`: strace's output from a session's records.
 
+use crate::captured::{self, Captured};
 use crate::format::{self, Mem, NoMem, ProcMem};
 use crate::handoff::{self, Giver};
 use crate::pump::{Next, Pump};
@@ -14,6 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use utrace::event::Capture;
 use utrace::syscalls::{self, Arg};
 use utrace::{uapi, Abi, Attach, Event, Payload, Session, Target, Verdict};
 
@@ -153,6 +155,9 @@ struct Tracer {
     out: Box<dyn Write>,
     follow: bool,
     memory: bool,
+    /// The kernel captures the memory the lines show (`captured.rs`):
+    /// read live only while a thread waits for a decision.
+    capture: bool,
     filter: Option<HashSet<String>>,
     inject: Vec<Inject>,
     pending: TidMap<Pending>,
@@ -261,8 +266,18 @@ impl Tracer {
             })
     }
 
-    /// A SYSCALL_ENTRY record; returns the verdict if it waits for one.
-    fn entry(&mut self, tid: i32, nr: i32, abi: Abi, args: [u64; 6]) -> Option<Verdict> {
+    /// A SYSCALL_ENTRY record with its `captures`; `waits`: its thread
+    /// waits for a decision (its memory may be read now). Returns the
+    /// verdict if it waits for one.
+    fn entry(
+        &mut self,
+        tid: i32,
+        nr: i32,
+        abi: Abi,
+        args: [u64; 6],
+        captures: &[Capture],
+        waits: bool,
+    ) -> Option<Verdict> {
         let table = syscalls::table(abi);
         let is_exec = table.is_some_and(|t| t.is_exec(i64::from(nr)));
         if !self.started {
@@ -271,7 +286,12 @@ impl Tracer {
             }
             self.started = true;
         }
-        let text = self.call_text(tid, abi, nr, &args, None, None);
+        let cap = Captured {
+            args: &args,
+            captures,
+        };
+        let mem: Option<&dyn Mem> = (self.capture && !waits).then_some(&cap);
+        let text = self.call_text(tid, abi, nr, &args, None, mem);
         let mut injected = None;
         if let Some(name) = syscalls::name(abi, i64::from(nr)) {
             for rule in self.inject.iter_mut().filter(|r| r.name == name) {
@@ -302,7 +322,7 @@ impl Tracer {
         })
     }
 
-    fn exit(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64) {
+    fn exit(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64, captures: &[Capture]) {
         let Some(p) = self.pending.remove(&tid) else {
             if self.taken && self.shown(abi, nr) {
                 self.resumed(tid, abi, nr, ret);
@@ -316,7 +336,7 @@ impl Tracer {
             self.exec_wait.insert(tid, (p, ret));
             return;
         }
-        self.finish(tid, p, ret);
+        self.finish(tid, p, ret, captures);
     }
 
     /// The EXEC record of `tid` (which had `old_tid` if a non-leader
@@ -325,7 +345,7 @@ impl Tracer {
         let old = if old_tid != 0 { old_tid } else { tid };
         if let Some((mut p, ret)) = self.exec_wait.remove(&old) {
             p.exec = Some(filename);
-            self.finish(tid, p, ret);
+            self.finish(tid, p, ret, &[]);
         } else if let Some(mut p) = self.pending.remove(&old) {
             p.exec = Some(filename);
             self.pending.insert(tid, p);
@@ -336,11 +356,13 @@ impl Tracer {
     /// filename is shown without it.
     fn flush_exec(&mut self, tid: i32) {
         if let Some((p, ret)) = self.exec_wait.remove(&tid) {
-            self.finish(tid, p, ret);
+            self.finish(tid, p, ret, &[]);
         }
     }
 
-    fn finish(&mut self, tid: i32, p: Pending, ret: i64) {
+    /// The line of a call that returned `ret`, its exit record's
+    /// `captures` with it.
+    fn finish(&mut self, tid: i32, p: Pending, ret: i64, captures: &[Capture]) {
         if !self.shown(p.abi, p.nr) {
             return;
         }
@@ -348,7 +370,12 @@ impl Tracer {
             let m = OneString(p.args[0], f.clone().into_bytes());
             self.call_text(tid, p.abi, p.nr, &p.args, Some(ret), Some(&m))
         } else if Self::needs_ret(p.abi, p.nr) {
-            self.call_text(tid, p.abi, p.nr, &p.args, Some(ret), None)
+            let cap = Captured {
+                args: &p.args,
+                captures,
+            };
+            let mem: Option<&dyn Mem> = self.capture.then_some(&cap);
+            self.call_text(tid, p.abi, p.nr, &p.args, Some(ret), mem)
         } else {
             p.text
         };
@@ -416,8 +443,13 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
         t.flush_exec(h.tid);
     }
     match ev.payload {
-        Payload::SyscallEntry { nr, abi, args } => {
-            let v = t.entry(h.tid, nr, abi, args);
+        Payload::SyscallEntry {
+            nr,
+            abi,
+            args,
+            captures,
+        } => {
+            let v = t.entry(h.tid, nr, abi, args, &captures, h.decide());
             if h.decide() {
                 let v = v.unwrap_or(Verdict::Run(None));
                 if let Err(e) = session.decide(utrace::EngineId(h.engine_id), h.seq, v) {
@@ -425,7 +457,12 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
                 }
             }
         }
-        Payload::SyscallExit { nr, abi, ret } => t.exit(h.tid, abi, nr, ret),
+        Payload::SyscallExit {
+            nr,
+            abi,
+            ret,
+            captures,
+        } => t.exit(h.tid, abi, nr, ret, &captures),
         Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
         Payload::Clone {
             clone_flags: flags,
@@ -518,9 +555,20 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     // records are counted on stderr.
     let lossless = info.attach_flags & u64::from(uapi::ATTACH_F_LOSSLESS) != 0;
     opts.lossless = lossless;
-    // Strings are read while the thread waits at the syscall's entry when
-    // the kernel can hold it there; otherwise when the record is read.
-    opts.decide_syscall = can_decide && (!a.no_memory || !inject.is_empty());
+    // The memory the lines show comes with the records where the kernel
+    // captures it (a thread waits only when its capture is not whole);
+    // else it is read while the thread waits at each syscall's entry, if
+    // the kernel can hold it there; else when the record is read.
+    let capture = !a.no_memory && info.version >= 2 && {
+        match session.capture(&captured::items(), can_decide) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("utrace: {e}: memory read at each syscall's entry instead");
+                false
+            }
+        }
+    };
+    opts.decide_syscall = can_decide && ((!a.no_memory && !capture) || !inject.is_empty());
 
     let out: Box<dyn Write> = match &a.output {
         Some(path) => Box::new(BufWriter::new(
@@ -571,6 +619,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         out,
         follow,
         memory: !a.no_memory,
+        capture,
         filter,
         inject,
         pending: TidMap::default(),

@@ -145,6 +145,36 @@ impl Abi {
     }
 }
 
+/// User memory a syscall record carries (`UTRACE_IOC_CAPTURE`): the bytes
+/// at argument `arg` when the record was written.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Capture {
+    /// The argument that held the address.
+    pub arg: u8,
+    /// `UTRACE_CAPTURE_*` of the item.
+    pub kind: u8,
+    /// `UTRACE_CAP_F_*`.
+    pub flags: u8,
+    /// The bytes (a string: without its NUL).
+    pub data: Vec<u8>,
+}
+
+impl Capture {
+    /// Read whole: nothing missing (not present) or cut to fit.
+    pub fn whole(&self) -> bool {
+        u32::from(self.flags) & (uapi::CAP_F_FAULT | uapi::CAP_F_CUT) == 0
+    }
+
+    /// A string whose NUL was read.
+    pub fn string_end(&self) -> bool {
+        u32::from(self.flags) & uapi::CAP_F_END != 0
+    }
+}
+
+/// The captures of a syscall record (none if the session asked for none
+/// of its syscall).
+pub type Captures = Vec<Capture>;
+
 /// A record's payload, by type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -179,9 +209,21 @@ pub enum Payload {
         siginfo: Vec<u8>,
     },
     /// A syscall is entered.
-    SyscallEntry { nr: i32, abi: Abi, args: [u64; 6] },
+    SyscallEntry {
+        nr: i32,
+        abi: Abi,
+        args: [u64; 6],
+        #[serde(skip)]
+        captures: Captures,
+    },
     /// A syscall returns.
-    SyscallExit { nr: i32, abi: Abi, ret: i64 },
+    SyscallExit {
+        nr: i32,
+        abi: Abi,
+        ret: i64,
+        #[serde(skip)]
+        captures: Captures,
+    },
     /// Job control: stopping (`stop`) or continued.
     Jctl {
         stop: bool,
@@ -224,6 +266,34 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 }
 fn i64_at(b: &[u8], at: usize) -> i64 {
     i64::from_ne_bytes(bytes(b, at))
+}
+
+/// The captures of a syscall payload `p` (`struct utrace_rec_syscall_cap`).
+/// A descriptor whose bytes lie outside the data is kept with none.
+fn captures(p: &[u8]) -> Captures {
+    use layout::utrace_rec_capture as c;
+    use layout::utrace_rec_syscall_cap as s;
+    let mut out = Captures::new();
+    for i in 0..uapi::REC_CAPTURES {
+        let d = s::CAP + i * c::SIZEOF;
+        let kind = p.get(d + c::KIND).copied().unwrap_or(0);
+        if kind == 0 {
+            continue;
+        }
+        let len = usize::from(u16_at(p, d + c::LEN));
+        let off = s::DATA + usize::from(u16_at(p, d + c::OFFSET));
+        let data = p
+            .get(off..off + len)
+            .filter(|_| off + len <= s::DATA + s::SIZEOF_DATA)
+            .unwrap_or(&[]);
+        out.push(Capture {
+            arg: p.get(d + c::ARG).copied().unwrap_or(0),
+            kind,
+            flags: p.get(d + c::FLAGS).copied().unwrap_or(0),
+            data: data.to_vec(),
+        });
+    }
+    out
 }
 
 /// Parses the record at the start of `rec` (exactly its `size` bytes or
@@ -304,17 +374,28 @@ fn parse_one(rec: &[u8]) -> Event {
             use layout::utrace_rec_syscall as s;
             let nr = i32_at(p, s::NR);
             let abi = Abi::from_raw(u32_at(p, s::ABI));
+            let captures = if header.flags & uapi::REC_F_CAPTURE != 0 {
+                captures(p)
+            } else {
+                Captures::new()
+            };
             if header.rtype == uapi::REC_SYSCALL_ENTRY {
                 let mut args = [0u64; 6];
                 for (i, a) in args.iter_mut().enumerate() {
                     *a = u64_at(p, s::ARGS + 8 * i);
                 }
-                Payload::SyscallEntry { nr, abi, args }
+                Payload::SyscallEntry {
+                    nr,
+                    abi,
+                    args,
+                    captures,
+                }
             } else {
                 Payload::SyscallExit {
                     nr,
                     abi,
                     ret: i64_at(p, s::RET),
+                    captures,
                 }
             }
         }
@@ -426,9 +507,54 @@ mod tests {
             Payload::SyscallEntry {
                 nr: 257,
                 abi: Abi::X86_64,
-                args: [0, 11, 22, 33, 44, 55]
+                args: [0, 11, 22, 33, 44, 55],
+                captures: vec![],
             }
         );
+    }
+
+    #[test]
+    fn syscall_captures() {
+        use layout::utrace_rec_capture as c;
+        use layout::utrace_rec_syscall_cap as s;
+        let mut r = record(uapi::REC_SYSCALL_ENTRY, 3, |p| {
+            put(p, s::CALL, &82i32.to_ne_bytes());
+            // Two paths: "/a" whole, "/bb..." cut; a third slot unused.
+            let d0 = s::CAP;
+            p[d0 + c::ARG] = 0;
+            p[d0 + c::KIND] = uapi::CAPTURE_STR as u8;
+            p[d0 + c::FLAGS] = uapi::CAP_F_END as u8;
+            put(p, d0 + c::LEN, &2u16.to_ne_bytes());
+            put(p, d0 + c::OFFSET, &0u16.to_ne_bytes());
+            let d1 = s::CAP + c::SIZEOF;
+            p[d1 + c::ARG] = 1;
+            p[d1 + c::KIND] = uapi::CAPTURE_STR as u8;
+            p[d1 + c::FLAGS] = uapi::CAP_F_CUT as u8;
+            put(p, d1 + c::LEN, &3u16.to_ne_bytes());
+            put(p, d1 + c::OFFSET, &2u16.to_ne_bytes());
+            put(p, s::DATA, b"/a/bb");
+        });
+        // Without the flag the bytes are not captures.
+        let Payload::SyscallEntry { captures, .. } = &parse(&r).unwrap()[0].payload else {
+            panic!("not an entry");
+        };
+        assert!(captures.is_empty());
+        r[h::FLAGS..h::FLAGS + 4].copy_from_slice(&uapi::REC_F_CAPTURE.to_ne_bytes());
+        let Payload::SyscallEntry { captures, .. } = &parse(&r).unwrap()[0].payload else {
+            panic!("not an entry");
+        };
+        assert_eq!(captures.len(), 2);
+        assert_eq!((captures[0].arg, &captures[0].data[..]), (0, &b"/a"[..]));
+        assert!(captures[0].whole() && captures[0].string_end());
+        assert_eq!((captures[1].arg, &captures[1].data[..]), (1, &b"/bb"[..]));
+        assert!(!captures[1].whole());
+        // A descriptor pointing out of the data keeps no bytes.
+        let d1 = layout::utrace_record::LOST + s::CAP + c::SIZEOF;
+        r[d1 + c::OFFSET..d1 + c::OFFSET + 2].copy_from_slice(&135u16.to_ne_bytes());
+        let Payload::SyscallEntry { captures, .. } = &parse(&r).unwrap()[0].payload else {
+            panic!("not an entry");
+        };
+        assert!(captures[1].data.is_empty());
     }
 
     #[test]
@@ -445,7 +571,8 @@ mod tests {
             Payload::SyscallExit {
                 nr: 5,
                 abi: Abi::I386,
-                ret: -2
+                ret: -2,
+                captures: vec![],
             }
         );
     }

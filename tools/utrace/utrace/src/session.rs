@@ -409,6 +409,16 @@ impl Session {
         Ok(EngineId(a.to_engine_id))
     }
 
+    /// Sets which user memory the session's syscall records carry
+    /// (`UTRACE_IOC_CAPTURE`, replacing the list; empty: none). With
+    /// `decide`, a syscall entry whose capture is not whole (memory not
+    /// present, or no room in the record) waits for a decision
+    /// ([`Event::header`]'s `decide()`): read the memory while it waits.
+    pub fn capture(&self, items: &[uapi::CaptureItem], decide: bool) -> Result<()> {
+        let flags = if decide { uapi::CAPTURE_F_DECIDE } else { 0 };
+        sys::capture(self.file.as_fd(), flags, items).map_err(|e| Error::sys("capture", e))
+    }
+
     /// Waits up to `timeout_ms` (-1: for ever) for records; whether some
     /// are ready.
     pub fn wait(&self, timeout_ms: i32) -> Result<bool> {

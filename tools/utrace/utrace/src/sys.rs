@@ -3,7 +3,7 @@
 //! The one module with `unsafe`: the ioctl calls on a session fd, and the
 //! ownership of a descriptor the kernel just gave us (SCM_RIGHTS).
 
-use crate::uapi::{IoctlArg, Regs, IOC_GETREGS, IOC_SETREGS};
+use crate::uapi::{Capture, CaptureItem, IoctlArg, Regs, IOC_CAPTURE, IOC_GETREGS, IOC_SETREGS};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
@@ -74,6 +74,27 @@ pub(crate) fn getregs(fd: BorrowedFd<'_>, arg: &mut Regs, buf: &mut [u8]) -> io:
 pub(crate) fn setregs(fd: BorrowedFd<'_>, arg: &mut Regs, buf: &[u8]) -> io::Result<usize> {
     // SAFETY: `buf` is readable for its length; SETREGS only reads it.
     unsafe { regs_call(fd, IOC_SETREGS, arg, buf.as_ptr().cast_mut(), buf.len()) }
+}
+
+/// `UTRACE_IOC_CAPTURE` with the list `items` (`flags`: `UTRACE_CAPTURE_F_*`).
+pub(crate) fn capture(fd: BorrowedFd<'_>, flags: u32, items: &[CaptureItem]) -> io::Result<()> {
+    let mut arg = Capture {
+        size: std::mem::size_of::<Capture>() as u32,
+        flags,
+        count: u32::try_from(items.len()).map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?,
+        items: items.as_ptr() as u64,
+        ..Capture::default()
+    };
+    // SAFETY: `fd` is open for the call (borrowed); `arg` is a `struct
+    // utrace_capture` (layout asserted in uapi.rs) that the kernel only
+    // reads, as it reads `arg.count` `struct utrace_capture_item`s (same
+    // layout as `CaptureItem`, asserted) at `arg.items`: `items`, borrowed
+    // for the call.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), IOC_CAPTURE, &mut arg as *mut Capture) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The bytes of a `user_regs_struct` (27 `u64`s, no padding).

@@ -481,6 +481,11 @@ impl Table {
         self.syscalls.get(usize::from(i).checked_sub(1)?)
     }
 
+    /// Every decoded syscall.
+    pub fn syscalls(&self) -> &'static [Syscall] {
+        self.syscalls
+    }
+
     /// The syscall named `name`, if decoded.
     pub fn by_name(&self, name: &[u8]) -> Option<&'static Syscall> {
         self.syscalls.iter().find(|s| s.name.as_bytes() == name)

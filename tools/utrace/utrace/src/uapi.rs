@@ -139,6 +139,36 @@ pub struct Handoff {
     pub reserved: u64,
 }
 
+/// `struct utrace_capture`. Not an [`IoctlArg`]: its `items` is a
+/// pointer the kernel reads through, so only `sys` sets it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Capture {
+    pub size: u32,
+    pub flags: u32,
+    pub count: u32,
+    pub reserved0: u32,
+    pub items: u64,
+    pub reserved: u64,
+}
+
+/// `struct utrace_capture_item`: one piece of user memory the session's
+/// syscall records carry.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CaptureItem {
+    pub nr: u16,
+    pub abi: u8,
+    pub arg: u8,
+    pub kind: u8,
+    pub len_arg: u8,
+    pub flags: u8,
+    pub reserved0: u8,
+    pub max: u16,
+    pub reserved1: u16,
+    pub reserved2: u32,
+}
+
 /// The ioctl argument structs: plain data, every bit pattern valid, no
 /// padding (the generated assertions above check the layout).
 pub trait IoctlArg: Copy + Default {

@@ -37,6 +37,12 @@
  *   utsess setevents       SET_EVENTS on a child the session stopped: it stays
  *                          stopped; after RESUME the new mask is the one
  *                          reported
+ *   utsess capture         UTRACE_IOC_CAPTURE: a child's syscall records
+ *                          carry its path, write() and read() bytes as at
+ *                          the call; an untouched page is flagged FAULT, a
+ *                          second long path CUT; with CAPTURE_F_DECIDE
+ *                          exactly those entries wait for a decision. Bad
+ *                          lists get their errno and change nothing.
  *   utsess bad             every bad input gets its errno
  *   utsess fuzz N SEED     N random ioctls: every one returns an errno or 0
  *
@@ -802,6 +808,248 @@ static void expect_err(int fd, unsigned long cmd, void *arg, int err, const char
 		printf("ok: %s: %s\n", what, errname(err));
 }
 
+/* --- utsess capture */
+#define CAP_LONG 120
+
+static void cap_child_body(int rfd, int wfd, char *untouched)
+{
+	char path[64] = "/nonexistent/utsess-capture";
+	char l1[CAP_LONG + 1], l2[CAP_LONG + 1], buf[64];
+	const char *data = "0123456789abcdefghijklmnopqrstuvwxyzABCD"; /* 40 bytes */
+
+	memset(l1, 'a', CAP_LONG);
+	l1[0] = '/';
+	l1[CAP_LONG] = 0;
+	memset(l2, 'b', CAP_LONG);
+	l2[0] = '/';
+	l2[CAP_LONG] = 0;
+	syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	syscall(SYS_openat, AT_FDCWD, untouched, O_RDONLY);
+	syscall(SYS_write, wfd, data, 40);
+	syscall(SYS_read, rfd, buf, sizeof(buf));
+	syscall(SYS_rename, l1, l2);
+	/* Changed after the call: the records show what was passed. */
+	memset(path, 'X', sizeof(path) - 1);
+	_exit(0);
+}
+
+static const struct utrace_capture_item cap_items[] = {
+	{ .nr = SYS_openat, .abi = UTRACE_ABI_X86_64, .arg = 1, .kind = UTRACE_CAPTURE_STR,
+	  .max = 128 },
+	{ .nr = SYS_write, .abi = UTRACE_ABI_X86_64, .arg = 1, .kind = UTRACE_CAPTURE_MEM_ARG,
+	  .len_arg = 2, .max = 32 },
+	{ .nr = SYS_read, .abi = UTRACE_ABI_X86_64, .arg = 1, .kind = UTRACE_CAPTURE_MEM_RET,
+	  .flags = UTRACE_CAPTURE_AT_EXIT, .max = 32 },
+	{ .nr = SYS_rename, .abi = UTRACE_ABI_X86_64, .arg = 0, .kind = UTRACE_CAPTURE_STR,
+	  .max = 128 },
+	{ .nr = SYS_rename, .abi = UTRACE_ABI_X86_64, .arg = 1, .kind = UTRACE_CAPTURE_STR,
+	  .max = 128 },
+};
+
+static int cap_set(int fd, __u32 flags, const struct utrace_capture_item *items, __u32 count)
+{
+	struct utrace_capture c = { .size = sizeof(c), .flags = flags, .count = count,
+				    .items = (__u64)(unsigned long)items };
+
+	return ioctl(fd, UTRACE_IOC_CAPTURE, &c) ? -errno : 0;
+}
+
+/* The bad lists: each its errno; the list set before stays. */
+static void cap_bad(int fd)
+{
+	struct utrace_capture_item it[3] = { cap_items[0], cap_items[0], cap_items[0] };
+	static struct utrace_capture_item many[UTRACE_CAPTURE_ITEMS_MAX + 1];
+	struct utrace_capture c = { .size = sizeof(c), .count = 1,
+				    .items = (__u64)(unsigned long)it };
+
+	CHECK(cap_set(fd, 0, it, 3) == -EINVAL, "three items for openat: not EINVAL");
+	it[1] = cap_items[0];
+	it[1].kind = 9;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "kind 9: not EINVAL");
+	it[1] = cap_items[2];
+	it[1].flags = 0;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "MEM_RET at entry: not EINVAL");
+	it[1] = cap_items[0];
+	it[1].max = UTRACE_REC_CAPTURE_DATA + 1;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "max 137: not EINVAL");
+	it[1].max = 0;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "max 0: not EINVAL");
+	it[1] = cap_items[0];
+	it[1].nr = UTRACE_CAPTURE_NR_MAX;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "nr 512: not EINVAL");
+	it[1] = cap_items[0];
+	it[1].arg = 6;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "arg 6: not EINVAL");
+	it[1] = cap_items[0];
+	it[1].abi = UTRACE_ABI_X32;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "x32: not EINVAL");
+	it[1] = cap_items[0];
+	it[1].reserved2 = 1;
+	CHECK(cap_set(fd, 0, &it[1], 1) == -EINVAL, "reserved: not EINVAL");
+	CHECK(cap_set(fd, 2, cap_items, 1) == -EINVAL, "flag 2: not EINVAL");
+	for (int i = 0; i < UTRACE_CAPTURE_ITEMS_MAX + 1; i++)
+		many[i] = cap_items[0];
+	CHECK(cap_set(fd, 0, many, UTRACE_CAPTURE_ITEMS_MAX + 1) == -E2BIG, "1025 items: not E2BIG");
+	CHECK(cap_set(fd, 0, (void *)8, 1) == -EFAULT, "bad pointer: not EFAULT");
+	c.reserved = 1;
+	expect_err(fd, UTRACE_IOC_CAPTURE, &c, EINVAL, "capture: reserved field");
+}
+
+/* The child's records checked; returns the decisions answered. */
+static int cap_run(int fd, char *untouched, int decide)
+{
+	int p[2], gate, decided = 0, status, entries = 0, our_read = 0, reads = 0;
+	struct utrace_record r;
+	long long id;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe");
+	{
+		int g[2];
+		char c;
+
+		if (pipe(g))
+			die("pipe");
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			close(g[1]);
+			if (read(g[0], &c, 1) != 1)
+				_exit(3);
+			cap_child_body(p[0], p[1], untouched);
+		}
+		close(g[0]);
+		gate = g[1];
+	}
+	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	for (;;) {
+		struct utrace_rec_syscall_cap *sc = &r.syscall_cap;
+		int want_decide = 0;
+
+		next_record(fd, &r);
+		if (r.h.type == UTRACE_REC_DEATH)
+			break;
+		if (r.h.type != UTRACE_REC_SYSCALL_ENTRY && r.h.type != UTRACE_REC_SYSCALL_EXIT)
+			continue;
+		if (r.h.type == UTRACE_REC_SYSCALL_ENTRY)
+			entries++;
+		switch (sc->call.nr) {
+		case SYS_openat:
+			if (r.h.type != UTRACE_REC_SYSCALL_ENTRY)
+				break;
+			CHECK(r.h.flags & UTRACE_REC_F_CAPTURE, "openat entry without captures");
+			CHECK(sc->cap[0].arg == 1 && sc->cap[0].kind == UTRACE_CAPTURE_STR,
+			      "openat capture: arg %u kind %u", sc->cap[0].arg, sc->cap[0].kind);
+			CHECK(sc->cap[1].kind == 0, "openat: a second capture");
+			if ((void *)(unsigned long)sc->call.args[1] == untouched) {
+				CHECK(sc->cap[0].flags == UTRACE_CAP_F_FAULT && sc->cap[0].len == 0,
+				      "untouched page: flags %#x len %u, want FAULT, 0",
+				      sc->cap[0].flags, sc->cap[0].len);
+				want_decide = decide;
+			} else {
+				CHECK(sc->cap[0].flags == UTRACE_CAP_F_END && sc->cap[0].len == 27 &&
+				      !memcmp(sc->data + sc->cap[0].offset,
+					      "/nonexistent/utsess-capture", 27),
+				      "openat path: flags %#x len %u '%.*s'", sc->cap[0].flags,
+				      sc->cap[0].len, sc->cap[0].len, sc->data + sc->cap[0].offset);
+			}
+			break;
+		case SYS_write:
+			if (r.h.type != UTRACE_REC_SYSCALL_ENTRY)
+				break;
+			CHECK(sc->cap[0].flags == 0 && sc->cap[0].len == 32 &&
+			      !memcmp(sc->data, "0123456789abcdefghijklmnopqrstuv", 32),
+			      "write: flags %#x len %u", sc->cap[0].flags, sc->cap[0].len);
+			break;
+		case SYS_read:
+			if (r.h.type == UTRACE_REC_SYSCALL_ENTRY) {
+				CHECK(!(r.h.flags & UTRACE_REC_F_CAPTURE),
+				      "read entry with captures (its item is at exit)");
+				/* Not the gate's read: the pipe's. */
+				our_read = sc->call.args[0] == (__u64)p[0];
+				break;
+			}
+			if (!our_read)
+				break;
+			our_read = 0;
+			reads++;
+			CHECK(sc->call.ret == 40, "read returned %lld", (long long)sc->call.ret);
+			CHECK((r.h.flags & UTRACE_REC_F_CAPTURE) && sc->cap[0].kind ==
+			      UTRACE_CAPTURE_MEM_RET && sc->cap[0].len == 32 &&
+			      !memcmp(sc->data, "0123456789abcdefghijklmnopqrstuv", 32),
+			      "read exit: flags %#x len %u", sc->cap[0].flags, sc->cap[0].len);
+			break;
+		case SYS_rename:
+			if (r.h.type != UTRACE_REC_SYSCALL_ENTRY)
+				break;
+			CHECK(sc->cap[0].flags == UTRACE_CAP_F_END && sc->cap[0].len == CAP_LONG &&
+			      sc->data[0] == '/' && sc->data[CAP_LONG - 1] == 'a',
+			      "rename old: flags %#x len %u", sc->cap[0].flags, sc->cap[0].len);
+			CHECK(sc->cap[1].arg == 1 && sc->cap[1].flags == UTRACE_CAP_F_CUT &&
+			      sc->cap[1].offset == CAP_LONG &&
+			      sc->cap[1].len == UTRACE_REC_CAPTURE_DATA - CAP_LONG &&
+			      sc->data[CAP_LONG] == '/' && sc->data[CAP_LONG + 1] == 'b',
+			      "rename new: arg %u flags %#x offset %u len %u", sc->cap[1].arg,
+			      sc->cap[1].flags, sc->cap[1].offset, sc->cap[1].len);
+			want_decide = decide;
+			break;
+		default:
+			CHECK(!(r.h.flags & UTRACE_REC_F_CAPTURE), "syscall %d with captures",
+			      sc->call.nr);
+		}
+		CHECK(!!(r.h.flags & UTRACE_REC_F_DECIDE) == want_decide,
+		      "syscall %d %s: DECIDE %s", sc->call.nr,
+		      r.h.type == UTRACE_REC_SYSCALL_ENTRY ? "entry" : "exit",
+		      want_decide ? "missing" : "set");
+		if (r.h.flags & UTRACE_REC_F_DECIDE) {
+			struct utrace_decide d = { .size = sizeof(d), .verdict = UTRACE_VERDICT_RUN,
+						   .engine_id = (__u64)id, .seq = r.h.seq };
+
+			CHECK(!ioctl(fd, UTRACE_IOC_DECIDE, &d), "decide: %s", strerror(errno));
+			decided++;
+		}
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	CHECK(entries >= 5, "%d syscall entries", entries);
+	CHECK(reads == 1, "%d exits of the pipe's read", reads);
+	close(p[0]);
+	close(p[1]);
+	close(gate);
+	return decided;
+}
+
+static int cmd_capture(void)
+{
+	int fd = sess_open();
+	char *untouched = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+	if (untouched == MAP_FAILED)
+		die("mmap");
+	CHECK(!cap_set(fd, 0, cap_items, 5), "capture: %s", strerror(errno));
+	cap_bad(fd);
+	CHECK(cap_run(fd, untouched, 0) == 0, "decisions without CAPTURE_F_DECIDE");
+	close(fd);
+	/* A fresh page: the child's copy of the old one was faulted in. */
+	munmap(untouched, 4096);
+	untouched = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (untouched == MAP_FAILED)
+		die("mmap");
+	fd = sess_open();
+	CHECK(!cap_set(fd, UTRACE_CAPTURE_F_DECIDE, cap_items, 5), "capture: %s", strerror(errno));
+	CHECK(cap_run(fd, untouched, 1) == 2, "decisions with CAPTURE_F_DECIDE: not 2");
+	close(fd);
+	printf("capture: paths, write and read bytes as at the call; FAULT and CUT flagged, "
+	       "and decided with CAPTURE_F_DECIDE\n");
+	return fails ? 1 : 0;
+}
+
 static int cmd_bad(void)
 {
 	int fd = sess_open(), gate;
@@ -1028,6 +1276,8 @@ int main(int argc, char **argv)
 		return cmd_sigstop(atoi(argv[2]));
 	if (!strcmp(argv[1], "setevents"))
 		return cmd_setevents();
+	if (!strcmp(argv[1], "capture"))
+		return cmd_capture();
 	if (!strcmp(argv[1], "bad"))
 		return cmd_bad();
 	if (!strcmp(argv[1], "fuzz") && argc > 3)

@@ -3,8 +3,9 @@
 # an unprivileged user traces a child and itself; the kernel's ptrace check
 # refuses another user's process, a non-dumpable one and kernel threads
 # (Yama where the kernel has it); two sessions on one process each see every
-# event once and in order; a full buffer counts its losses; a session killed
-# while it holds a process stopped lets it run on and the module unloads;
+# event once and in order; a full buffer counts its losses; captures carry
+# the memory a syscall passed (FAULT, CUT and their decisions); a session
+# killed while it holds a process stopped lets it run on and the module unloads;
 # SET_EVENTS leaves a stopped thread stopped; a STOPPED record right after
 # a signal means stopped; every bad ioctl gets its errno, also under a few
 # thousand random calls.
@@ -79,6 +80,9 @@ echo "$out"
 out=$(runas $NOBODY /utrace/bin/utsess lost) || fail "lost: $out"
 echo "$out"
 out=$(runas $NOBODY /utrace/bin/utsess lossless) || fail "lossless: $out"
+echo "$out"
+# --- captures: the memory a syscall passed, in its record
+out=$(runas $NOBODY /utrace/bin/utsess capture) || fail "capture: $out"
 echo "$out"
 # Ten rounds: a SET_EVENTS that resumed the thread let it run one loop
 # (to its next report, where the session's stop caught it) in about a

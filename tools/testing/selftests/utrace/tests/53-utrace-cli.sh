@@ -31,18 +31,18 @@ echo "ok: without /dev/utrace each subcommand asks whether utrace_dev is loaded"
 load utrace_rs
 load utrace_dev
 trap 'kill $victim $gdbpid 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
-expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 1
-# Strings and structs in a syscall's memory are exact only where the thread
-# waits at the entry while utrace reads them (syscall decisions,
-# UTRACE_ATTACH_F_DECIDE_SYSCALL); elsewhere they are read when utrace gets
-# to the record, after a quick process may be gone, and show as addresses.
-# Without decisions the comparisons below put P for every quoted string,
-# {struct}, [array], address and NULL on both sides: what comes from the
-# registers (names, fds, flags, modes, results, errno names) stays exact.
-# With decisions each syscall waits in a stop before it runs, which a
-# ptracer beside utrace sees as a restart (api.rst, "Stopping before a
-# syscall runs"): strace's "= ? ERESTARTNOINTR (To be restarted)" line, then
-# the syscall itself. unrestarted drops those lines from strace's trace.
+expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 2
+# Strings and structs in a syscall's memory are exact: the kernel captures
+# them into the records (UTRACE_IOC_CAPTURE), and an entry whose capture is
+# not whole (a page not present yet) waits while utrace reads them itself
+# (syscall decisions, UTRACE_ATTACH_F_DECIDE_SYSCALL). Without decisions
+# the comparisons below put P for every quoted string, {struct}, [array],
+# address and NULL on both sides: what comes from the registers (names,
+# fds, flags, modes, results, errno names) stays exact. An entry that waits
+# does so in a stop before it runs, which a ptracer beside utrace sees as a
+# restart (api.rst, "Stopping before a syscall runs"): strace's "= ?
+# ERESTARTNOINTR (To be restarted)" line, then the syscall itself.
+# unrestarted drops those lines from strace's trace.
 if $UT info | grep -q '^attach_flags .*decide_syscall'; then
 	loose() { cat; }
 	unrestarted() { grep -v ' = [?-][1 ]*ERESTARTNOINTR '; }
