@@ -630,15 +630,21 @@ static void count_usr1(int sig __attribute__((unused)))
  * Waits up to 2 s for a QUIESCE record with STOPPED; returns 1 if it came,
  * with the event it stopped before in *event.
  */
+/* LOST records wait_stopped_rec() read: a lossy session may drop the STOPPED record. */
+static __u64 stopped_rec_lost;
+
 static int wait_stopped_rec(int fd, __u64 *event)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct utrace_record r;
 
+	stopped_rec_lost = 0;
 	for (;;) {
 		if (poll(&p, 1, 2000) != 1)
 			return 0;
 		next_record(fd, &r);
+		if (r.h.type == UTRACE_REC_LOST)
+			stopped_rec_lost += r.lost.count;
 		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
 			*event = r.quiesce.event;
 			return 1;
@@ -646,7 +652,6 @@ static int wait_stopped_rec(int fd, __u64 *event)
 	}
 }
 
-/* Reads every record already queued; how many were STOPPED ones. */
 static int drain_stopped(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -738,6 +743,7 @@ static int cmd_setevents(void)
 	volatile long *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct utrace_control c = { .size = sizeof(c), .action = UTRACE_CTL_SET_EVENTS };
+	struct utrace_config cfg = { .size = sizeof(cfg) };
 	int fd = sess_open(), entries = 0, exits = 0, status;
 	struct utrace_record r;
 	long before, after;
@@ -756,13 +762,21 @@ static int cmd_setevents(void)
 			(*count)++;
 		}
 	}
+	/*
+	 * Room for every record the busy child makes before its stop (a
+	 * lossy session drops the STOPPED record too when full): the debug
+	 * kernel may take milliseconds from the attach to the stop.
+	 */
+	cfg.buffer_bytes = 1 << 20;
+	CHECK(ioctl(fd, UTRACE_IOC_CONFIG, &cfg) == 0, "config 1 MiB: %s", strerror(errno));
 	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL_ENTRY);
 	CHECK(id > 0, "attach: %s", strerror((int)-id));
 	CHECK(sess_control(fd, id, UTRACE_CTL_STOP, 0) == 0, "stop: %s", strerror(errno));
 	if (!wait_stopped_rec(fd, &ev)) {
 		char cmd[96];
 
-		printf("FAIL: no STOPPED record in 2 s after STOP; the child:\n");
+		printf("FAIL: no STOPPED record in 2 s after STOP (%llu records lost); the child:\n",
+		       (unsigned long long)stopped_rec_lost);
 		fflush(stdout);
 		snprintf(cmd, sizeof(cmd), "grep State /proc/%d/status; cat /proc/%d/stack", pid, pid);
 		fails += system(cmd) != 0;
