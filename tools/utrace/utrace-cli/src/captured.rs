@@ -9,7 +9,7 @@
 //! memory itself meanwhile (`trace.rs`).
 
 use crate::format::{Mem, DATA_MAX_SHOWN, PATH_MAX_SHOWN};
-use utrace::event::Capture;
+use utrace::event::Captures;
 use utrace::syscalls::{self, Arg};
 use utrace::uapi::{self, CaptureItem};
 use utrace::Abi;
@@ -54,7 +54,7 @@ pub fn items() -> Vec<CaptureItem> {
 /// never as bytes read later.
 pub struct Captured<'a> {
     pub args: &'a [u64; 6],
-    pub captures: &'a [Capture],
+    pub captures: &'a Captures,
 }
 
 impl Mem for Captured<'_> {
@@ -76,6 +76,7 @@ impl Mem for Captured<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use utrace::event::Capture;
 
     #[test]
     fn every_memory_argument_is_listed_once() {
@@ -107,20 +108,21 @@ mod tests {
     #[test]
     fn only_whole_captures_read() {
         let args = [0x1000, 0x2000, 0, 0, 0, 0];
-        let caps = [
+        let caps = Captures::from_captures(&[
             Capture {
                 arg: 0,
                 kind: uapi::CAPTURE_STR as u8,
                 flags: uapi::CAP_F_END as u8,
-                data: b"/etc".to_vec(),
+                data: b"/etc",
             },
             Capture {
                 arg: 1,
                 kind: uapi::CAPTURE_STR as u8,
                 flags: uapi::CAP_F_FAULT as u8,
-                data: b"/u".to_vec(),
+                data: b"/u",
             },
-        ];
+        ])
+        .unwrap();
         let m = Captured {
             args: &args,
             captures: &caps,

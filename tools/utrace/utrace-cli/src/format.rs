@@ -60,7 +60,8 @@ fn quoted(w: &mut Line, bytes: &[u8], more: bool) -> fmt::Result {
             .position(|&c| !(0x20..=0x7e).contains(&c) || c == b'"' || c == b'\\')
             .unwrap_or(rest.len());
         if run > 0 {
-            w.push_str(&String::from_utf8_lossy(&rest[..run]));
+            // Printable ASCII only: always UTF-8.
+            w.push_str(std::str::from_utf8(&rest[..run]).unwrap_or("?"));
             rest = &rest[run..];
             continue;
         }

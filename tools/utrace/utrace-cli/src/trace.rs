@@ -15,7 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use utrace::event::Capture;
+use utrace::event::Captures;
 use utrace::syscalls::{self, Arg};
 use utrace::{uapi, Abi, Attach, Event, Payload, Session, Target, Verdict};
 
@@ -167,6 +167,10 @@ struct Tracer {
     live: TidSet,
     /// `-- COMMAND`: nothing is shown before its first execve.
     started: bool,
+    /// The line being written, and call texts to reuse (no allocation
+    /// per line).
+    line: String,
+    spare: Vec<String>,
     first_pid: i32,
     /// Taken over (`--take`): a syscall exit without its entry is the end
     /// of a call the holder printed as unfinished.
@@ -198,18 +202,6 @@ impl Hasher for TidHasher {
 type TidMap<V> = HashMap<i32, V, BuildHasherDefault<TidHasher>>;
 type TidSet = HashSet<i32, BuildHasherDefault<TidHasher>>;
 
-/// A call's text padded to strace's 39 columns, written without a copy.
-struct Pad<'a>(&'a str);
-
-impl fmt::Display for Pad<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SPACES: &str = "                                       ";
-        f.write_str(self.0)?;
-        let n = self.0.chars().count();
-        f.write_str(&SPACES[..SPACES.len().saturating_sub(n)])
-    }
-}
-
 /// `[pid N] ` before the lines of a thread other than the first (`-f`).
 struct Prefix(Option<i32>);
 
@@ -234,15 +226,34 @@ impl Tracer {
         }
     }
 
+    /// A string for a call's text: a spare one (cleared) if there is one,
+    /// so that a line costs no allocation.
+    fn text_buf(&mut self) -> String {
+        self.spare
+            .pop()
+            .unwrap_or_else(|| String::with_capacity(128))
+    }
+
+    /// Gives back a string of [`Tracer::text_buf`].
+    fn recycle(&mut self, mut s: String) {
+        if self.spare.len() < 64 {
+            s.clear();
+            self.spare.push(s);
+        }
+    }
+
+    /// The call's text (name and arguments) appended to `w`.
+    #[allow(clippy::too_many_arguments)]
     fn call_text(
         &self,
+        w: &mut String,
         tid: i32,
         abi: Abi,
         nr: i32,
         args: &[u64; 6],
         ret: Option<i64>,
         mem: Option<&dyn Mem>,
-    ) -> String {
+    ) {
         let table = syscalls::table(abi);
         let sys = table.and_then(|t| t.by_number(i64::from(nr)));
         let pm = ProcMem(tid);
@@ -251,9 +262,29 @@ impl Tracer {
             None if self.memory => &pm,
             None => &NoMem,
         };
-        let mut w = String::with_capacity(128);
-        let _ = format::call(&mut w, mem, abi, i64::from(nr), sys, args, ret);
-        w
+        let _ = format::call(w, mem, abi, i64::from(nr), sys, args, ret);
+    }
+
+    /// Writes one line: the prefix, `text` padded to strace's 39 columns,
+    /// `rest` (with the result), built in one buffer and written at once.
+    fn line(&mut self, tid: i32, text: &str, rest: impl FnOnce(&mut String)) {
+        use std::fmt::Write as _;
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let _ = write!(line, "{}", self.prefix(tid));
+        line.push_str(text);
+        // The formatter writes ASCII only (quoted() escapes the rest).
+        let cols = if text.is_ascii() {
+            text.len()
+        } else {
+            text.chars().count()
+        };
+        const SPACES: &str = "                                       ";
+        line.push_str(SPACES.get(cols..).unwrap_or(""));
+        rest(&mut line);
+        line.push('\n');
+        let _ = self.out.write_all(line.as_bytes());
+        self.line = line;
     }
 
     fn needs_ret(abi: Abi, nr: i32) -> bool {
@@ -275,7 +306,7 @@ impl Tracer {
         nr: i32,
         abi: Abi,
         args: [u64; 6],
-        captures: &[Capture],
+        captures: &Captures,
         waits: bool,
     ) -> Option<Verdict> {
         let table = syscalls::table(abi);
@@ -291,9 +322,10 @@ impl Tracer {
             captures,
         };
         let mem: Option<&dyn Mem> = (self.capture && !waits).then_some(&cap);
-        let text = self.call_text(tid, abi, nr, &args, None, mem);
+        let mut text = self.text_buf();
+        self.call_text(&mut text, tid, abi, nr, &args, None, mem);
         let mut injected = None;
-        if let Some(name) = syscalls::name(abi, i64::from(nr)) {
+        if let Some(name) = syscalls::name(abi, i64::from(nr)).filter(|_| !self.inject.is_empty()) {
             for rule in self.inject.iter_mut().filter(|r| r.name == name) {
                 rule.seen += 1;
                 if rule.seen >= rule.when {
@@ -302,7 +334,8 @@ impl Tracer {
             }
         }
         if table.is_some_and(|t| t.no_return(i64::from(nr))) && self.shown(abi, nr) {
-            let _ = writeln!(self.out, "{}{} = ?", self.prefix(tid), Pad(&text));
+            self.line(tid, &text, |l| l.push_str(" = ?"));
+            self.recycle(text);
         } else {
             self.pending.insert(
                 tid,
@@ -322,7 +355,7 @@ impl Tracer {
         })
     }
 
-    fn exit(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64, captures: &[Capture]) {
+    fn exit(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64, captures: &Captures) {
         let Some(p) = self.pending.remove(&tid) else {
             if self.taken && self.shown(abi, nr) {
                 self.resumed(tid, abi, nr, ret);
@@ -345,7 +378,7 @@ impl Tracer {
         let old = if old_tid != 0 { old_tid } else { tid };
         if let Some((mut p, ret)) = self.exec_wait.remove(&old) {
             p.exec = Some(filename);
-            self.finish(tid, p, ret, &[]);
+            self.finish(tid, p, ret, &Captures::default());
         } else if let Some(mut p) = self.pending.remove(&old) {
             p.exec = Some(filename);
             self.pending.insert(tid, p);
@@ -356,35 +389,39 @@ impl Tracer {
     /// filename is shown without it.
     fn flush_exec(&mut self, tid: i32) {
         if let Some((p, ret)) = self.exec_wait.remove(&tid) {
-            self.finish(tid, p, ret, &[]);
+            self.finish(tid, p, ret, &Captures::default());
         }
     }
 
     /// The line of a call that returned `ret`, its exit record's
     /// `captures` with it.
-    fn finish(&mut self, tid: i32, p: Pending, ret: i64, captures: &[Capture]) {
+    fn finish(&mut self, tid: i32, p: Pending, ret: i64, captures: &Captures) {
         if !self.shown(p.abi, p.nr) {
+            self.recycle(p.text);
             return;
         }
-        let text = if let (Some(f), 0) = (&p.exec, ret) {
+        let mut text = p.text;
+        if let (Some(f), 0) = (&p.exec, ret) {
             let m = OneString(p.args[0], f.clone().into_bytes());
-            self.call_text(tid, p.abi, p.nr, &p.args, Some(ret), Some(&m))
+            text.clear();
+            self.call_text(&mut text, tid, p.abi, p.nr, &p.args, Some(ret), Some(&m));
         } else if Self::needs_ret(p.abi, p.nr) {
             let cap = Captured {
                 args: &p.args,
                 captures,
             };
             let mem: Option<&dyn Mem> = self.capture.then_some(&cap);
-            self.call_text(tid, p.abi, p.nr, &p.args, Some(ret), mem)
-        } else {
-            p.text
-        };
+            text.clear();
+            self.call_text(&mut text, tid, p.abi, p.nr, &p.args, Some(ret), mem);
+        }
         let table = syscalls::table(p.abi);
         let sys = table.and_then(|t| t.by_number(i64::from(p.nr)));
-        let mut res = String::with_capacity(64);
-        let _ = format::result(&mut res, p.abi, sys, ret);
         let inj = if p.injected { " (INJECTED)" } else { "" };
-        let _ = writeln!(self.out, "{}{}{}{inj}", self.prefix(tid), Pad(&text), res);
+        self.line(tid, &text, |l| {
+            let _ = format::result(l, p.abi, sys, ret);
+            l.push_str(inj);
+        });
+        self.recycle(text);
     }
 
     /// The end of a call whose entry the holder printed (`--take`), as
@@ -395,10 +432,10 @@ impl Tracer {
         let name = syscalls::name(abi, i64::from(nr))
             .map(str::to_string)
             .unwrap_or_else(|| format!("syscall_{nr:#x}"));
-        let mut res = String::new();
-        let _ = format::result(&mut res, abi, sys, ret);
         let call = format!("<... {name} resumed>)");
-        let _ = writeln!(self.out, "{}{}{}", self.prefix(tid), Pad(&call), res);
+        self.line(tid, &call, |l| {
+            let _ = format::result(l, abi, sys, ret);
+        });
     }
 
     /// The calls under way at a handoff: the taker prints their ends.
@@ -420,7 +457,7 @@ impl Tracer {
     fn unfinished(&mut self, tid: i32) {
         if let Some(p) = self.pending.remove(&tid) {
             if self.shown(p.abi, p.nr) {
-                let _ = writeln!(self.out, "{}{} = ?", self.prefix(tid), Pad(&p.text));
+                self.line(tid, &p.text, |l| l.push_str(" = ?"));
             }
         }
     }
@@ -626,6 +663,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         exec_wait: TidMap::default(),
         live,
         started: child.is_none(),
+        line: String::with_capacity(256),
+        spare: Vec::new(),
         first_pid: pid,
         taken: a.take.is_some(),
     };

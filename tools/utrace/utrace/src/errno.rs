@@ -5,6 +5,7 @@
 //! codes, which user space never sees but a syscall exit record can carry.
 
 use nix::errno::Errno;
+use std::sync::OnceLock;
 
 const RESTART: &[(i32, &str, &str)] = &[
     (512, "ERESTARTSYS", "To be restarted if SA_RESTART is set"),
@@ -14,16 +15,31 @@ const RESTART: &[(i32, &str, &str)] = &[
     (516, "ERESTART_RESTARTBLOCK", "Interrupted by signal"),
 ];
 
+/// Errnos below this are looked up in a table made once (the C library's
+/// go up to 133).
+const TABLE: usize = 256;
+
+/// The C library's errno names (nix's `Errno` names them by `Debug`), made
+/// once: a trace names an errno per failed call.
+fn table() -> &'static [Option<(String, &'static str)>] {
+    static NAMES: OnceLock<Vec<Option<(String, &'static str)>>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        (0..TABLE as i32)
+            .map(|e| {
+                let n = Errno::from_raw(e);
+                (e > 0 && n != Errno::UnknownErrno).then(|| (format!("{n:?}"), n.desc()))
+            })
+            .collect()
+    })
+}
+
 /// The name and text of `errno` (positive), if known.
-pub fn describe(errno: i32) -> Option<(String, &'static str)> {
+pub fn describe(errno: i32) -> Option<(&'static str, &'static str)> {
     if let Some(&(_, name, text)) = RESTART.iter().find(|e| e.0 == errno) {
-        return Some((name.to_string(), text));
+        return Some((name, text));
     }
-    let e = Errno::from_raw(errno);
-    if e == Errno::UnknownErrno {
-        return None;
-    }
-    Some((format!("{e:?}"), e.desc()))
+    let e = usize::try_from(errno).ok().filter(|&e| e < TABLE)?;
+    table()[e].as_ref().map(|(n, t)| (n.as_str(), *t))
 }
 
 /// Whether `errno` is one of the kernel-internal restart codes.
@@ -42,12 +58,9 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(
-            describe(2),
-            Some(("ENOENT".into(), "No such file or directory"))
-        );
-        assert_eq!(describe(1).map(|d| d.0), Some("EPERM".into()));
-        assert_eq!(describe(512).map(|d| d.0), Some("ERESTARTSYS".into()));
+        assert_eq!(describe(2), Some(("ENOENT", "No such file or directory")));
+        assert_eq!(describe(1).map(|d| d.0), Some("EPERM"));
+        assert_eq!(describe(512).map(|d| d.0), Some("ERESTARTSYS"));
         assert_eq!(describe(4000), None);
         assert_eq!(by_name("EACCES"), Some(13));
         assert_eq!(by_name("ENOPE"), None);

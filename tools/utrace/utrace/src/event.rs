@@ -147,8 +147,8 @@ impl Abi {
 
 /// User memory a syscall record carries (`UTRACE_IOC_CAPTURE`): the bytes
 /// at argument `arg` when the record was written.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Capture {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capture<'a> {
     /// The argument that held the address.
     pub arg: u8,
     /// `UTRACE_CAPTURE_*` of the item.
@@ -156,10 +156,10 @@ pub struct Capture {
     /// `UTRACE_CAP_F_*`.
     pub flags: u8,
     /// The bytes (a string: without its NUL).
-    pub data: Vec<u8>,
+    pub data: &'a [u8],
 }
 
-impl Capture {
+impl Capture<'_> {
     /// Read whole: nothing missing (not present) or cut to fit.
     pub fn whole(&self) -> bool {
         u32::from(self.flags) & (uapi::CAP_F_FAULT | uapi::CAP_F_CUT) == 0
@@ -171,9 +171,89 @@ impl Capture {
     }
 }
 
+/// One capture's place in [`Captures`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Slot {
+    arg: u8,
+    kind: u8,
+    flags: u8,
+    start: u16,
+    end: u16,
+}
+
+/// The bytes of a record's captures and where each lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CaptureData {
+    count: usize,
+    slots: [Slot; uapi::REC_CAPTURES],
+    data: [u8; uapi::REC_CAPTURE_DATA],
+}
+
 /// The captures of a syscall record (none if the session asked for none
-/// of its syscall).
-pub type Captures = Vec<Capture>;
+/// of its syscall). A record without any costs no allocation.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Captures(Option<Box<CaptureData>>);
+
+impl Captures {
+    /// No capture.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many captures.
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |d| d.count)
+    }
+
+    /// The captures in the record's order.
+    pub fn iter(&self) -> impl Iterator<Item = Capture<'_>> {
+        self.0.iter().flat_map(|d| {
+            d.slots[..d.count].iter().map(|s| Capture {
+                arg: s.arg,
+                kind: s.kind,
+                flags: s.flags,
+                data: d
+                    .data
+                    .get(usize::from(s.start)..usize::from(s.end))
+                    .unwrap_or(&[]),
+            })
+        })
+    }
+
+    /// Capture `i`.
+    pub fn get(&self, i: usize) -> Option<Capture<'_>> {
+        self.iter().nth(i)
+    }
+
+    fn data() -> Box<CaptureData> {
+        Box::new(CaptureData {
+            count: 0,
+            slots: [Slot::default(); uapi::REC_CAPTURES],
+            data: [0; uapi::REC_CAPTURE_DATA],
+        })
+    }
+
+    /// Captures as a record would carry them (for tests and replays):
+    /// `None` for more than a record holds.
+    pub fn from_captures(items: &[Capture<'_>]) -> Option<Captures> {
+        let mut out = Self::data();
+        let mut at = 0usize;
+        for c in items {
+            let end = at + c.data.len();
+            *out.slots.get_mut(out.count)? = Slot {
+                arg: c.arg,
+                kind: c.kind,
+                flags: c.flags,
+                start: u16::try_from(at).ok()?,
+                end: u16::try_from(end).ok()?,
+            };
+            out.data.get_mut(at..end)?.copy_from_slice(c.data);
+            out.count += 1;
+            at = end;
+        }
+        Some(Captures(Some(out)))
+    }
+}
 
 /// A record's payload, by type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -273,27 +353,32 @@ fn i64_at(b: &[u8], at: usize) -> i64 {
 fn captures(p: &[u8]) -> Captures {
     use layout::utrace_rec_capture as c;
     use layout::utrace_rec_syscall_cap as s;
-    let mut out = Captures::new();
+    let mut out = Captures::data();
+    if let Some(d) = p.get(s::DATA..s::DATA + s::SIZEOF_DATA) {
+        out.data.copy_from_slice(d);
+    }
     for i in 0..uapi::REC_CAPTURES {
         let d = s::CAP + i * c::SIZEOF;
         let kind = p.get(d + c::KIND).copied().unwrap_or(0);
         if kind == 0 {
             continue;
         }
-        let len = usize::from(u16_at(p, d + c::LEN));
-        let off = s::DATA + usize::from(u16_at(p, d + c::OFFSET));
-        let data = p
-            .get(off..off + len)
-            .filter(|_| off + len <= s::DATA + s::SIZEOF_DATA)
-            .unwrap_or(&[]);
-        out.push(Capture {
+        let len = u16_at(p, d + c::LEN);
+        let start = u16_at(p, d + c::OFFSET);
+        let (start, end) = match start.checked_add(len) {
+            Some(end) if usize::from(end) <= s::SIZEOF_DATA => (start, end),
+            _ => (0, 0),
+        };
+        out.slots[out.count] = Slot {
             arg: p.get(d + c::ARG).copied().unwrap_or(0),
             kind,
             flags: p.get(d + c::FLAGS).copied().unwrap_or(0),
-            data: data.to_vec(),
-        });
+            start,
+            end,
+        };
+        out.count += 1;
     }
-    out
+    Captures(Some(out))
 }
 
 /// Parses the record at the start of `rec` (exactly its `size` bytes or
@@ -377,7 +462,7 @@ fn parse_one(rec: &[u8]) -> Event {
             let captures = if header.flags & uapi::REC_F_CAPTURE != 0 {
                 captures(p)
             } else {
-                Captures::new()
+                Captures::default()
             };
             if header.rtype == uapi::REC_SYSCALL_ENTRY {
                 let mut args = [0u64; 6];
@@ -508,7 +593,7 @@ mod tests {
                 nr: 257,
                 abi: Abi::X86_64,
                 args: [0, 11, 22, 33, 44, 55],
-                captures: vec![],
+                captures: Captures::default(),
             }
         );
     }
@@ -544,17 +629,18 @@ mod tests {
             panic!("not an entry");
         };
         assert_eq!(captures.len(), 2);
-        assert_eq!((captures[0].arg, &captures[0].data[..]), (0, &b"/a"[..]));
-        assert!(captures[0].whole() && captures[0].string_end());
-        assert_eq!((captures[1].arg, &captures[1].data[..]), (1, &b"/bb"[..]));
-        assert!(!captures[1].whole());
+        let (c0, c1) = (captures.get(0).unwrap(), captures.get(1).unwrap());
+        assert_eq!((c0.arg, c0.data), (0, &b"/a"[..]));
+        assert!(c0.whole() && c0.string_end());
+        assert_eq!((c1.arg, c1.data), (1, &b"/bb"[..]));
+        assert!(!c1.whole());
         // A descriptor pointing out of the data keeps no bytes.
         let d1 = layout::utrace_record::LOST + s::CAP + c::SIZEOF;
         r[d1 + c::OFFSET..d1 + c::OFFSET + 2].copy_from_slice(&135u16.to_ne_bytes());
         let Payload::SyscallEntry { captures, .. } = &parse(&r).unwrap()[0].payload else {
             panic!("not an entry");
         };
-        assert!(captures[1].data.is_empty());
+        assert!(captures.get(1).unwrap().data.is_empty());
     }
 
     #[test]
@@ -572,7 +658,7 @@ mod tests {
                 nr: 5,
                 abi: Abi::I386,
                 ret: -2,
-                captures: vec![],
+                captures: Captures::default(),
             }
         );
     }
