@@ -257,9 +257,12 @@ impl Core {
                         .decided
                         .as_ref()
                         .is_some_and(|d| d.kind == Kind::Signal && d.signo == signo);
-                    if t.waiting.is_some() || mine && (t.stop || t.blocked) {
+                    if t.waiting.is_some() || t.stop || mine && t.blocked {
                         // The answer (or the session's RESUME) resumes the
-                        // thread; the signal is reported again then.
+                        // thread; the signal is reported again then, and
+                        // recorded then. A session stop stays in force:
+                        // any other answer here would end it (a callback's
+                        // RESUME drops its engine's stop).
                         return Signal::Hold;
                     }
                     if mine {

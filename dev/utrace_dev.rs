@@ -718,8 +718,14 @@ impl utrace::Engine for Core {
             SignalClass::Report => return Signal::Keep,
         };
         if sig.class() == SignalClass::Handler {
-            // The frame for a signal reported before: not a new event.
-            return Signal::Keep;
+            // The frame for a signal reported before: not a new event. Only
+            // the stop counts here: a session stop stays in force (Keep's
+            // RESUME would end it before the handler runs).
+            return if self.action(cx.task()) == Action::Stop {
+                Signal::Hold
+            } else {
+                Signal::Keep
+            };
         }
         let record = |sig: &mut SignalReport<'_>| {
             let mut rec = Record::new(uapi::REC_SIGNAL);
