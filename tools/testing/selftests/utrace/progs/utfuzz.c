@@ -224,6 +224,7 @@ static __u32 ver0(unsigned int nr)
 		UTRACE_INFO_SIZE_VER0,	  UTRACE_CONFIG_SIZE_VER0,  UTRACE_ATTACH_SIZE_VER0,
 		UTRACE_DETACH_SIZE_VER0,  UTRACE_CONTROL_SIZE_VER0, UTRACE_DECIDE_SIZE_VER0,
 		UTRACE_REGS_SIZE_VER0,	  UTRACE_REGS_SIZE_VER0,    UTRACE_HANDOFF_SIZE_VER0,
+		UTRACE_CAPTURE_SIZE_VER0,
 	};
 
 	return nr < sizeof(sizes) / sizeof(sizes[0]) ? sizes[nr] : 48;
@@ -360,6 +361,35 @@ static void fill(unsigned char *arg, unsigned int nr)
 					rw[rnd() % g.len] ^= 1 << (rnd() % 8);
 			}
 		}
+		break;
+	}
+	case 9: {
+		/*
+		 * Capture lists, mostly valid, on the children's nanosleep
+		 * (clock_nanosleep) so that their records carry them.
+		 */
+		static struct utrace_capture_item items[8];
+		static const __u64 nrs[] = { SYS_clock_nanosleep, SYS_nanosleep, SYS_getppid, 0 };
+		struct utrace_capture *c = (void *)arg;
+
+		for (int j = 0; j < 8; j++) {
+			struct utrace_capture_item *it = &items[j];
+
+			memset(it, 0, sizeof(*it));
+			it->nr = rnd() % 8 ? pick(nrs, 4) : rnd();
+			it->abi = rnd() % 8 ? UTRACE_ABI_X86_64 : rnd() % 4;
+			it->arg = rnd() % 8 ? rnd() % 6 : rnd();
+			it->kind = rnd() % 8 ? 1 + rnd() % 4 : rnd();
+			it->len_arg = it->kind == UTRACE_CAPTURE_MEM_ARG ? rnd() % 6 : 0;
+			it->flags = it->kind == UTRACE_CAPTURE_MEM_RET || rnd() % 4 == 0 ?
+					    UTRACE_CAPTURE_AT_EXIT : 0;
+			it->max = rnd() % 8 ? 1 + rnd() % UTRACE_REC_CAPTURE_DATA : rnd();
+			if (rnd() % 16 == 0)
+				it->reserved2 = rnd();
+		}
+		c->flags = rnd() % 2 ? 0 : rnd() % 4 ? UTRACE_CAPTURE_F_DECIDE : some_flags();
+		c->count = rnd() % 8 ? rnd() % 9 : rnd();
+		c->items = rnd() % 6 ? (__u64)(unsigned long)items : some_ptr(c->count * 16);
 		break;
 	}
 	case 8: {
@@ -541,13 +571,14 @@ int main(int argc, char **argv)
 	printf("\nutfuzz: %ld well-formed attach, control and register calls between them succeeded\n",
 	       prepared_ok);
 	printf("utfuzz: random calls that succeeded by command: INFO %ld CONFIG %ld ATTACH %ld DETACH %ld CONTROL %ld "
-	       "DECIDE %ld GETREGS %ld SETREGS %ld HANDOFF %ld\n",
+	       "DECIDE %ld GETREGS %ld SETREGS %ld HANDOFF %ld CAPTURE %ld\n",
 	       ok_by_nr[0], ok_by_nr[1], ok_by_nr[2], ok_by_nr[3], ok_by_nr[4], ok_by_nr[5],
-	       ok_by_nr[6], ok_by_nr[7], ok_by_nr[8]);
+	       ok_by_nr[6], ok_by_nr[7], ok_by_nr[8], ok_by_nr[9]);
 	printf("utfuzz: %.1f s; ms in: INFO %.0f CONFIG %.0f ATTACH %.0f DETACH %.0f CONTROL %.0f "
-	       "DECIDE %.0f GETREGS %.0f SETREGS %.0f HANDOFF %.0f other %.0f\n",
+	       "DECIDE %.0f GETREGS %.0f SETREGS %.0f HANDOFF %.0f CAPTURE %.0f other %.0f\n",
 	       (now_ms() - start) / 1e3, ms_by_nr[0], ms_by_nr[1], ms_by_nr[2], ms_by_nr[3],
-	       ms_by_nr[4], ms_by_nr[5], ms_by_nr[6], ms_by_nr[7], ms_by_nr[8], ms_by_nr[10]);
+	       ms_by_nr[4], ms_by_nr[5], ms_by_nr[6], ms_by_nr[7], ms_by_nr[8], ms_by_nr[9],
+	       ms_by_nr[10]);
 	if (fails)
 		printf("FAIL: %ld calls returned what sessions.rst does not document\n", fails);
 	return fails ? 1 : 0;
