@@ -8,12 +8,18 @@
  *   files DIR   openat/read/close DIR/in (made by the test), a failing
  *               openat, open+write+close of DIR/out, pipe2, getpid, kill 0,
  *               unlink, nanosleep, mkdir/rmdir, an unknown syscall
+ *   capture DIR the memory a tracer must show as the call had it: openat
+ *               of DIR/in whose path lies in a file page the process never
+ *               touched (a tracer's record cannot carry it without a
+ *               fault), a write() whose buffer changes right after, the
+ *               read() of it back
  *   inject PATH N   openat(PATH) N times (each success closed)
  *   fork        fork(); the child calls getpid() and exit_group(3); wait4()
  *   crash       getppid(), then a NULL write in crash_here() (core dumps on)
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,6 +114,41 @@ static void files(const char *dir)
 	say("syscall_500(0x1, 0x2, 0x3, 0x4, 0x5, 0x6)%s\n", result(r, errno));
 }
 
+static void capture(const char *dir)
+{
+	char in[256], file[256], buf[16] = "xyz12", back[16];
+	int fd, p[2];
+	void *map;
+	long r;
+
+	snprintf(in, sizeof(in), "%s/in", dir);
+	snprintf(file, sizeof(file), "%s/pathfile", dir);
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, in, strlen(in) + 1) != (ssize_t)strlen(in) + 1)
+		die(file);
+	map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap");
+	close(fd);
+	unlink(file);
+	/* The path's page is mapped, not touched: only the syscall faults it in. */
+	fd = openat(AT_FDCWD, map, O_RDONLY);
+	say("openat(AT_FDCWD, \"%s\", O_RDONLY)%s\n", in, result(fd, errno));
+	r = close(fd);
+	say("close(%d)%s\n", fd, result(r, errno));
+	munmap(map, 4096);
+	if (pipe(p))
+		die("pipe");
+	r = write(p[1], buf, 5);
+	memcpy(buf, "XXXXX", 5);
+	say("write(%d, \"xyz12\", 5)%s\n", p[1], result(r, errno));
+	r = read(p[0], back, sizeof(back));
+	memcpy(back, "YYYYY", 5);
+	say("read(%d, \"xyz12\", 16)%s\n", p[0], result(r, errno));
+	close(p[0]);
+	close(p[1]);
+}
+
 static void inject(const char *path, int n)
 {
 	int i, fd;
@@ -141,6 +182,8 @@ int main(int argc, char **argv)
 	say("read(0, \"%c\", 1)%s\n", c, result(r, errno));
 	if (!strcmp(argv[1], "files") && argc == 3) {
 		files(argv[2]);
+	} else if (!strcmp(argv[1], "capture") && argc == 3) {
+		capture(argv[2]);
 	} else if (!strcmp(argv[1], "inject") && argc == 4) {
 		inject(argv[2], atoi(argv[3]));
 	} else if (!strcmp(argv[1], "fork")) {

@@ -3,7 +3,8 @@
 # /dev/utrace: --help of every subcommand; without the device each says
 # what is missing; `utrace trace -- CMD` shows the
 # execve, the syscalls sysseq says it made, a SIGSEGV and the exit lines,
-# and exits as CMD did; a user without privileges traces their own
+# and exits as CMD did; memory shows as the call had it (a path in a page
+# not yet touched, a buffer changed right after the call); a user without privileges traces their own
 # program; `utrace trace -p` works on a process gdb is attached to;
 # `utrace events --json` shows a tree's execs and exits, and ends with its
 # tree also when its DEATH records were lost; `utrace top` counts a
@@ -80,6 +81,21 @@ $missing
 trace:
 $(cat /tmp/t53.got)"
 echo "ok: each of sysseq's $(wc -l </tmp/t53.want) syscalls is in the trace as it said"
+
+# --- memory as the call had it: a path in a page the process had not
+# touched (its record cannot carry it: the entry waits while utrace reads
+# it), a write() buffer changed right after the call, and read()'s data
+printf 'hello utrace\n' >/tmp/t53/in
+echo g | $UT trace -o /tmp/t53.cap -- sysseq capture /tmp/t53 >/dev/null 2>/tmp/t53.capdid ||
+	fail "utrace trace -- sysseq capture: exit $?"
+loose </tmp/t53.capdid >/tmp/t53.capwant
+sed 's/  *= / = /' /tmp/t53.cap | loose >/tmp/t53.capgot
+missing=$(grep -vxFf /tmp/t53.capgot /tmp/t53.capwant)
+[ -z "$missing" ] || fail "lines sysseq capture did that utrace trace lacks:
+$missing
+trace:
+$(cat /tmp/t53.capgot)"
+echo "ok: a path in an untouched page and a buffer changed after its write() show as the calls had them ($(wc -l </tmp/t53.capwant) lines)"
 
 # --- a crash
 $UT trace -o /tmp/t53.segv -- crasher segv
