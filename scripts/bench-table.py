@@ -60,6 +60,7 @@ CONFIG = {
     "utrace_trace": "utrace trace -f -o /dev/null, a /dev/utrace session (CPU: workload + utrace)",
     "utrace_nomem": "utrace trace --no-memory (no syscall decisions, records only)",
     "session": "utrace trace --no-memory, the workload's CPU alone (the kernel side of a session's records)",
+    "reader": "a plain session reader, sessread: batched read()s (CPU: workload + reader)",
     "kernel": "in-kernel loop",
     "utrace": "utrace STOP, utrace_wait_stopped(), RESUME, task runs (in-kernel loop)",
     "utrace_median": "the same loop's median round trip, each timed on its own (in-kernel loop)",
@@ -183,6 +184,11 @@ def goal(w, c, m, base):
     if w == "getppid" and c == "session" and cpu_med(w, "sys_traced"):
         share = cpu_med(w, c) - cpu_med(w, "sys_traced")
         return f"over the in-kernel engine <= +300 (+{share:,.0f})", share <= 300
+    if w == "getppid" and c == "reader" and cpu_med(w, c) and cpu_med(w, "session"):
+        # Two records per call (entry, exit); the session row is the
+        # traced task's share alone.
+        per = (cpu_med(w, c) - cpu_med(w, "session")) / 2
+        return f"reader <= 400 per record (issue 32: {per:,.0f})", per <= 400
     if w == "attach":
         return "<= 2,000", m <= 2000
     if w == "stop" and c == "utrace_median":
@@ -272,3 +278,10 @@ for w in ("getppid", "files"):
         if se > b:
             line += f"; the traced task's own share under the session {se - b:,.0f} ns"
         print(line + ".")
+b, se, rd, pt = (cpu_of("getppid", c) for c in ("base", "session", "reader", "ptrace"))
+if b and se and rd > se:
+    line = (f"A plain session reader (sessread) on the getppid() loop: {(rd - se) / 2:,.0f} ns "
+            f"per record read; workload and reader add {rd - b:,.0f} ns per call")
+    if pt > b:
+        line += f", a PTRACE_SYSCALL tracer {pt - b:,.0f} ns ({(pt - b) / (rd - b):.1f}x more)"
+    print(line + ".")

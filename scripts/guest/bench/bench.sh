@@ -45,7 +45,7 @@ setup() {
 	gtrace) gtrace_on ;;
 	gtrace_reader) gtrace_on reader ;;
 	systrace|systrace_reader) insmod $M/utrace_rs.ko || fail load ;;
-	session|utrace_trace|utrace_nomem) { insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
+	session|utrace_trace|utrace_nomem|reader) { insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
 	sys_untraced) untraced_on ;;
 	sys_traced|engines_*) utrace_on ;;
 	tasks_*)
@@ -127,6 +127,10 @@ one() {
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	session)
 		out=$(/utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
+	# A plain session reader (sessread: batched read()s, each record
+	# only stepped over): what delivering a record costs its reader.
+	reader)
+		out=$(BENCH_TRACER_CPU=1 /utrace/bin/sessread /utrace/bin/bench "$w" "$n" 2>/dev/null) ;;
 	*)
 		out=$(bench "$w" "$n") ;;
 	esac
@@ -306,7 +310,7 @@ fi
 
 # The tools' rows: strace and utrace trace on the syscall workloads.
 tool_rows() {
-	measure getppid "$N_PTRACE_SYS" strace utrace_trace utrace_nomem session
+	measure getppid "$N_PTRACE_SYS" strace utrace_trace utrace_nomem session reader
 	measure files "$N_FILES_PTRACE" strace utrace_trace utrace_nomem session
 }
 

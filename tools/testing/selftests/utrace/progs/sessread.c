@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sessread CMD [ARGS]: runs CMD under a /dev/utrace session that records
+ * its syscall entries and exits (lossy, a 1 MiB buffer) and reads the
+ * records in batches of up to 1,024 (256 KiB a read()), counting them
+ * (after a read of fewer than 64 it lets 2 ms pass, as utrace's reader
+ * does, so that records gather while it does not sleep on the session),
+ * until CMD's process is dead (its DEATH record, or, should a full buffer
+ * have dropped that, its exit seen by waitpid()); then prints the count to stderr and exits
+ * as CMD did. What a session costs its reader, with nothing done per
+ * record but stepping over it: `make bench`'s reader row.
+ */
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <utrace_rs.h>
+#include "progs.h"
+
+static unsigned char buf[1024 * UTRACE_REC_SIZE];
+
+int main(int argc, char **argv)
+{
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 1 << 20 };
+	struct utrace_attach a = { .size = sizeof(a),
+				   .events = UTRACE_EV_SYSCALL | UTRACE_EV_DEATH };
+	long records = 0;
+	int fd, gate[2], status = 0, dead = 0, reaped = 0;
+	pid_t pid;
+	char c;
+
+	if (argc < 2)
+		return 2;
+	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die(UTRACE_DEV_PATH);
+	if (ioctl(fd, UTRACE_IOC_CONFIG, &cfg))
+		die("config");
+	if (pipe(gate))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(gate[1]);
+		if (read(gate[0], &c, 1) != 1)
+			_exit(126);
+		execv(argv[1], argv + 1);
+		_exit(127);
+	}
+	close(gate[0]);
+	a.pid = pid;
+	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
+		die("attach");
+	if (write(gate[1], "g", 1) != 1)
+		die("gate");
+	close(gate[1]);
+	while (!dead) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) == 0) {
+			if (reaped)
+				break;
+			reaped = waitpid(pid, &status, WNOHANG) == pid;
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf));
+
+		if (n < 0)
+			die("read");
+		for (ssize_t at = 0; at < n;) {
+			const struct utrace_rec_header *h = (const void *)(buf + at);
+			const struct utrace_record *r = (const void *)h;
+
+			if (h->size < sizeof(*h) || at + h->size > n)
+				die("bad record");
+			records++;
+			dead |= h->type == UTRACE_REC_DEATH && r->death.group_dead && h->pid == pid;
+			at += h->size;
+		}
+		if (n < 64 * UTRACE_REC_SIZE)
+			usleep(2000);
+	}
+	if (!reaped && waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	fprintf(stderr, "sessread: %ld records\n", records);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
