@@ -249,7 +249,7 @@ impl Core {
         rec: impl FnOnce(&mut SignalReport<'_>) -> Record,
     ) -> Signal {
         let signo = sig.signo();
-        let verdict = {
+        let (verdict, stopped) = {
             let mut st = self.state.lock();
             match st.find_mut(key(cx.task())) {
                 Some(t) => {
@@ -257,21 +257,19 @@ impl Core {
                         .decided
                         .as_ref()
                         .is_some_and(|d| d.kind == Kind::Signal && d.signo == signo);
-                    if t.waiting.is_some() || t.stop || mine && t.blocked {
+                    if t.waiting.is_some() || mine && (t.stop || t.blocked) {
                         // The answer (or the session's RESUME) resumes the
-                        // thread; the signal is reported again then, and
-                        // recorded then. A session stop stays in force:
-                        // any other answer here would end it (a callback's
-                        // RESUME drops its engine's stop).
+                        // thread; the signal is reported again then.
                         return Signal::Hold;
                     }
-                    if mine {
+                    let verdict = if mine {
                         t.decided.take().map(|d| d.verdict)
                     } else {
                         None
-                    }
+                    };
+                    (verdict, t.stop)
                 }
-                None => None,
+                None => (None, false),
             }
         };
         match verdict {
@@ -284,14 +282,22 @@ impl Core {
             Some(_) => return Signal::Keep,
             None => {}
         }
+        // A session stop stays in force across the report (Keep's RESUME
+        // would end it): the signal is recorded now and carried out once
+        // RESUME ends the stop.
+        let keep = if stopped {
+            Signal::KeepStopped
+        } else {
+            Signal::Keep
+        };
         let Some(id) = id else {
-            return Signal::Keep;
+            return keep;
         };
         let r = rec(sig);
         if self.emit_decide(cx.task(), id, r, Kind::Signal, false) {
             Signal::Hold
         } else {
-            Signal::Keep
+            keep
         }
     }
 }

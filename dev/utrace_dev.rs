@@ -718,11 +718,11 @@ impl utrace::Engine for Core {
             SignalClass::Report => return Signal::Keep,
         };
         if sig.class() == SignalClass::Handler {
-            // The frame for a signal reported before: not a new event. Only
-            // the stop counts here: a session stop stays in force (Keep's
-            // RESUME would end it before the handler runs).
+            // The frame for a signal reported before: not a new event. A
+            // session stop stays in force (Keep's RESUME would end it
+            // before the handler runs).
             return if self.action(cx.task()) == Action::Stop {
-                Signal::Hold
+                Signal::KeepStopped
             } else {
                 Signal::Keep
             };
@@ -1491,6 +1491,16 @@ impl Session {
                     Err(e) => return Err(e),
                 }
             } else {
+                // A callback in flight may have read the stop before this
+                // call cleared it: its Stop must land before the Resume,
+                // else it would hold the thread for good.
+                match engine.barrier() {
+                    Ok(()) => {}
+                    Err(e) if e == ESRCH => {}
+                    // Interrupted: the call restarts, the stop is already
+                    // cleared, and the Resume comes then.
+                    Err(e) => return Err(e),
+                }
                 let _ = engine.control(ctl);
                 let _ = engine.set_events(mask);
             }

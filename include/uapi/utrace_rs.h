@@ -217,7 +217,11 @@ struct utrace_rec_capture {
 	__u16 len;		/* bytes read (a string: without its NUL) */
 	__u16 offset;		/* of those bytes in utrace_rec_syscall_cap.data */
 };
-/* utrace_rec_capture.flags */
+/*
+ * utrace_rec_capture.flags. A string with none of them filled its item's
+ * max (its first max bytes, as asked); a buffer's len is what was asked
+ * (up to max) unless FAULT or CUT.
+ */
 #define UTRACE_CAP_F_END	(1U << 0)	/* a string's NUL was read: it is whole */
 #define UTRACE_CAP_F_FAULT	(1U << 1)	/* memory not present after len bytes */
 #define UTRACE_CAP_F_CUT	(1U << 2)	/* no room for more in the record */
@@ -456,7 +460,7 @@ struct utrace_capture_item {
 	__u8 abi;		/* UTRACE_ABI_X86_64 or UTRACE_ABI_I386 */
 	__u8 arg;		/* the argument with the address: 0 to 5 */
 	__u8 kind;		/* enum utrace_capture_kind */
-	__u8 len_arg;		/* UTRACE_CAPTURE_MEM_ARG: 0 to 5 */
+	__u8 len_arg;		/* UTRACE_CAPTURE_MEM_ARG: 0 to 5; else 0 */
 	__u8 flags;		/* UTRACE_CAPTURE_AT_EXIT */
 	__u8 reserved0;
 	__u16 max;		/* 1 to UTRACE_REC_CAPTURE_DATA */

@@ -56,7 +56,8 @@ impl SignalClass {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Signal {
     /// Leave the decision as the engines before this one made it (the
-    /// signal's own class for the first): the default.
+    /// signal's own class for the first; an earlier engine's
+    /// [`Signal::Hold`] included): the default.
     Keep,
     /// Deliver it as the disposition says (a handler, or the default action).
     Deliver,
@@ -70,6 +71,12 @@ pub(crate) enum Signal {
     Stop,
     /// Job-control stop (as SIGTSTP).
     Tstp,
+    /// [`Signal::Keep`]'s decision, with this engine's stop kept (utrace's
+    /// `UTRACE_STOP` with the signal action unchanged): the signal is
+    /// carried out once every engine that stops the task resumed it, and
+    /// not reported again. For an engine that holds the task stopped
+    /// across a signal report (a [`Signal::Keep`] would end its stop).
+    KeepStopped,
     /// Push it back and stop the task (utrace's `UTRACE_STOP |
     /// UTRACE_SIGNAL_HOLD`): it is reported again once every engine that
     /// stopped the task resumed it ([`Control::Resume`](super::Control)).
@@ -84,7 +91,11 @@ impl Signal {
     pub(super) fn raw(self, action: u32) -> u32 {
         let resume = raw::UTRACE_RESUME;
         match self {
-            Signal::Keep => (action & raw::UTRACE_SIGNAL_MASK) | resume,
+            // An earlier engine's HOLD is part of the decision kept.
+            Signal::Keep => (action & (raw::UTRACE_SIGNAL_MASK | raw::UTRACE_SIGNAL_HOLD)) | resume,
+            Signal::KeepStopped => {
+                (action & (raw::UTRACE_SIGNAL_MASK | raw::UTRACE_SIGNAL_HOLD)) | raw::UTRACE_STOP
+            }
             Signal::Deliver => raw::UTRACE_SIGNAL_DELIVER | resume,
             Signal::Ignore => raw::UTRACE_SIGNAL_IGN | resume,
             Signal::Term => raw::UTRACE_SIGNAL_TERM | resume,

@@ -34,6 +34,11 @@
  *                          busy in user space with a handler: once the
  *                          STOPPED record came, the child must not run;
  *                          after RESUME its handler runs once
+ *   utsess sigtwo N        two sessions watch a child's signals; a SIGUSR1,
+ *                          then the first stops it: N rounds in which the
+ *                          handler runs once, never between the STOPPED
+ *                          record and RESUME, and each session has exactly
+ *                          one SIGNAL record of it
  *   utsess setevents       SET_EVENTS on a child the session stopped: it stays
  *                          stopped; after RESUME the new mask is the one
  *                          reported
@@ -632,6 +637,8 @@ static void count_usr1(int sig __attribute__((unused)))
  */
 /* LOST records wait_stopped_rec() read: a lossy session may drop the STOPPED record. */
 static __u64 stopped_rec_lost;
+/* SIGNAL records of SIGUSR1 wait_stopped_rec() read on its way. */
+static int stopped_rec_usr1;
 
 static int wait_stopped_rec(int fd, __u64 *event)
 {
@@ -639,12 +646,14 @@ static int wait_stopped_rec(int fd, __u64 *event)
 	struct utrace_record r;
 
 	stopped_rec_lost = 0;
+	stopped_rec_usr1 = 0;
 	for (;;) {
 		if (poll(&p, 1, 2000) != 1)
 			return 0;
 		next_record(fd, &r);
 		if (r.h.type == UTRACE_REC_LOST)
 			stopped_rec_lost += r.lost.count;
+		stopped_rec_usr1 += r.h.type == UTRACE_REC_SIGNAL && r.signal.signo == SIGUSR1;
 		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
 			*event = r.quiesce.event;
 			return 1;
@@ -738,6 +747,84 @@ static int cmd_sigstop(int rounds)
  * (entries -> exits) must not let it run; RESUME does, and only exits
  * come then.
  */
+/* SIGNAL records of SIGUSR1 among the records ready on @fd now. */
+static int usr1_records(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct utrace_record r;
+	int n = 0;
+
+	while (poll(&p, 1, 0) == 1) {
+		next_record(fd, &r);
+		n += r.h.type == UTRACE_REC_SIGNAL && r.signal.signo == SIGUSR1;
+	}
+	return n;
+}
+
+static int cmd_sigtwo(int rounds)
+{
+	int a = sess_open(), b = sess_open(), status, i, n, early = 0, late = 0;
+	int in_a = 0, in_b = 0, missing = 0, at_sig = 0;
+	long long ida, idb;
+	long before;
+	__u64 ev;
+	pid_t pid;
+
+	usr1_count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (usr1_count == MAP_FAILED)
+		die("mmap");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		signal(SIGUSR1, count_usr1);
+		for (;;)
+			usr1_count[0]++;
+	}
+	ida = sess_attach(a, pid, 0, UTRACE_EV_SIGNAL);
+	idb = sess_attach(b, pid, 0, UTRACE_EV_SIGNAL);
+	CHECK(ida > 0 && idb > 0, "attach: %s", strerror(errno));
+	for (i = 0; i < rounds && ida > 0 && idb > 0; i++) {
+		long start = usr1_count[1];
+
+		/*
+		 * The STOP right after the signal: it may come while the child
+		 * makes its signal report (as in sigstop), where a report that
+		 * resumed would end the stop, and a report that held the signal
+		 * would have it reported, and recorded, twice.
+		 */
+		kill(pid, SIGUSR1);
+		CHECK(sess_control(a, ida, UTRACE_CTL_STOP, 0) == 0, "stop: %s", strerror(errno));
+		if (!wait_stopped_rec(a, &ev)) {
+			missing++;
+			break;
+		}
+		at_sig += ev == UTRACE_EV_SIGNAL;
+		/* Recorded before the stop, if the report came first. */
+		in_a += stopped_rec_usr1;
+		before = usr1_count[1];
+		usleep(20000);
+		early += usr1_count[1] != before;
+		CHECK(sess_control(a, ida, UTRACE_CTL_RESUME, 0) == 0, "resume: %s",
+		      strerror(errno));
+		for (n = 0; n < 2000 && usr1_count[1] == start; n++)
+			usleep(1000);
+		late += usr1_count[1] != start + 1;
+		usleep(5000);
+		in_a += usr1_records(a);
+		in_b += usr1_records(b);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK(!missing && !early && !late && in_a == rounds && in_b == rounds,
+	      "%d rounds: handler ran while stopped %d times, not once after RESUME %d times; "
+	      "SIGUSR1 records: %d in the stopping session, %d in the other; %d rounds without "
+	      "a STOPPED record", rounds, early, late, in_a, in_b, missing);
+	printf("sigtwo: %d rounds (%d stopped at the SIGNAL report): the handler ran once, never "
+	       "while stopped; each session recorded each SIGUSR1 once\n", rounds, at_sig);
+	return fails ? 1 : 0;
+}
+
 static int cmd_setevents(void)
 {
 	volatile long *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -1288,6 +1375,8 @@ int main(int argc, char **argv)
 		return cmd_lossless();
 	if (!strcmp(argv[1], "sigstop") && argc > 2)
 		return cmd_sigstop(atoi(argv[2]));
+	if (!strcmp(argv[1], "sigtwo") && argc > 2)
+		return cmd_sigtwo(atoi(argv[2]));
 	if (!strcmp(argv[1], "setevents"))
 		return cmd_setevents();
 	if (!strcmp(argv[1], "capture"))

@@ -95,6 +95,11 @@ echo "$out (10 rounds)"
 # code runs until RESUME), wherever the stop was taken.
 out=$(runas $NOBODY /utrace/bin/utsess sigstop 40) || fail "sigstop: $out"
 echo "$out"
+# A signal, then a STOP of one session, another session watching: the
+# handler runs once, never while stopped, and each session records the
+# signal once.
+out=$(runas $NOBODY /utrace/bin/utsess sigtwo 40) || fail "sigtwo: $out"
+echo "$out"
 
 # --- the holder of a session that stopped a process is killed
 rm -f /tmp/t52.count
