@@ -632,6 +632,28 @@ static void count_usr1(int sig __attribute__((unused)))
 }
 
 /*
+ * A child busy in user space (usr1_count[0] counts its loops) with a
+ * SIGUSR1 handler (usr1_count[1] counts its runs).
+ */
+static pid_t usr1_child(void)
+{
+	pid_t pid;
+
+	usr1_count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (usr1_count == MAP_FAILED)
+		die("mmap");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		signal(SIGUSR1, count_usr1);
+		for (;;)
+			usr1_count[0]++;
+	}
+	return pid;
+}
+
+/*
  * Waits up to 2 s for a QUIESCE record with STOPPED; returns 1 if it came,
  * with the event it stopped before in *event.
  */
@@ -695,17 +717,7 @@ static int cmd_sigstop(int rounds)
 	long long id;
 	pid_t pid;
 
-	usr1_count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (usr1_count == MAP_FAILED)
-		die("mmap");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		signal(SIGUSR1, count_usr1);
-		for (;;)
-			usr1_count[0]++;
-	}
+	pid = usr1_child();
 	id = sess_attach(fd, pid, 0, UTRACE_EV_SIGNAL);
 	CHECK(id > 0, "attach: %s", strerror((int)-id));
 	for (i = 0; i < rounds && id > 0; i++) {
@@ -770,17 +782,7 @@ static int cmd_sigtwo(int rounds)
 	__u64 ev;
 	pid_t pid;
 
-	usr1_count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (usr1_count == MAP_FAILED)
-		die("mmap");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		signal(SIGUSR1, count_usr1);
-		for (;;)
-			usr1_count[0]++;
-	}
+	pid = usr1_child();
 	ida = sess_attach(a, pid, 0, UTRACE_EV_SIGNAL);
 	idb = sess_attach(b, pid, 0, UTRACE_EV_SIGNAL);
 	CHECK(ida > 0 && idb > 0, "attach: %s", strerror(errno));
