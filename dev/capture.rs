@@ -53,6 +53,20 @@ impl Default for Table {
     }
 }
 
+/// The index in [`Table::items`] of syscall `nr` of `UTRACE_ABI_*` `abi`:
+/// `None` for another ABI or a number from `CAPTURE_NR_MAX` on.
+fn index(abi: u32, nr: i64) -> Option<usize> {
+    let base = match abi {
+        uapi::ABI_X86_64 => 0,
+        uapi::ABI_I386 => uapi::CAPTURE_NR_MAX,
+        _ => return None,
+    };
+    let nr = usize::try_from(nr)
+        .ok()
+        .filter(|&n| n < uapi::CAPTURE_NR_MAX)?;
+    Some(base + nr)
+}
+
 impl Table {
     /// The items of the syscall `nr` of `arch`, if it has any.
     #[inline]
@@ -60,14 +74,7 @@ impl Table {
         if self.items.is_empty() {
             return None;
         }
-        let base = match arch {
-            SyscallArch::X86_64 => 0,
-            SyscallArch::I386 => uapi::CAPTURE_NR_MAX,
-        };
-        let nr = usize::try_from(nr)
-            .ok()
-            .filter(|&n| n < uapi::CAPTURE_NR_MAX)?;
-        let items = *self.items.get(base + nr)?;
+        let items = *self.items.get(index(crate::abi_of(arch), nr)?)?;
         (items[0].kind != 0).then_some(items)
     }
 
@@ -107,14 +114,8 @@ impl Table {
 
     fn add(&mut self, it: &uapi::CaptureItem) -> Result {
         let exit = it.flags & uapi::CAPTURE_AT_EXIT != 0;
-        let base = match u32::from(it.abi) {
-            uapi::ABI_X86_64 => 0,
-            uapi::ABI_I386 => uapi::CAPTURE_NR_MAX,
-            _ => return Err(EINVAL),
-        };
-        let nr = usize::from(it.nr);
-        let ok = nr < uapi::CAPTURE_NR_MAX
-            && it.arg < 6
+        let at = index(u32::from(it.abi), i64::from(it.nr)).ok_or(EINVAL)?;
+        let ok = it.arg < 6
             && (uapi::CAPTURE_STR..=uapi::CAPTURE_MEM_RET).contains(&it.kind)
             && (it.len_arg < 6 && (it.kind == uapi::CAPTURE_MEM_ARG || it.len_arg == 0))
             && it.flags & !uapi::CAPTURE_AT_EXIT == 0
@@ -126,7 +127,7 @@ impl Table {
         if !ok {
             return Err(EINVAL);
         }
-        let slot = self.items.get_mut(base + nr).ok_or(EINVAL)?;
+        let slot = self.items.get_mut(at).ok_or(EINVAL)?;
         let free = slot.iter_mut().find(|s| s.kind == 0).ok_or(EINVAL)?;
         *free = Item {
             arg: it.arg,

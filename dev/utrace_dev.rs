@@ -766,14 +766,27 @@ fn clone_record(file: &FileHandle, child: &Task, flags: u64, child_id: u64) -> R
     rec
 }
 
+/// The `UTRACE_ABI_*` of a syscall ABI.
+pub(crate) fn abi_of(arch: SyscallArch) -> u32 {
+    match arch {
+        SyscallArch::X86_64 => uapi::ABI_X86_64,
+        SyscallArch::I386 => uapi::ABI_I386,
+    }
+}
+
+/// The record type of a syscall event: its exit's or its entry's.
+fn syscall_type(exit: bool) -> u16 {
+    if exit {
+        uapi::REC_SYSCALL_EXIT
+    } else {
+        uapi::REC_SYSCALL_ENTRY
+    }
+}
+
 /// The payload of a syscall record (`rec` zeroed).
 fn fill_syscall(rec: &mut Record, regs: &SyscallRegs<'_>, exit: bool) {
     rec.put_u32(uapi::SYSCALL_NR, regs.nr() as u32);
-    let abi = match regs.arch() {
-        SyscallArch::X86_64 => uapi::ABI_X86_64,
-        SyscallArch::I386 => uapi::ABI_I386,
-    };
-    rec.put_u32(uapi::SYSCALL_ABI, abi);
+    rec.put_u32(uapi::SYSCALL_ABI, abi_of(regs.arch()));
     if exit {
         rec.put_u64(uapi::SYSCALL_RET, regs.return_value() as u64);
     } else {
@@ -787,9 +800,10 @@ impl Core {
     /// A syscall record in the common case, under one lock: the thread is
     /// the session's, decides nothing on this event, and the ring has room
     /// with nothing dropped or kept before the record, which is then
-    /// written in its ring slot, with its captures whole (or not to be
-    /// decided on). Returns the callback's action (as [`Core::action`]:
-    /// there was room, so the record changed nothing it reads), or `None`,
+    /// written in its ring slot. An entry whose capture is not whole and to
+    /// be decided on takes its slot back and is emitted, as it is, with its
+    /// decision. Returns the callback's action (as [`Core::action`]: there
+    /// was room, so a record in place changed nothing it reads), or `None`,
     /// having done nothing, when it is not the common case (the caller goes
     /// the general way).
     fn syscall_in_place(
@@ -824,21 +838,19 @@ impl Core {
             };
         }
         let Ids { pid, tid, .. } = t.ids;
-        let type_ = if exit {
-            uapi::REC_SYSCALL_EXIT
-        } else {
-            uapi::REC_SYSCALL_ENTRY
-        };
         let items = st.capture.get(regs.arch(), regs.nr());
         let decide_incomplete = !exit && st.capture.decide;
-        let rec = st.slot_in_place(type_)?;
+        let rec = st.slot_in_place(syscall_type(exit))?;
         set_header(rec, pid, tid, engine_id);
         fill_syscall(rec, regs, exit);
         if let Some(items) = items {
             if !capture::fill(rec, cx, regs, &items, exit) && decide_incomplete {
-                // It waits for a decision: the general way.
+                // It waits for a decision, numbered when it is emitted.
+                let rec = *rec;
                 st.unslot();
-                return None;
+                drop(st);
+                self.emit_syscall_entry(task, engine_id, rec, true);
+                return Some(self.action(task));
             }
         }
         drop(st);
@@ -855,12 +867,7 @@ impl Core {
         regs: &SyscallRegs<'_>,
         exit: bool,
     ) -> (Record, bool) {
-        let type_ = if exit {
-            uapi::REC_SYSCALL_EXIT
-        } else {
-            uapi::REC_SYSCALL_ENTRY
-        };
-        let mut rec = Record::new(type_);
+        let mut rec = Record::new(syscall_type(exit));
         fill_syscall(&mut rec, regs, exit);
         let (items, decide) = {
             let st = self.state.lock();
