@@ -20,6 +20,34 @@ static inline void die(const char *what)
 }
 
 /*
+ * fork() behind a gate: the parent gets the child's pid, and in *gate the
+ * write end of a pipe, a byte on which opens the gate; the child gets 0
+ * once the gate opened (it exits with @closed if the gate closed first).
+ * For a tracer that attaches before the child does anything.
+ */
+static inline pid_t fork_gated(int *gate, int closed)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(closed);
+		return 0;
+	}
+	close(p[0]);
+	*gate = p[1];
+	return pid;
+}
+
+/*
  * The CPU time task @pid has run, in ns (its sum_exec_runtime, from
  * /proc/PID/sched: CONFIG_SCHED_DEBUG). Under QEMU -icount shift=0 that is
  * the instructions it executed. Exact for a task that is not running (the

@@ -24,9 +24,8 @@ int main(int argc, char **argv)
 	struct utrace_attach a = { .size = sizeof(a),
 				   .events = UTRACE_EV_SYSCALL | UTRACE_EV_DEATH };
 	long records = 0;
-	int fd, gate[2], status = 0, dead = 0, reaped = 0;
+	int fd, gate, status = 0, dead = 0, reaped = 0;
 	pid_t pid;
-	char c;
 
 	if (argc < 2)
 		return 2;
@@ -35,25 +34,17 @@ int main(int argc, char **argv)
 		die(UTRACE_DEV_PATH);
 	if (ioctl(fd, UTRACE_IOC_CONFIG, &cfg))
 		die("config");
-	if (pipe(gate))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
+	pid = fork_gated(&gate, 126);
 	if (pid == 0) {
-		close(gate[1]);
-		if (read(gate[0], &c, 1) != 1)
-			_exit(126);
 		execv(argv[1], argv + 1);
 		_exit(127);
 	}
-	close(gate[0]);
 	a.pid = pid;
 	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
 		die("attach");
-	if (write(gate[1], "g", 1) != 1)
+	if (write(gate, "g", 1) != 1)
 		die("gate");
-	close(gate[1]);
+	close(gate);
 	while (!dead) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;

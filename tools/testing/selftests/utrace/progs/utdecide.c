@@ -122,23 +122,10 @@ static void run_to_death(int fd)
 /* A child that waits for a byte on a pipe, then runs @fn. */
 static pid_t gated(int *gate, int (*fn)(void))
 {
-	int p[2];
-	pid_t pid;
-	char c;
+	pid_t pid = fork_gated(gate, 3);
 
-	if (pipe(p))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(3);
+	if (pid == 0)
 		_exit(fn());
-	}
-	close(p[0]);
-	*gate = p[1];
 	return pid;
 }
 

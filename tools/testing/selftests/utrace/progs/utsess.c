@@ -109,25 +109,13 @@ static void next_record(int fd, struct utrace_record *r)
 /* A child waiting on a pipe, then doing @n getppid()s and exiting with 7. */
 static pid_t gated_child(int n, int *gate)
 {
-	int p[2];
-	pid_t pid;
-	char c;
+	pid_t pid = fork_gated(gate, 3);
 
-	if (pipe(p))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
 	if (pid == 0) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(3);
 		for (int i = 0; i < n; i++)
 			syscall(SYS_getppid);
 		_exit(7);
 	}
-	close(p[0]);
-	*gate = p[1];
 	return pid;
 }
 
@@ -271,31 +259,21 @@ static void *thread_fn(void *arg)
  */
 static pid_t thread_child(int fd, __u64 events, void *(*fn)(void *), long long *id)
 {
-	int p[2];
-	pid_t pid;
-	char c;
+	int gate;
+	pid_t pid = fork_gated(&gate, 3);
 
-	if (pipe(p))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
 	if (pid == 0) {
 		pthread_t t;
 
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(3);
 		pthread_create(&t, NULL, fn, NULL);
 		pthread_join(t, NULL);
 		_exit(0);
 	}
-	close(p[0]);
 	*id = sess_attach(fd, pid, 0, events);
 	CHECK(*id > 0, "attach: %s", strerror((int)-*id));
-	if (write(p[1], "g", 1) != 1)
+	if (write(gate, "g", 1) != 1)
 		die("gate");
-	close(p[1]);
+	close(gate);
 	return pid;
 }
 
@@ -1008,24 +986,9 @@ static int cap_run(int fd, char *untouched, int decide)
 
 	if (pipe(p))
 		die("pipe");
-	{
-		int g[2];
-		char c;
-
-		if (pipe(g))
-			die("pipe");
-		pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (pid == 0) {
-			close(g[1]);
-			if (read(g[0], &c, 1) != 1)
-				_exit(3);
-			cap_child_body(p[0], p[1], untouched);
-		}
-		close(g[0]);
-		gate = g[1];
-	}
+	pid = fork_gated(&gate, 3);
+	if (pid == 0)
+		cap_child_body(p[0], p[1], untouched);
 	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL | UTRACE_EV_DEATH);
 	CHECK(id > 0, "attach: %s", strerror((int)-id));
 	if (write(gate, "g", 1) != 1)
