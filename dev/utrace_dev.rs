@@ -247,6 +247,8 @@ struct State {
     kept: handoff::Kept,
     /// The user memory syscall records carry (`UTRACE_IOC_CAPTURE`).
     capture: capture::Table,
+    /// Reads return compact records (`UTRACE_CONFIG_F_COMPACT`).
+    compact: bool,
 }
 
 impl State {
@@ -922,6 +924,35 @@ impl utrace::SyscallEngine for Core {
     }
 }
 
+/// Copies the oldest records of the ring into `to` as a read returns them
+/// (whole, or compact in a compact session) while they fit; returns how
+/// many and their bytes.
+fn copy_out(st: &State, to: &mut [u8]) -> (usize, usize) {
+    let slots = st.slots();
+    let (mut n, mut len) = (0, 0);
+    while n < st.count {
+        let Some(rec) = st.ring.get((st.head + n) % slots) else {
+            break;
+        };
+        let size = if st.compact {
+            rec.compact_len()
+        } else {
+            uapi::REC_SIZE
+        };
+        let (Some(dst), Some(src)) = (to.get_mut(len..len + size), rec.as_bytes().get(..size))
+        else {
+            break;
+        };
+        dst.copy_from_slice(src);
+        // A compact record's header says its own size.
+        dst[uapi::REC_HEADER_SIZE_AT..uapi::REC_HEADER_SIZE_AT + 2]
+            .copy_from_slice(&(size as u16).to_ne_bytes());
+        len += size;
+        n += 1;
+    }
+    (n, len)
+}
+
 /// Per-user accounting of sessions and buffer bytes.
 struct Usage {
     uid: u32,
@@ -968,9 +999,9 @@ struct Dev {
 struct Session {
     tracer: Tracer<Core>,
     /// Serialises readers (records are copied out, then taken), with the
-    /// [`READ_BATCH`] records a read copies the ring's into under the
-    /// session's lock, to copy them to the reader without it.
-    reader: Pin<KBox<Mutex<KVec<Record>>>>,
+    /// room for [`READ_BATCH`] whole records a read copies the ring's into
+    /// under the session's lock, to copy them to the reader without it.
+    reader: Pin<KBox<Mutex<KVec<u8>>>>,
     /// Serialises ioctls that change the engines.
     ctl: Pin<KBox<Mutex<()>>>,
     dev: Arc<Dev>,
@@ -1051,6 +1082,7 @@ impl Dev {
                 started: false,
                 kept: handoff::Kept::new(),
                 capture: capture::Table::default(),
+                compact: false,
             }),
             GFP_KERNEL,
         )?;
@@ -1059,7 +1091,11 @@ impl Dev {
             Session {
                 tracer,
                 reader: KBox::pin_init(
-                    new_mutex!(KVec::from_elem(Record::new(0), READ_BATCH, GFP_KERNEL)?),
+                    new_mutex!(KVec::from_elem(
+                        0u8,
+                        READ_BATCH * uapi::REC_SIZE,
+                        GFP_KERNEL
+                    )?),
                     GFP_KERNEL,
                 )?,
                 ctl: KBox::pin_init(new_mutex!(()), GFP_KERNEL)?,
@@ -1106,7 +1142,7 @@ impl Session {
 
     fn config(&self, arg: UserArg) -> Result<isize> {
         let c: uapi::Config = arg.read_struct()?;
-        if c.flags != 0 || c.reserved != [0; 2] {
+        if c.flags & !uapi::CONFIG_F_COMPACT != 0 || c.reserved != [0; 2] {
             return Err(EINVAL);
         }
         let max = param_usize(&BUFFER_KIB_MAX) * 1024;
@@ -1159,6 +1195,7 @@ impl Session {
             let mut st = self.core().state.lock();
             st.head = 0;
             st.count = 0;
+            st.compact = c.flags & uapi::CONFIG_F_COMPACT != 0;
             core::mem::replace(&mut st.ring, new)
         };
         drop(old_ring);
@@ -1523,7 +1560,8 @@ impl Session {
         let core = self.core();
         let mut done = 0;
         while out.room() >= uapi::REC_SIZE {
-            let n = {
+            let room = out.room().min(batch.len());
+            let (n, len) = {
                 let mut st = core.state.lock();
                 if st.count == 0 {
                     if st.lost > 0 && st.slots() > 0 {
@@ -1532,14 +1570,12 @@ impl Session {
                         break;
                     }
                 }
-                let n = st.count.min(out.room() / uapi::REC_SIZE).min(batch.len());
-                let slots = st.slots();
-                for (j, slot) in batch.iter_mut().take(n).enumerate() {
-                    *slot = st.ring[(st.head + j) % slots];
-                }
-                n
+                copy_out(&st, &mut batch[..room])
             };
-            if let Err(e) = out.write(uapi::records_as_bytes(&batch[..n])) {
+            let Some(bytes) = batch.get(..len).filter(|_| n > 0) else {
+                break;
+            };
+            if let Err(e) = out.write(bytes) {
                 if done == 0 {
                     return Err(e);
                 }
@@ -1553,7 +1589,7 @@ impl Session {
             // Room: waiting records go in, in the same section, so that a
             // thread's later records cannot overtake its waiting one.
             st.move_pending();
-            done += n * uapi::REC_SIZE;
+            done += len;
         }
         self.resume_due();
         if done == 0 {

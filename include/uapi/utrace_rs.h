@@ -28,7 +28,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define UTRACE_UAPI_VERSION 2
+#define UTRACE_UAPI_VERSION 3
 
 /* The device. */
 #define UTRACE_DEV_PATH "/dev/utrace"
@@ -251,8 +251,13 @@ struct utrace_rec_handoff {
 };
 
 /*
- * Every record is UTRACE_REC_SIZE bytes in version 1 (header.size says so;
- * later versions may write longer records: step by header.size).
+ * Every record is UTRACE_REC_SIZE bytes (header.size says so; later versions
+ * may write longer records: step by header.size), unless the session asked
+ * for compact records (UTRACE_CONFIG_F_COMPACT, version 3): then each
+ * record is as long as its header and its type's payload struct, a syscall
+ * record with captures up to the end of its captured bytes, an exec record
+ * up to its filename's NUL, rounded up to a multiple of 8 (at most
+ * UTRACE_REC_SIZE); bytes past a struct's end read as 0.
  */
 #define UTRACE_REC_SIZE 256
 
@@ -297,11 +302,14 @@ struct utrace_info {
  * UTRACE_IOC_CONFIG: sizes the session's buffer; only before the first
  * attach (EBUSY after). Default 64 KiB; rounded up to whole records;
  * capped by the module's limits (EINVAL below one page, ENOSPC over the
- * per-user budget).
+ * per-user budget). The buffer holds buffer_bytes / UTRACE_REC_SIZE
+ * records, compact or not.
  */
+/* read() returns compact records (see UTRACE_REC_SIZE); version 3 */
+#define UTRACE_CONFIG_F_COMPACT	(1U << 0)
 struct utrace_config {
 	__u32 size;
-	__u32 flags;		/* none yet: 0 */
+	__u32 flags;		/* UTRACE_CONFIG_F_* */
 	__u64 buffer_bytes;
 	__u64 reserved[2];
 };

@@ -8,7 +8,7 @@
 
 use core::mem::{offset_of, size_of};
 
-pub(crate) const UAPI_VERSION: u32 = 2;
+pub(crate) const UAPI_VERSION: u32 = 3;
 pub(crate) const IOC_MAGIC: u32 = 0xBA;
 
 pub(crate) const REC_LOST: u16 = 1;
@@ -105,6 +105,9 @@ impl RecHeader {
     }
 }
 
+/// The offset of `size` in the header.
+pub(crate) const REC_HEADER_SIZE_AT: usize = offset_of!(RecHeader, size);
+
 /// Bytes of a record after its header.
 pub(crate) const PAYLOAD: usize = REC_SIZE - size_of::<RecHeader>();
 
@@ -149,6 +152,56 @@ impl Record {
         self.put(off, &v.to_ne_bytes());
     }
 
+    /// The record's length in a session of compact records
+    /// (`UTRACE_CONFIG_F_COMPACT`): its header and its type's payload
+    /// struct, a syscall record's captures up to the end of their bytes, an
+    /// exec record's filename up to its NUL; a multiple of 8.
+    pub(crate) fn compact_len(&self) -> usize {
+        let payload = match self.h.type_ {
+            REC_LOST => LOST_SIZE,
+            REC_CLONE => CLONE_SIZE,
+            REC_EXEC => {
+                let len = u32::from_ne_bytes(self.u32_at(EXEC_FILENAME_LEN)) as usize;
+                EXEC_FILENAME + len.min(REC_PATH_MAX - 1) + 1
+            }
+            REC_SIGNAL => SIGNAL_SIZE,
+            REC_SYSCALL_ENTRY | REC_SYSCALL_EXIT if self.h.flags & REC_F_CAPTURE != 0 => {
+                let mut end = 0;
+                for slot in 0..REC_CAPTURES {
+                    let d = SYSCALL_CAP + slot * SYSCALL_CAP_SIZE;
+                    let len = u16::from_ne_bytes(self.u16_at(d + SYSCALL_CAP_LEN));
+                    let off = u16::from_ne_bytes(self.u16_at(d + SYSCALL_CAP_OFFSET));
+                    end = end.max(usize::from(off) + usize::from(len));
+                }
+                SYSCALL_CAP_DATA + end.min(REC_CAPTURE_DATA)
+            }
+            REC_SYSCALL_ENTRY | REC_SYSCALL_EXIT => SYSCALL_SIZE,
+            REC_JCTL => JCTL_SIZE,
+            // ATTACHED, DETACHED, QUIESCE, EXIT, DEATH, HANDOFF: one u64.
+            REC_ATTACHED | REC_DETACHED | REC_QUIESCE | REC_EXIT | REC_DEATH | REC_HANDOFF => 8,
+            _ => PAYLOAD,
+        };
+        (size_of::<RecHeader>() + payload)
+            .next_multiple_of(8)
+            .min(REC_SIZE)
+    }
+
+    fn u16_at(&self, off: usize) -> [u8; 2] {
+        let mut b = [0; 2];
+        if let Some(s) = self.payload.get(off..off + 2) {
+            b.copy_from_slice(s);
+        }
+        b
+    }
+
+    fn u32_at(&self, off: usize) -> [u8; 4] {
+        let mut b = [0; 4];
+        if let Some(s) = self.payload.get(off..off + 4) {
+            b.copy_from_slice(s);
+        }
+        b
+    }
+
     /// The record's bytes as user space reads them.
     pub(crate) fn as_bytes(&self) -> &[u8] {
         let p = (self as *const Record).cast::<u8>();
@@ -157,14 +210,6 @@ impl Record {
         // `REC_SIZE` bytes are initialised.
         unsafe { core::slice::from_raw_parts(p, REC_SIZE) }
     }
-}
-
-/// Records as the bytes user space reads, one after another.
-pub(crate) fn records_as_bytes(recs: &[Record]) -> &[u8] {
-    // SAFETY: As in `Record::as_bytes`: every byte of a `Record` is
-    // initialised, and a slice's elements lie `size_of::<Record>()` =
-    // `REC_SIZE` bytes apart with nothing between them.
-    unsafe { core::slice::from_raw_parts(recs.as_ptr().cast::<u8>(), recs.len() * REC_SIZE) }
 }
 
 /// The ioctl arguments: `repr(C)` structs of integers only, no padding
@@ -212,6 +257,7 @@ plain!(Info, 48, {
     size: u32, version: u32, record_size: u32, reserved0: u32,
     events: u64, attach_flags: u64, buffer_bytes: u64, buffer_max: u64,
 });
+pub(crate) const CONFIG_F_COMPACT: u32 = 1 << 0;
 plain!(Config, 32, { size: u32, flags: u32, buffer_bytes: u64, reserved: [u64; 2] });
 plain!(Attach, 48, {
     size: u32, flags: u32, pid: i32, pidfd: i32, events: u64, engine_id: u64,
@@ -260,6 +306,13 @@ pub(crate) const JCTL_SIGNO: usize = 4;
 pub(crate) const JCTL_NOTIFY: usize = 8;
 pub(crate) const HANDOFF_TO_ENGINE: usize = 0;
 
+// Payload sizes (`sizeof(struct utrace_rec_*)`) compact records use.
+pub(crate) const LOST_SIZE: usize = 16;
+pub(crate) const CLONE_SIZE: usize = 24;
+pub(crate) const SIGNAL_SIZE: usize = 136;
+pub(crate) const SYSCALL_SIZE: usize = 64;
+pub(crate) const JCTL_SIZE: usize = 16;
+
 // `struct utrace_rec_syscall_cap`: the syscall payload, then the captures'
 // descriptors (`struct utrace_rec_capture`), then their bytes.
 pub(crate) const SYSCALL_CAP: usize = 64;
@@ -282,8 +335,11 @@ const _: () = assert!(size_of::<Record>() == REC_SIZE);
 const _: () = assert!(offset_of!(RecHeader, seq) == 16);
 const _: () = assert!(offset_of!(RecHeader, tid) == 36);
 const _: () = assert!(EXEC_FILENAME + REC_PATH_MAX == 200);
-const _: () = assert!(SIGNAL_SIGINFO + SIGINFO_SIZE == 136);
-const _: () = assert!(SYSCALL_RET + 8 == 64);
+const _: () = assert!(SIGNAL_SIGINFO + SIGINFO_SIZE == SIGNAL_SIZE);
+const _: () = assert!(SYSCALL_RET + 8 == SYSCALL_SIZE);
+const _: () = assert!(CLONE_CHILD_ENGINE + 8 == CLONE_SIZE);
+const _: () = assert!(LOST_FIRST_SEQ + 8 == LOST_SIZE);
+const _: () = assert!(JCTL_NOTIFY + 8 == JCTL_SIZE);
 
 // UTRACE_IOC_DECIDE (`struct utrace_decide`).
 pub(crate) const REC_F_DECIDE: u32 = 1 << 0;

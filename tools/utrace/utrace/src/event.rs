@@ -354,9 +354,10 @@ fn captures(p: &[u8]) -> Captures {
     use layout::utrace_rec_capture as c;
     use layout::utrace_rec_syscall_cap as s;
     let mut out = Captures::data();
-    if let Some(d) = p.get(s::DATA..s::DATA + s::SIZEOF_DATA) {
-        out.data.copy_from_slice(d);
-    }
+    // A compact record ends with its last capture's bytes.
+    let d = p.get(s::DATA..).unwrap_or(&[]);
+    let n = d.len().min(s::SIZEOF_DATA);
+    out.data[..n].copy_from_slice(&d[..n]);
     for i in 0..uapi::REC_CAPTURES {
         let d = s::CAP + i * c::SIZEOF;
         let kind = p.get(d + c::KIND).copied().unwrap_or(0);
@@ -641,6 +642,41 @@ mod tests {
             panic!("not an entry");
         };
         assert!(captures.get(1).unwrap().data.is_empty());
+    }
+
+    /// A compact record (`UTRACE_CONFIG_F_COMPACT`) ends with its last
+    /// capture's bytes, and the next record follows at once.
+    #[test]
+    fn compact_records() {
+        use layout::utrace_rec_capture as c;
+        use layout::utrace_rec_syscall_cap as s;
+        let mut r = record(uapi::REC_SYSCALL_ENTRY, 3, |p| {
+            put(p, s::CALL, &257i32.to_ne_bytes());
+            p[s::CAP + c::KIND] = uapi::CAPTURE_STR as u8;
+            p[s::CAP + c::FLAGS] = uapi::CAP_F_END as u8;
+            p[s::CAP + c::ARG] = 1;
+            put(p, s::CAP + c::LEN, &5u16.to_ne_bytes());
+            put(p, s::DATA, b"/etc/");
+        });
+        r[h::FLAGS..h::FLAGS + 4].copy_from_slice(&uapi::REC_F_CAPTURE.to_ne_bytes());
+        let len = (layout::utrace_record::LOST + s::DATA + 5).next_multiple_of(8);
+        r.truncate(len);
+        r[h::SIZE..h::SIZE + 2].copy_from_slice(&(len as u16).to_ne_bytes());
+        let mut exit = record(uapi::REC_SYSCALL_EXIT, 4, |p| {
+            put(p, layout::utrace_rec_syscall::RET, &3i64.to_ne_bytes());
+        });
+        exit.truncate(layout::utrace_record::LOST + layout::utrace_rec_syscall::SIZEOF);
+        let elen = exit.len() as u16;
+        exit[h::SIZE..h::SIZE + 2].copy_from_slice(&elen.to_ne_bytes());
+        r.extend_from_slice(&exit);
+        let ev = parse(&r).unwrap();
+        assert_eq!(ev.len(), 2);
+        let Payload::SyscallEntry { captures, .. } = &ev[0].payload else {
+            panic!("not an entry");
+        };
+        assert_eq!(captures.get(0).unwrap().data, &b"/etc/"[..]);
+        assert_eq!(ev[1].header.seq, 4);
+        assert!(matches!(ev[1].payload, Payload::SyscallExit { ret: 3, .. }));
     }
 
     #[test]

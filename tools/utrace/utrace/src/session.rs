@@ -202,6 +202,8 @@ fn zeroed_user_regs() -> libc::user_regs_struct {
 pub struct Session {
     file: File,
     record_size: usize,
+    /// The session reads compact records (`UTRACE_CONFIG_F_COMPACT`).
+    compact: bool,
     /// read_events' buffer, kept: zeroing a fresh one per read cost more
     /// than the read when a read brings one record.
     rbuf: Vec<u8>,
@@ -230,10 +232,18 @@ impl Session {
         let mut s = Session {
             file,
             record_size: uapi::REC_SIZE,
+            compact: false,
             rbuf: Vec::new(),
         };
         let info = s.info()?;
         s.record_size = (info.record_size as usize).max(uapi::REC_SIZE);
+        // Compact records where the module has them (version 3): fewer
+        // bytes copied per record; the parser takes both forms.
+        if info.version >= 3 {
+            s.compact = s
+                .set_config(info.buffer_bytes, uapi::CONFIG_F_COMPACT)
+                .is_ok();
+        }
         Ok(s)
     }
 
@@ -250,8 +260,24 @@ impl Session {
 
     /// Sizes the session's buffer (before the first attach).
     pub fn config(&self, buffer_bytes: u64) -> Result<()> {
+        let flags = if self.compact {
+            uapi::CONFIG_F_COMPACT
+        } else {
+            0
+        };
+        self.set_config(buffer_bytes, flags)
+    }
+
+    /// Whether reads return compact records (`UTRACE_CONFIG_F_COMPACT`,
+    /// asked for at open where the module has them).
+    pub fn compact(&self) -> bool {
+        self.compact
+    }
+
+    fn set_config(&self, buffer_bytes: u64, flags: u32) -> Result<()> {
         let mut a = uapi::Config::new();
         a.buffer_bytes = buffer_bytes;
+        a.flags = flags;
         self.call("config", uapi::Config::REQUEST, &mut a).map(drop)
     }
 
@@ -438,8 +464,9 @@ impl Session {
         }
     }
 
-    /// Reads the records ready (blocking until one is), at most `max` of
-    /// them; an empty result if interrupted by a signal.
+    /// Reads the records ready (blocking until one is), at most `max` whole
+    /// records' bytes of them (more records if compact); an empty result
+    /// if interrupted by a signal.
     pub fn read_events(&mut self, max: usize) -> Result<Vec<Event>> {
         let want = self.record_size * max.max(1);
         if self.rbuf.len() < want {

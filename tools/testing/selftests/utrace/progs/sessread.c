@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sessread CMD [ARGS]: runs CMD under a /dev/utrace session that records
- * its syscall entries and exits (lossy, a 1 MiB buffer) and reads the
+ * its syscall entries and exits (lossy, a 1 MiB buffer, compact records,
+ * as utrace's reader has them) and reads the
  * records in batches of up to 1,024 (256 KiB a read()), counting them
  * (after a read of fewer than 64 it lets 2 ms pass, as utrace's reader
  * does, so that records gather while it does not sleep on the session),
@@ -20,10 +21,11 @@ static unsigned char buf[1024 * UTRACE_REC_SIZE];
 
 int main(int argc, char **argv)
 {
-	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 1 << 20 };
+	struct utrace_config cfg = { .size = sizeof(cfg), .flags = UTRACE_CONFIG_F_COMPACT,
+				     .buffer_bytes = 1 << 20 };
 	struct utrace_attach a = { .size = sizeof(a),
 				   .events = UTRACE_EV_SYSCALL | UTRACE_EV_DEATH };
-	long records = 0;
+	long records = 0, before;
 	int fd, gate, status = 0, dead = 0, reaped = 0;
 	pid_t pid;
 
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
 			reaped = waitpid(pid, &status, WNOHANG) == pid;
 			continue;
 		}
+		before = records;
 		n = read(fd, buf, sizeof(buf));
 
 		if (n < 0)
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
 			dead |= h->type == UTRACE_REC_DEATH && r->death.group_dead && h->pid == pid;
 			at += h->size;
 		}
-		if (n < 64 * UTRACE_REC_SIZE)
+		if (records - before < 64)
 			usleep(2000);
 	}
 	if (!reaped && waitpid(pid, &status, 0) != pid)

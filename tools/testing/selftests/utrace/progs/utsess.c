@@ -48,6 +48,10 @@
  *                          second long path CUT; with CAPTURE_F_DECIDE
  *                          exactly those entries wait for a decision. Bad
  *                          lists get their errno and change nothing.
+ *   utsess compact         two sessions on one child, the second with
+ *                          UTRACE_CONFIG_F_COMPACT: the same records, each
+ *                          as long as sessions.rst says, its bytes those of
+ *                          the whole record; read() packs them
  *   utsess bad             every bad input gets its errno
  *   utsess fuzz N SEED     N random ioctls: every one returns an errno or 0
  *
@@ -56,6 +60,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -892,7 +897,7 @@ static void expect_err(int fd, unsigned long cmd, void *arg, int err, const char
 /* --- utsess capture */
 #define CAP_LONG 120
 
-static void cap_child_body(int rfd, int wfd, char *untouched)
+static void cap_child_calls(int rfd, int wfd, char *untouched)
 {
 	char path[64] = "/nonexistent/utsess-capture";
 	char l1[CAP_LONG + 1], l2[CAP_LONG + 1], buf[64];
@@ -911,6 +916,11 @@ static void cap_child_body(int rfd, int wfd, char *untouched)
 	syscall(SYS_rename, l1, l2);
 	/* Changed after the call: the records show what was passed. */
 	memset(path, 'X', sizeof(path) - 1);
+}
+
+static void cap_child_body(int rfd, int wfd, char *untouched)
+{
+	cap_child_calls(rfd, wfd, untouched);
 	_exit(0);
 }
 
@@ -1113,6 +1123,159 @@ static int cmd_capture(void)
 	close(fd);
 	printf("capture: paths, write and read bytes as at the call; FAULT and CUT flagged, "
 	       "and decided with CAPTURE_F_DECIDE\n");
+	return fails ? 1 : 0;
+}
+
+/* --- utsess compact */
+#define CMP_MAX 4096
+static struct utrace_record cmp_full[CMP_MAX];
+static unsigned char cmp_buf[1 << 20];
+
+/* A record's compact length as sessions.rst states it. */
+static unsigned int compact_len(const struct utrace_record *r)
+{
+	size_t p, end = 0;
+
+	switch (r->h.type) {
+	case UTRACE_REC_LOST: p = sizeof(r->lost); break;
+	case UTRACE_REC_ATTACHED: p = sizeof(r->attached); break;
+	case UTRACE_REC_DETACHED: p = sizeof(r->detached); break;
+	case UTRACE_REC_QUIESCE: p = sizeof(r->quiesce); break;
+	case UTRACE_REC_CLONE: p = sizeof(r->clone); break;
+	case UTRACE_REC_EXEC:
+		p = offsetof(struct utrace_rec_exec, filename) + r->exec.filename_len + 1;
+		break;
+	case UTRACE_REC_EXIT: p = sizeof(r->exit); break;
+	case UTRACE_REC_DEATH: p = sizeof(r->death); break;
+	case UTRACE_REC_SIGNAL: p = sizeof(r->signal); break;
+	case UTRACE_REC_SYSCALL_ENTRY:
+	case UTRACE_REC_SYSCALL_EXIT:
+		if (!(r->h.flags & UTRACE_REC_F_CAPTURE)) {
+			p = sizeof(r->syscall);
+			break;
+		}
+		for (int i = 0; i < UTRACE_REC_CAPTURES; i++) {
+			size_t e = (size_t)r->syscall_cap.cap[i].offset + r->syscall_cap.cap[i].len;
+
+			end = e > end ? e : end;
+		}
+		p = offsetof(struct utrace_rec_syscall_cap, data) + end;
+		break;
+	case UTRACE_REC_JCTL: p = sizeof(r->jctl); break;
+	case UTRACE_REC_HANDOFF: p = sizeof(r->handoff); break;
+	default: p = sizeof(r->pad);
+	}
+	p = (sizeof(r->h) + p + 7) & ~(size_t)7;
+	return p < UTRACE_REC_SIZE ? (unsigned int)p : UTRACE_REC_SIZE;
+}
+
+static void cmp_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Two sessions on one child, the second with compact records: the same
+ * records in the same order, each compact one as long as its type says,
+ * its bytes those of the whole one; read() packs them.
+ */
+static int cmd_compact(void)
+{
+	int full = sess_open(), comp = sess_open(), p[2], gate, status, n = 0, m = 0, dead = 0;
+	struct utrace_config cfg = { .size = sizeof(cfg), .flags = UTRACE_CONFIG_F_COMPACT,
+				     .buffer_bytes = 1 << 20 };
+	__u64 ev = UTRACE_EV_SYSCALL | UTRACE_EV_SIGNAL_ALL | UTRACE_EV_EXEC | UTRACE_EV_EXIT |
+		   UTRACE_EV_DEATH;
+	char *untouched = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+	long long id;
+	size_t packed = 0;
+	__u64 seq = 0;
+	ssize_t got;
+	pid_t pid;
+
+	if (untouched == MAP_FAILED)
+		die("mmap");
+	cfg.flags = 1U << 1;
+	expect_err(comp, UTRACE_IOC_CONFIG, &cfg, EINVAL, "config: unknown flag");
+	cfg.flags = UTRACE_CONFIG_F_COMPACT;
+	CHECK(!ioctl(comp, UTRACE_IOC_CONFIG, &cfg), "config compact: %s", strerror(errno));
+	cfg.flags = 0;
+	CHECK(!ioctl(full, UTRACE_IOC_CONFIG, &cfg), "config: %s", strerror(errno));
+	CHECK(!cap_set(full, 0, cap_items, 5) && !cap_set(comp, 0, cap_items, 5),
+	      "capture: %s", strerror(errno));
+	if (pipe(p))
+		die("pipe");
+	pid = fork_gated(&gate, 3);
+	if (pid == 0) {
+		signal(SIGUSR1, cmp_usr1);
+		raise(SIGUSR1);
+		cap_child_calls(p[0], p[1], untouched);
+		execl("/proc/self/exe", "utsess", (char *)NULL);
+		_exit(9);
+	}
+	id = sess_attach(full, pid, 0, ev);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	id = sess_attach(comp, pid, 0, ev);
+	CHECK(id > 0, "attach compact: %s", strerror((int)-id));
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2, "child status %#x", status);
+	for (dead = 0; !dead && n < CMP_MAX; n++) {
+		next_record(full, &cmp_full[n]);
+		dead = cmp_full[n].h.type == UTRACE_REC_DEATH;
+	}
+	CHECK(dead, "no DEATH record in %d", n);
+	/* A buffer one byte short of a whole record: EINVAL, compact or not. */
+	CHECK(read(comp, cmp_buf, UTRACE_REC_SIZE - 1) < 0 && errno == EINVAL,
+	      "read of %d bytes: not EINVAL", UTRACE_REC_SIZE - 1);
+	/* One record's room: as many compact records as fit. */
+	got = read(comp, cmp_buf, UTRACE_REC_SIZE);
+	CHECK(got > 0, "read: %s", strerror(errno));
+	while (got > 0 && (size_t)got < sizeof(cmp_buf) - packed) {
+		size_t at = packed;
+
+		packed += (size_t)got;
+		while (at < packed) {
+			const struct utrace_record *r = (const void *)(cmp_buf + at);
+
+			if (r->h.size < sizeof(r->h) || r->h.size % 8 || at + r->h.size > packed)
+				die("bad compact record");
+			at += r->h.size;
+			if (r->h.type == UTRACE_REC_DEATH)
+				got = 0;
+		}
+		if (got)
+			got = read(comp, cmp_buf + packed, sizeof(cmp_buf) - packed);
+	}
+	for (size_t at = 0; at < packed && m < n; m++) {
+		const struct utrace_record *c = (const void *)(cmp_buf + at), *f = &cmp_full[m];
+		unsigned int want = compact_len(f);
+
+		CHECK(c->h.type == f->h.type && c->h.flags == f->h.flags && c->h.pid == f->h.pid &&
+		      c->h.tid == f->h.tid, "record %d: type %u/%u flags %#x/%#x", m, c->h.type,
+		      f->h.type, c->h.flags, f->h.flags);
+		CHECK(c->h.size == want, "record %d (type %u): size %u, want %u", m, c->h.type,
+		      c->h.size, want);
+		CHECK(!memcmp((const char *)c + sizeof(c->h), (const char *)f + sizeof(f->h),
+			      c->h.size - sizeof(c->h)),
+		      "record %d (type %u): payload differs", m, c->h.type);
+		CHECK(m == 0 || c->h.seq == seq + 1, "record %d: seq %llu after %llu", m,
+		      (unsigned long long)c->h.seq, (unsigned long long)seq);
+		seq = c->h.seq;
+		if (fails)
+			break;
+		at += c->h.size;
+	}
+	CHECK(m == n, "%d compact records, %d whole ones", m, n);
+	printf("compact: %d records, %zu bytes compact, %zu whole\n", n, packed,
+	       (size_t)n * UTRACE_REC_SIZE);
+	close(p[0]);
+	close(p[1]);
+	close(gate);
+	close(full);
+	close(comp);
 	return fails ? 1 : 0;
 }
 
@@ -1346,6 +1509,8 @@ int main(int argc, char **argv)
 		return cmd_setevents();
 	if (!strcmp(argv[1], "capture"))
 		return cmd_capture();
+	if (!strcmp(argv[1], "compact"))
+		return cmd_compact();
 	if (!strcmp(argv[1], "bad"))
 		return cmd_bad();
 	if (!strcmp(argv[1], "fuzz") && argc > 3)

@@ -84,6 +84,9 @@ echo "$out"
 # --- captures: the memory a syscall passed, in its record
 out=$(runas $NOBODY /utrace/bin/utsess capture) || fail "capture: $out"
 echo "$out"
+# --- compact records: the same records as whole ones, fewer bytes
+out=$(runas $NOBODY /utrace/bin/utsess compact) || fail "compact: $out"
+echo "$out"
 # Ten rounds: a SET_EVENTS that resumed the thread let it run one loop
 # (to its next report, where the session's stop caught it) in about a
 # third of them.
