@@ -792,9 +792,11 @@ fn fill_syscall(rec: &mut Record, regs: &SyscallRegs<'_>, exit: bool) {
     if exit {
         rec.put_u64(uapi::SYSCALL_RET, regs.return_value() as u64);
     } else {
-        for i in 0..6 {
-            rec.put_u64(uapi::SYSCALL_ARGS + 8 * i, regs.arg(i).unwrap_or(0));
+        let mut args = [0u8; 48];
+        for (to, a) in args.chunks_exact_mut(8).zip(regs.args()) {
+            to.copy_from_slice(&a.to_ne_bytes());
         }
+        rec.put(uapi::SYSCALL_ARGS, &args);
     }
 }
 

@@ -275,6 +275,18 @@ impl SyscallRegs<'_> {
         })
     }
 
+    /// The six arguments, each as [`SyscallRegs::arg`] gives it (one
+    /// look at the ABI instead of six: the syscall records' hot path).
+    pub(crate) fn args(&self) -> [u64; 6] {
+        let r = &*self.regs;
+        // `unsigned long` is 64 bits wide on x86-64.
+        let v = match self.arch {
+            SyscallArch::X86_64 => [r.di, r.si, r.dx, r.r10, r.r8, r.r9],
+            SyscallArch::I386 => [r.bx, r.cx, r.dx, r.si, r.di, r.bp].map(|v| v as u32 as usize),
+        };
+        v.map(|v| v as u64)
+    }
+
     /// Argument `n` (0 to 5), as the syscall sees it: for i386 the low 32
     /// bits of its register, zero-extended (the kernel's ia32 entry
     /// truncates them; a signed argument is `as i32`).
