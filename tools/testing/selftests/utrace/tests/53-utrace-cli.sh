@@ -82,6 +82,20 @@ trace:
 $(cat /tmp/t53.got)"
 echo "ok: each of sysseq's $(wc -l </tmp/t53.want) syscalls is in the trace as it said"
 
+# --- the same for i386 syscalls (int $0x80 from a 64-bit program, their
+# memory in a MAP_32BIT page): decoded by the i386 table, the kernel's
+# captures taken at the i386 registers
+echo g | $UT trace -o /tmp/t53.s32 -- sys32 files /tmp/t53 >/dev/null 2>/tmp/t53.s32did ||
+	fail "utrace trace -- sys32 files: exit $?"
+sed 's/^syscall_500(/syscall_0x1f4(/' /tmp/t53.s32did | loose >/tmp/t53.s32want
+sed 's/  *= / = /' /tmp/t53.s32 | loose >/tmp/t53.s32got
+missing=$(grep -vxFf /tmp/t53.s32got /tmp/t53.s32want)
+[ -z "$missing" ] || fail "lines sys32 did that utrace trace lacks:
+$missing
+trace:
+$(cat /tmp/t53.s32got)"
+echo "ok: each of sys32's $(wc -l </tmp/t53.s32want) i386 syscalls is in the trace as it said"
+
 # --- memory as the call had it: a path in a page the process had not
 # touched (its record cannot carry it: the entry waits while utrace reads
 # it), a write() buffer changed right after the call, and read()'s data
