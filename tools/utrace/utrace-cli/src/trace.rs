@@ -160,7 +160,7 @@ struct Tracer {
     capture: bool,
     filter: Option<HashSet<String>>,
     inject: Vec<Inject>,
-    pending: TidMap<Pending>,
+    pending: Calls,
     /// exec calls returned 0, waiting for their EXEC record.
     exec_wait: TidMap<(Pending, i64)>,
     /// Processes still traced.
@@ -200,6 +200,47 @@ impl Hasher for TidHasher {
 }
 
 type TidMap<V> = HashMap<i32, V, BuildHasherDefault<TidHasher>>;
+
+/// The calls under way, by thread: the latest apart, since its exit is
+/// nearly always the next record (a hash map's insert and remove cost
+/// about 170 instructions a line; this, a move in and out).
+#[derive(Default)]
+struct Calls {
+    last: Option<(i32, Pending)>,
+    rest: TidMap<Pending>,
+}
+
+impl Calls {
+    /// `tid`'s call under way is `p` (an older one of `tid` is dropped).
+    fn insert(&mut self, tid: i32, p: Pending) {
+        if let Some((t, old)) = self.last.take() {
+            if t != tid {
+                self.rest.insert(t, old);
+            }
+        }
+        if !self.rest.is_empty() {
+            self.rest.remove(&tid);
+        }
+        self.last = Some((tid, p));
+    }
+
+    fn remove(&mut self, tid: i32) -> Option<Pending> {
+        match self.last.take() {
+            Some((t, p)) if t == tid => Some(p),
+            last => {
+                self.last = last;
+                self.rest.remove(&tid)
+            }
+        }
+    }
+
+    /// Every call, by thread id.
+    fn drain_sorted(&mut self) -> Vec<(i32, Pending)> {
+        let mut all: Vec<(i32, Pending)> = self.rest.drain().chain(self.last.take()).collect();
+        all.sort_by_key(|p| p.0);
+        all
+    }
+}
 type TidSet = HashSet<i32, BuildHasherDefault<TidHasher>>;
 
 /// `[pid N] ` before the lines of a thread other than the first (`-f`).
@@ -356,7 +397,7 @@ impl Tracer {
     }
 
     fn exit(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64, captures: &Captures) {
-        let Some(p) = self.pending.remove(&tid) else {
+        let Some(p) = self.pending.remove(tid) else {
             if self.taken && self.shown(abi, nr) {
                 self.resumed(tid, abi, nr, ret);
             }
@@ -379,7 +420,7 @@ impl Tracer {
         if let Some((mut p, ret)) = self.exec_wait.remove(&old) {
             p.exec = Some(filename);
             self.finish(tid, p, ret, &Captures::default());
-        } else if let Some(mut p) = self.pending.remove(&old) {
+        } else if let Some(mut p) = self.pending.remove(old) {
             p.exec = Some(filename);
             self.pending.insert(tid, p);
         }
@@ -444,9 +485,7 @@ impl Tracer {
         for tid in tids {
             self.flush_exec(tid);
         }
-        let mut pending: Vec<(i32, Pending)> = self.pending.drain().collect();
-        pending.sort_by_key(|p| p.0);
-        for (tid, p) in pending {
+        for (tid, p) in self.pending.drain_sorted() {
             if self.shown(p.abi, p.nr) {
                 let _ = writeln!(self.out, "{}{} <unfinished ...>", self.prefix(tid), p.text);
             }
@@ -455,7 +494,7 @@ impl Tracer {
 
     /// A thread that died inside a syscall: `= ?`.
     fn unfinished(&mut self, tid: i32) {
-        if let Some(p) = self.pending.remove(&tid) {
+        if let Some(p) = self.pending.remove(tid) {
             if self.shown(p.abi, p.nr) {
                 self.line(tid, &p.text, |l| l.push_str(" = ?"));
             }
@@ -659,7 +698,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         capture,
         filter,
         inject,
-        pending: TidMap::default(),
+        pending: Calls::default(),
         exec_wait: TidMap::default(),
         live,
         started: child.is_none(),
@@ -728,6 +767,34 @@ mod tests {
         assert!(parse_inject("openat:error=EWHAT").is_err());
         assert!(parse_inject("openat:error=EPERM:when=0").is_err());
         assert!(parse_inject("openat:error=EPERM:bogus").is_err());
+    }
+
+    /// The calls under way keep a hash map's meaning: one per thread, a
+    /// new one of a thread replaces its old, whichever thread came last.
+    #[test]
+    fn calls_under_way() {
+        let call = |nr| Pending {
+            nr,
+            abi: Abi::X86_64,
+            args: [0; 6],
+            text: String::new(),
+            exec: None,
+            injected: false,
+        };
+        let mut c = Calls::default();
+        c.insert(1, call(10));
+        c.insert(2, call(20));
+        c.insert(3, call(30));
+        assert_eq!(c.remove(1).map(|p| p.nr), Some(10));
+        assert!(c.remove(1).is_none());
+        // 2 again while 3 is the latest: the old 2 is gone.
+        c.insert(2, call(21));
+        c.insert(2, call(22));
+        assert_eq!(c.remove(3).map(|p| p.nr), Some(30));
+        c.insert(4, call(40));
+        let all: Vec<(i32, i32)> = c.drain_sorted().iter().map(|(t, p)| (*t, p.nr)).collect();
+        assert_eq!(all, [(2, 22), (4, 40)]);
+        assert!(c.remove(2).is_none() && c.remove(4).is_none());
     }
 
     #[test]

@@ -68,33 +68,26 @@ expect_eq "utrace trace -- sh -c 'exit 3': exit status" "$?" 3
 expect_eq "last line" "$(tail -n 1 /tmp/t53.exit)" "+++ exited with 3 +++"
 
 # --- what sysseq did, line by line, in utrace's trace (spaces before
-# '=' squeezed; an unknown syscall as strace names it, in hex)
+# '=' squeezed; an unknown syscall as strace names it, in hex); the same
+# for sys32's i386 syscalls (int $0x80 from a 64-bit program, their memory
+# in a MAP_32BIT page: decoded by the i386 table, captured at the i386
+# registers)
 mkdir -p /tmp/t53
-printf 'hello utrace\n' >/tmp/t53/in
-echo g | $UT trace -o /tmp/t53.files -- sysseq files /tmp/t53 >/dev/null 2>/tmp/t53.did ||
-	fail "utrace trace -- sysseq files: exit $?"
-sed 's/^syscall_500(/syscall_0x1f4(/' /tmp/t53.did | loose >/tmp/t53.want
-sed 's/  *= / = /' /tmp/t53.files | loose >/tmp/t53.got
-missing=$(grep -vxFf /tmp/t53.got /tmp/t53.want)
-[ -z "$missing" ] || fail "lines sysseq did that utrace trace lacks:
+did_in_trace() { # PROG: "PROG files /tmp/t53" under utrace trace
+	printf 'hello utrace\n' >/tmp/t53/in
+	echo g | $UT trace -o "/tmp/t53.$1" -- "$1" files /tmp/t53 >/dev/null \
+		2>"/tmp/t53.$1.did" || fail "utrace trace -- $1 files: exit $?"
+	sed 's/^syscall_500(/syscall_0x1f4(/' "/tmp/t53.$1.did" | loose >"/tmp/t53.$1.want"
+	sed 's/  *= / = /' "/tmp/t53.$1" | loose >"/tmp/t53.$1.got"
+	missing=$(grep -vxFf "/tmp/t53.$1.got" "/tmp/t53.$1.want")
+	[ -z "$missing" ] || fail "lines $1 did that utrace trace lacks:
 $missing
 trace:
-$(cat /tmp/t53.got)"
-echo "ok: each of sysseq's $(wc -l </tmp/t53.want) syscalls is in the trace as it said"
-
-# --- the same for i386 syscalls (int $0x80 from a 64-bit program, their
-# memory in a MAP_32BIT page): decoded by the i386 table, the kernel's
-# captures taken at the i386 registers
-echo g | $UT trace -o /tmp/t53.s32 -- sys32 files /tmp/t53 >/dev/null 2>/tmp/t53.s32did ||
-	fail "utrace trace -- sys32 files: exit $?"
-sed 's/^syscall_500(/syscall_0x1f4(/' /tmp/t53.s32did | loose >/tmp/t53.s32want
-sed 's/  *= / = /' /tmp/t53.s32 | loose >/tmp/t53.s32got
-missing=$(grep -vxFf /tmp/t53.s32got /tmp/t53.s32want)
-[ -z "$missing" ] || fail "lines sys32 did that utrace trace lacks:
-$missing
-trace:
-$(cat /tmp/t53.s32got)"
-echo "ok: each of sys32's $(wc -l </tmp/t53.s32want) i386 syscalls is in the trace as it said"
+$(cat "/tmp/t53.$1.got")"
+	echo "ok: each of $1's $(wc -l <"/tmp/t53.$1.want") syscalls is in the trace as it said"
+}
+did_in_trace sysseq
+did_in_trace sys32
 
 # --- memory as the call had it: a path in a page the process had not
 # touched (its record cannot carry it: the entry waits while utrace reads
