@@ -67,6 +67,9 @@ CONFIG = {
     "utrace_rt": "utrace STOP, utrace_wait_stopped(), RESUME, task runs; controller SCHED_FIFO (in-kernel loop)",
     "utrace_barrier": "utrace STOP, QUIESCE report wakes the controller, utrace_barrier(), RESUME (in-kernel loop)",
     "ptrace_interrupt": "PTRACE_INTERRUPT, waitpid, PTRACE_CONT (tracer process)",
+    "session_stop": "a /dev/utrace session: UTRACE_CTL_STOP, read() its STOPPED record, "
+    "UTRACE_CTL_RESUME, in ptrace's loop (sessstop, mean)",
+    "session_stop_median": "the same loop's median round trip, each timed on its own (sessstop)",
 }
 WORK = {
     "getppid": "getppid() loop",
@@ -193,6 +196,11 @@ def goal(w, c, m, base):
         return "<= 2,000", m <= 2000
     if w == "stop" and c == "utrace_median":
         return "<= 6,000 (issue 32)", m <= 6000
+    if w == "stop" and c == "session_stop_median":
+        mean = rows.get((w, "session_stop"), (0,))[0]
+        pt = rows.get((w, "ptrace_interrupt"), (0,))[0]
+        return (f"<= 6,000, mean <= 1.5x median ({mean / m:.2f}x), below ptrace's {pt:,.0f} "
+                "(issue 32)", m <= 6000 and mean <= 1.5 * m and m < pt)
     if w == "barrier":
         return "<= 10 us", m <= 10000
     return "", None
@@ -262,6 +270,12 @@ sp = rows.get(("stop", "ptrace_interrupt"), (0,))[0]
 if su and sp:
     print(f"Stop + resume round trip: utrace-rs {su:,.0f} ns (median; mean {sm:,.0f}), "
           f"ptrace {sp:,.0f} ns (CPU {cpu_of('stop', 'ptrace_interrupt'):,.0f} ns): {sp / su:.1f}x.")
+ss = rows.get(("stop", "session_stop"), (0,))[0]
+ssm = rows.get(("stop", "session_stop_median"), (0,))[0]
+if ss and ssm and sp:
+    print(f"A session's stop + resume round trip in ptrace's loop: {ssm:,.0f} ns (median; mean "
+          f"{ss:,.0f}, CPU {cpu_of('stop', 'session_stop'):,.0f} ns), ptrace {sp:,.0f} ns: "
+          f"{sp / ssm:.1f}x.")
 e = [rows.get(("getppid", c), (0,))[0] for c in ("base", "sys_traced", "engines_10", "engines_100")]
 if all(e):
     per = [(e[1] - e[0]) / 1, (e[2] - e[0]) / 10, (e[3] - e[0]) / 100]

@@ -248,7 +248,9 @@ fi
 # utrace_median: the same loop's median round trip (each one timed);
 # utrace_rt: the same with the controller SCHED_FIFO (stopwait ... rt);
 # utrace_barrier: the QUIESCE callback wakes the controller, which must
-# utrace_barrier() before its RESUME (stoploop).
+# utrace_barrier() before its RESUME (stoploop); session_stop (and its
+# median): a /dev/utrace session's STOP, STOPPED record, RESUME in
+# ptrace's loop (sessstop).
 stop_rows() {
 	for r in $(seq "$ROUNDS"); do
 		setup sys_traced
@@ -278,8 +280,20 @@ stop_rows() {
 		echo "$(echo "$out" | sed -n 's/^ns_per_op=//p') $(echo "$out" | sed -n 's/^cpu_ns_per_op=//p')" \
 			>>/tmp/res.stop.ptrace_interrupt
 		kill $T; wait $T
+		# A /dev/utrace session's STOP, STOPPED record, RESUME, in the
+		# same loop as ptrace's (sessstop).
+		setup session
+		bench getppid 2000000000 >/dev/null &
+		T=$!
+		out=$(sessstop $T "$N_STOP") || fail "sessstop"
+		echo "$(echo "$out" | sed -n 's/^ns_per_op=//p') $(echo "$out" | sed -n 's/^cpu_ns_per_op=//p')" \
+			>>/tmp/res.stop.session_stop
+		echo "$out" | sed -n 's/^median_ns=//p' >>/tmp/res.stop.session_stop_median
+		kill $T; wait $T
+		teardown
 	done
-	for c in utrace utrace_median utrace_rt utrace_barrier ptrace_interrupt; do
+	for c in utrace utrace_median utrace_rt utrace_barrier ptrace_interrupt session_stop \
+		session_stop_median; do
 		[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
 		result stop $c /tmp/res.stop.$c
 	done
