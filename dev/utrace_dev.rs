@@ -399,7 +399,15 @@ impl Core {
     }
 
     /// Adds `rec` for `task`'s event.
-    fn emit(&self, task: &Task, engine_id: u64, mut rec: Record) {
+    fn emit(&self, task: &Task, engine_id: u64, rec: Record) {
+        self.emit_waking(task, engine_id, rec, false);
+    }
+
+    /// [`Core::emit`]; `at_stop`: the reader is woken when the task sleeps
+    /// in the stop its callback is about to return (`wake_at_stop`), so
+    /// that it does not run while the callback is still under way (where a
+    /// RESUME's barrier would wait for it).
+    fn emit_waking(&self, task: &Task, engine_id: u64, mut rec: Record, at_stop: bool) {
         self.stamp(task, engine_id, &mut rec);
         {
             let mut st = self.state.lock();
@@ -429,13 +437,21 @@ impl Core {
                     handoff::push_after(&mut st, first);
                     handoff::push_after(&mut st, rec);
                     drop(st);
-                    self.file.wake();
+                    self.wake(at_stop);
                     return;
                 }
             }
             st.push(rec);
         }
-        self.file.wake();
+        self.wake(at_stop);
+    }
+
+    fn wake(&self, at_stop: bool) {
+        if at_stop {
+            self.file.wake_at_stop();
+        } else {
+            self.file.wake();
+        }
     }
 
     /// The engine id and user mask of `task`'s engine, if the session
@@ -576,7 +592,7 @@ impl utrace::Engine for Core {
             if stop {
                 rec.h.flags |= uapi::REC_F_STOPPED;
             }
-            self.emit(cx.task(), id, rec);
+            self.emit_waking(cx.task(), id, rec, stop);
         }
         if stop {
             Action::Stop

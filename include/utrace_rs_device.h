@@ -49,6 +49,14 @@ void utrace_chrdev_file_put(struct utrace_chrdev_file *file);
 /* Wakes readers and pollers of @file (any context but hard interrupts). */
 void utrace_chrdev_wake(struct utrace_chrdev_file *file);
 /*
+ * Wakes them when current sleeps in its utrace stop, with preemption off
+ * from that wake until it sleeps (ptrace_stop()'s order: a reader woken on
+ * this CPU runs once current is off it), or when current's report work
+ * ends without a stop; at once if current is not in its report work (an
+ * engine callback of current's, process context).
+ */
+void utrace_chrdev_wake_at_stop(struct utrace_chrdev_file *file);
+/*
  * Thread and process ids of @task in the pid namespace of the task that
  * opened @file (0 if not visible there).
  */

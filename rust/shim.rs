@@ -82,7 +82,10 @@ mod ffi {
         pub(super) fn utrace_shim_stop_sleep_done(cleared: u32);
         pub(super) fn utrace_shim_stop_killed() -> bool;
         pub(super) fn utrace_shim_stop_queue_current(work: *mut bindings::callback_head) -> c_int;
-        pub(super) fn utrace_shim_stop_schedule_waking(waiters: *mut c_void);
+        pub(super) fn utrace_shim_stop_schedule_waking(waiters: *mut c_void, reader: *mut c_void);
+        pub(super) fn utrace_chrdev_file_get(file: *mut c_void);
+        pub(super) fn utrace_chrdev_file_put(file: *mut c_void);
+        pub(super) fn utrace_chrdev_wake(file: *mut c_void);
         pub(super) fn utrace_shim_task_work_cancel(
             task: *mut bindings::task_struct,
             cb: *mut bindings::callback_head,

@@ -46,6 +46,7 @@ extern "C" {
     fn utrace_chrdev_file_get(file: *mut FileRaw);
     fn utrace_chrdev_file_put(file: *mut FileRaw);
     fn utrace_chrdev_wake(file: *mut FileRaw);
+    fn utrace_chrdev_wake_at_stop(file: *mut FileRaw);
     fn utrace_chrdev_ids(
         file: *mut FileRaw,
         task: *mut bindings::task_struct,
@@ -112,6 +113,18 @@ impl FileHandle {
     pub(crate) fn wake(&self) {
         // SAFETY: We hold a reference on the handle.
         unsafe { utrace_chrdev_wake(self.0.as_ptr()) };
+    }
+
+    /// Wakes blocked readers and pollers when the calling task sleeps in
+    /// its utrace stop, with preemption off from that wake until it sleeps
+    /// (as `ptrace_stop()` wakes its tracer: a reader woken on this CPU
+    /// runs once the task is off it, and finds its callback over), or when
+    /// its report work ends without a stop; at once when not called from
+    /// a callback of the task's report work. For a record of a stop the
+    /// callback is about to return.
+    pub(crate) fn wake_at_stop(&self) {
+        // SAFETY: We hold a reference on the handle.
+        unsafe { utrace_chrdev_wake_at_stop(self.0.as_ptr()) };
     }
 
     /// `task`'s process and thread ids in the opener's pid namespace (0

@@ -253,6 +253,13 @@ pub(crate) struct UTask {
     /// Its stop ended for the cgroup freezer and is to be taken again
     /// (`freezer.rs`).
     pub(crate) restop: AtomicBool,
+    /// The task runs its report work (`report.rs`'s `run_work`): a reader
+    /// to wake may wait for its stop ([`UTask::defer_wake`]).
+    pub(crate) in_work: AtomicBool,
+    /// The reader to wake at the task's stop, or at the end of its report
+    /// work: an owned [`shim::stop::Reader`] (`into_raw`), or null. Only
+    /// the task itself sets and takes it.
+    stop_wake: AtomicPtr<c_void>,
     /// An engine with SYSCALL_ENTRY wants entry reported where it may
     /// sleep (`UTRACE_OPS_SYSCALL_SLEEPABLE`).
     sleepable_entry: AtomicBool,
@@ -454,6 +461,8 @@ impl UTask {
                 stopped: AtomicBool::new(false),
                 parked: AtomicBool::new(false),
                 restop: AtomicBool::new(false),
+                in_work: AtomicBool::new(false),
+                stop_wake: AtomicPtr::new(ptr::null_mut()),
                 sleepable_entry: AtomicBool::new(false),
                 entry_restart: EntryRestart::new(),
                 stepping: AtomicBool::new(false),
@@ -850,6 +859,30 @@ impl UTask {
         if !self.stop_wanted() || self.asked() {
             self.wake_stopped();
         }
+    }
+
+    /// Keeps `reader` to wake at the task's stop's first sleep, or at the
+    /// end of its report work if it does not stop (a reader kept before is
+    /// woken now); `Err(reader)` if the task is not in its report work.
+    /// Only the task itself calls it.
+    pub(crate) fn defer_wake(&self, reader: shim::stop::Reader) -> Result<(), shim::stop::Reader> {
+        if !self.in_work.load(SeqCst) {
+            return Err(reader);
+        }
+        // INVARIANT: `stop_wake` holds an owned reader or null.
+        let old = self.stop_wake.swap(reader.into_raw(), SeqCst);
+        // SAFETY: `stop_wake` holds readers from `into_raw` only, each
+        // taken back once (by the swap).
+        if let Some(old) = unsafe { shim::stop::Reader::from_raw(old) } {
+            old.wake();
+        }
+        Ok(())
+    }
+
+    /// The reader [`UTask::defer_wake`] kept, if any.
+    pub(crate) fn take_stop_wake(&self) -> Option<shim::stop::Reader> {
+        // SAFETY: As in `defer_wake`.
+        unsafe { shim::stop::Reader::from_raw(self.stop_wake.swap(ptr::null_mut(), SeqCst)) }
     }
 
     /// Wakes the task if it sleeps in a utrace stop, to check whether it

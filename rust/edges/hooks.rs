@@ -559,6 +559,28 @@ unsafe fn hook_syscall(
 
 /// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in
 /// a utrace stop, to count itself as stopped again.
+/// For `shim/device.c`'s `utrace_chrdev_wake_at_stop()`: keeps a reference
+/// on `file` to wake it at `current`'s stop or at the end of its report
+/// work (`report.rs`); false (nothing kept) if `current` is not in its
+/// report work.
+#[no_mangle]
+pub(crate) extern "C" fn utrace_rs_defer_wake(file: *mut kernel::ffi::c_void) -> bool {
+    let Some(file) = core::ptr::NonNull::new(file) else {
+        return false;
+    };
+    let Some(st) = state::get() else { return false };
+    let rcu = RcuGuard::new();
+    let Some(ut) = st.table.lookup(task::current(), &rcu) else {
+        return false;
+    };
+    // SAFETY: The caller (an engine callback of `current`'s) holds a
+    // reference on `file`.
+    let reader = unsafe { shim::stop::Reader::get(file) };
+    // Only `current` sets `in_work`: if it is not in its work, the reader
+    // is dropped (its reference put) and the caller wakes the file now.
+    ut.defer_wake(reader).is_ok()
+}
+
 #[no_mangle]
 pub(crate) extern "C" fn utrace_rs_wake_stopped(task: *mut bindings::task_struct) {
     let Some(st) = state::get() else { return };

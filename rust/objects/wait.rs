@@ -39,13 +39,15 @@ pub(crate) enum StopWake {
 /// Before its first sleep it counts `current` as stopped for job control
 /// (`shim::stop::sleep_prepare`'s mark: a SIGCONT clears it and wakes the
 /// sleep, the caller waits again), sets `parked` and wakes the waiters on
-/// the var `waiters` (`utrace_wait_stopped()`), with preemption off until
+/// the var `waiters` (`utrace_wait_stopped()`) and `reader`'s (taken: a
+/// session's, `utrace_chrdev_wake_at_stop()`), with preemption off until
 /// it sleeps (`shim::stop::schedule_waking`). Once woken, a `cond()` that
 /// holds ends the wait before the siglock is taken again.
 pub(crate) fn wait_stopped(
     var: *const c_void,
     parked: &AtomicBool,
     waiters: *const c_void,
+    reader: &mut Option<shim::stop::Reader>,
     cond: impl Fn() -> bool,
 ) -> StopWake {
     let state = bindings::TASK_INTERRUPTIBLE
@@ -90,7 +92,8 @@ pub(crate) fn wait_stopped(
             // The waiters see `parked` once woken (the shim orders the store
             // before its check of their queue).
             parked.store(true, SeqCst);
-            shim::stop::schedule_waking(waiters);
+            let reader = reader.take();
+            shim::stop::schedule_waking(waiters, reader.as_ref());
         }
     };
     // SAFETY: Takes the entry off the queue (if on it) and restores the

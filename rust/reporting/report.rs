@@ -47,12 +47,16 @@ pub(crate) fn maybe_stop(ut: &UTask) -> Stop {
 fn stop(ut: &UTask) -> Stop {
     ut.stopped.store(true, SeqCst);
     let mut ret = Stop::Stopped;
+    // A session's reader a callback asked to wake at this stop: woken with
+    // the stop's waiters at its first sleep (or below if it never sleeps).
+    let mut reader = ut.take_stop_wake();
     loop {
         // Marks the task stopped for job control before it sleeps.
         let woken = wait::wait_stopped(
             (ut as *const UTask).cast(),
             &ut.parked,
             ut.stop_waiters(),
+            &mut reader,
             || !ut.stop_wanted() || !shim::stop::marked() || ut.asked(),
         );
         match woken {
@@ -77,6 +81,9 @@ fn stop(ut: &UTask) -> Stop {
     shim::stop::unmark();
     ut.parked.store(false, SeqCst);
     ut.stopped.store(false, SeqCst);
+    if let Some(reader) = reader {
+        reader.wake();
+    }
     ret
 }
 
@@ -402,8 +409,15 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
             report_exit_in_work(st, ut);
         }
     }
-    // Its reports, the stop, then the stepping as it leaves.
+    // Its reports, the stop, then the stepping as it leaves. A session's
+    // reader a callback asked to wake at a stop that did not come is woken
+    // once they are over.
+    ut.in_work.store(true, SeqCst);
     run_work(st, ut, &mut pending);
+    ut.in_work.store(false, SeqCst);
+    if let Some(reader) = ut.take_stop_wake() {
+        reader.wake();
+    }
     // Emptied by the reports; were anything left, it would drop here,
     // before the work ends (an engine module may unload after that).
     drop(pending);

@@ -208,6 +208,14 @@ void utrace_chrdev_wake(struct utrace_chrdev_file *file)
 }
 EXPORT_SYMBOL_GPL(utrace_chrdev_wake);
 
+void utrace_chrdev_wake_at_stop(struct utrace_chrdev_file *file)
+{
+	/* current's report work keeps a reference until it wakes @file. */
+	if (!utrace_rs_defer_wake(file))
+		utrace_chrdev_wake(file);
+}
+EXPORT_SYMBOL_GPL(utrace_chrdev_wake_at_stop);
+
 void utrace_chrdev_ids(struct utrace_chrdev_file *file, struct task_struct *task, int *tgid,
 		       int *tid)
 {

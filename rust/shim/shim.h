@@ -164,7 +164,8 @@ int utrace_shim_stop_sleep_prepare(unsigned int *cleared, bool mark);
 void utrace_shim_stop_sleep_done(unsigned int cleared);
 bool utrace_shim_stop_killed(void);
 int utrace_shim_stop_queue_current(struct callback_head *work);
-void utrace_shim_stop_schedule_waking(void *waiters);
+struct utrace_chrdev_file;
+void utrace_shim_stop_schedule_waking(void *waiters, struct utrace_chrdev_file *reader);
 bool utrace_shim_task_work_cancel(struct task_struct *task, struct callback_head *cb);
 void utrace_shim_freezer_register(void);
 void utrace_shim_freezer_unregister(void);
@@ -172,6 +173,12 @@ void utrace_shim_freezer_unregister(void);
 void utrace_rs_hook_restop(void);
 /* hooks.rs: wake @task if it sleeps in a utrace stop. */
 void utrace_rs_wake_stopped(struct task_struct *task);
+/*
+ * hooks.rs: keeps a reference on @file and wakes it at current's stop or
+ * at the end of its report work; false (nothing kept) if current is not
+ * in its report work.
+ */
+bool utrace_rs_defer_wake(struct utrace_chrdev_file *file);
 
 /* step.c: single-step and block-step of current (see there). */
 bool utrace_shim_blockstep_supported(void);

@@ -64,6 +64,7 @@
 #include <linux/wait.h>
 #include <linux/wait_bit.h>
 
+#include <utrace_rs_device.h>
 #include "shim.h"
 
 /* As do_notify_parent_cldstop(current, false, CLD_STOPPED) would. */
@@ -374,7 +375,9 @@ bool utrace_shim_task_work_cancel(struct task_struct *task, struct callback_head
 
 /*
  * The stop's first sleep (current's state is set, it is on its stop's wait
- * queue): wake the utrace_wait_stopped() waiters on @waiters, then sleep,
+ * queue): wake the utrace_wait_stopped() waiters on @waiters and the
+ * readers of @reader (a session's, utrace_chrdev_wake_at_stop(); NULL:
+ * none), then sleep,
  * with preemption off in between, as ptrace_stop() does for its tracer
  * (preempt_disable(); do_notify_parent_cldstop(); preempt_enable_no_resched();
  * schedule()). A waiter woken on this CPU would otherwise preempt current
@@ -384,7 +387,7 @@ bool utrace_shim_task_work_cancel(struct task_struct *task, struct callback_head
  * its body, preempt_count_dec() after a barrier, is what it does. The
  * pending reschedule is taken by schedule() right after.
  */
-void utrace_shim_stop_schedule_waking(void *waiters)
+void utrace_shim_stop_schedule_waking(void *waiters, struct utrace_chrdev_file *reader)
 {
 #ifdef CONFIG_PREEMPT_COUNT
 	preempt_count_inc();
@@ -393,6 +396,8 @@ void utrace_shim_stop_schedule_waking(void *waiters)
 	/* The caller's store of its "parked" flag before the waiters' check. */
 	smp_mb();
 	wake_up_var(waiters);
+	if (reader)
+		utrace_chrdev_wake(reader);
 #ifdef CONFIG_PREEMPT_COUNT
 	barrier();
 	preempt_count_dec();

@@ -66,15 +66,65 @@ pub(crate) fn sleep_done(cleared: u32) {
 }
 
 /// The stop's first sleep: wakes the waiters on the var `waiters`
-/// (`utrace_wait_stopped()`) and sleeps, with preemption off in between,
-/// so that a waiter woken on this CPU runs once `current` is off it
-/// (ptrace_stop()'s order), not before it (which would cost a second
-/// switch pair). The caller set the task state (it is queued on its
+/// (`utrace_wait_stopped()`) and `reader`'s, and sleeps, with preemption
+/// off in between, so that a waiter woken on this CPU runs once `current`
+/// is off it (ptrace_stop()'s order), not before it (which would cost a
+/// second switch pair). The caller set the task state (it is queued on its
 /// stop's wait queue).
-pub(crate) fn schedule_waking(waiters: *const c_void) {
+pub(crate) fn schedule_waking(waiters: *const c_void, reader: Option<&Reader>) {
+    let reader = reader.map_or(core::ptr::null_mut(), |r| r.0.as_ptr());
     // SAFETY: Process context, no locks held (the stop's contract); any
-    // address works as a var key.
-    unsafe { ffi::utrace_shim_stop_schedule_waking(waiters.cast_mut()) }
+    // address works as a var key; `reader` is null or a file handle we
+    // hold a reference on.
+    unsafe { ffi::utrace_shim_stop_schedule_waking(waiters.cast_mut(), reader) }
+}
+
+/// A session's reader to wake (a counted `struct utrace_chrdev_file` of
+/// `shim/device.c`, `utrace_chrdev_wake_at_stop()`): the reference is put
+/// when it is dropped.
+pub(crate) struct Reader(core::ptr::NonNull<c_void>);
+
+impl Reader {
+    /// A new reference on `file`.
+    ///
+    /// # Safety
+    ///
+    /// `file` is a live `struct utrace_chrdev_file` the caller holds a
+    /// reference on.
+    pub(crate) unsafe fn get(file: core::ptr::NonNull<c_void>) -> Reader {
+        // SAFETY: By the function's safety requirements.
+        unsafe { ffi::utrace_chrdev_file_get(file.as_ptr()) };
+        Reader(file)
+    }
+
+    /// The reference as a raw pointer, for [`Reader::from_raw`].
+    pub(crate) fn into_raw(self) -> *mut c_void {
+        let p = self.0.as_ptr();
+        core::mem::forget(self);
+        p
+    }
+
+    /// The reference [`Reader::into_raw`] gave (`None` for null).
+    ///
+    /// # Safety
+    ///
+    /// `p` is null or came from `into_raw`, and is taken back once.
+    pub(crate) unsafe fn from_raw(p: *mut c_void) -> Option<Reader> {
+        core::ptr::NonNull::new(p).map(Reader)
+    }
+
+    /// Wakes the file's readers and pollers.
+    pub(crate) fn wake(&self) {
+        // SAFETY: We hold a reference on the handle.
+        unsafe { ffi::utrace_chrdev_wake(self.0.as_ptr()) }
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        // SAFETY: We hold a reference on the handle (any context but NMI).
+        unsafe { ffi::utrace_chrdev_file_put(self.0.as_ptr()) }
+    }
 }
 
 /// Queues `work` for `current` to run before it returns to user mode

@@ -12,17 +12,13 @@
  * record but stepping over it: `make bench`'s reader row.
  */
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
-#include <utrace_rs.h>
-#include "progs.h"
+#include "sess.h"
 
 static unsigned char buf[1024 * UTRACE_REC_SIZE];
 
 int main(int argc, char **argv)
 {
-	struct utrace_config cfg = { .size = sizeof(cfg), .flags = UTRACE_CONFIG_F_COMPACT,
-				     .buffer_bytes = 1 << 20 };
 	struct utrace_attach a = { .size = sizeof(a),
 				   .events = UTRACE_EV_SYSCALL | UTRACE_EV_DEATH };
 	long records = 0, before;
@@ -31,11 +27,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
-	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die(UTRACE_DEV_PATH);
-	if (ioctl(fd, UTRACE_IOC_CONFIG, &cfg))
-		die("config");
+	fd = sess_open_compact(1 << 20);
 	pid = fork_gated(&gate, 126);
 	if (pid == 0) {
 		execv(argv[1], argv + 1);

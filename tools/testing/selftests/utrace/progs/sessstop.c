@@ -9,11 +9,9 @@
  * "cpu_ns_per_op=<ns>" (the CPU time of this process and of PID's thread),
  * then detaches (the task runs on). make bench's stop rows.
  */
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <utrace_rs.h>
-#include "progs.h"
+#include "sess.h"
 
 #define MAX_ROUNDS 100000
 
@@ -75,8 +73,6 @@ static void wait_stopped(int fd)
 int main(int argc, char **argv)
 {
 	struct utrace_attach a = { .size = sizeof(a), .flags = UTRACE_ATTACH_F_THREAD };
-	struct utrace_config cfg = { .size = sizeof(cfg), .flags = UTRACE_CONFIG_F_COMPACT,
-				     .buffer_bytes = 1 << 16 };
 	long long start, total;
 	double cpu;
 	long n;
@@ -84,11 +80,7 @@ int main(int argc, char **argv)
 
 	if (argc != 3 || (n = atol(argv[2])) <= 0 || n > MAX_ROUNDS)
 		return 2;
-	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die(UTRACE_DEV_PATH);
-	if (ioctl(fd, UTRACE_IOC_CONFIG, &cfg))
-		die("config");
+	fd = sess_open_compact(1 << 16);
 	a.pid = atoi(argv[1]);
 	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
 		die("attach");

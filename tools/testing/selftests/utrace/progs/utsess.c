@@ -48,6 +48,9 @@
  *                          second long path CUT; with CAPTURE_F_DECIDE
  *                          exactly those entries wait for a decision. Bad
  *                          lists get their errno and change nothing.
+ *   utsess stopstate N     N rounds of STOP on a child spinning in user
+ *                          space, on our CPU: at each STOPPED record the
+ *                          child sleeps in its stop (not 'R')
  *   utsess compact         two sessions on one child, the second with
  *                          UTRACE_CONFIG_F_COMPACT: the same records, each
  *                          as long as sessions.rst says, its bytes those of
@@ -57,8 +60,10 @@
  *
  * Prints "FAIL: ..." and exits 1 when a check fails.
  */
+#define _GNU_SOURCE
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
@@ -1126,6 +1131,61 @@ static int cmd_capture(void)
 	return fails ? 1 : 0;
 }
 
+/* --- utsess stopstate N */
+/*
+ * N rounds of STOP on a child spinning in user space, it and us on one CPU,
+ * each after the child ran again: when its STOPPED record is read, the
+ * child sleeps in its stop. Its
+ * record's wake-up must not run us while it is still in the callback that
+ * wrote the record (a RESUME's barrier would then wait for the callback:
+ * a second pair of switches per round trip).
+ */
+static int cmd_stopstate(int n)
+{
+	int fd = sess_open(), gate, running = 0, status;
+	cpu_set_t one;
+	long long id;
+	pid_t pid;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		die("sched_setaffinity");
+	pid = fork_gated(&gate, 3);
+	if (pid == 0)
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	id = sess_attach(fd, pid, UTRACE_ATTACH_F_THREAD, UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	for (int i = 0; i < n && !fails; i++) {
+		__u64 ev;
+		char st;
+
+		CHECK(!sess_control(fd, (__u64)id, UTRACE_CTL_STOP, 0), "round %d: STOP", i);
+		CHECK(wait_stopped_rec(fd, &ev), "round %d: no STOPPED record", i);
+		st = proc_state(pid);
+		running += st == 'R';
+		CHECK(!sess_control(fd, (__u64)id, UTRACE_CTL_RESUME, 0), "round %d: RESUME", i);
+		/*
+		 * Our sleep lets it back to user space: a STOP before it ran
+		 * again would find it still in its stop (its record at once,
+		 * the thread woken by the RESUME but not yet run).
+		 */
+		usleep(2000);
+	}
+	CHECK(!running, "%d of %d STOPPED records read while the child still ran", running, n);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(gate);
+	close(fd);
+	if (!fails)
+		printf("stopstate: %d rounds, the child asleep in its stop at each STOPPED record\n",
+		       n);
+	return fails ? 1 : 0;
+}
+
 /* --- utsess compact */
 #define CMP_MAX 4096
 static struct utrace_record cmp_full[CMP_MAX];
@@ -1509,6 +1569,8 @@ int main(int argc, char **argv)
 		return cmd_setevents();
 	if (!strcmp(argv[1], "capture"))
 		return cmd_capture();
+	if (!strcmp(argv[1], "stopstate") && argc > 2)
+		return cmd_stopstate(atoi(argv[2]));
 	if (!strcmp(argv[1], "compact"))
 		return cmd_compact();
 	if (!strcmp(argv[1], "bad"))

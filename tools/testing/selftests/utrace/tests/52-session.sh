@@ -84,6 +84,9 @@ echo "$out"
 # --- captures: the memory a syscall passed, in its record
 out=$(runas $NOBODY /utrace/bin/utsess capture) || fail "capture: $out"
 echo "$out"
+# --- a STOPPED record is read once the thread sleeps in its stop
+out=$(runas $NOBODY /utrace/bin/utsess stopstate 50) || fail "stopstate: $out"
+echo "$out"
 # --- compact records: the same records as whole ones, fewer bytes
 out=$(runas $NOBODY /utrace/bin/utsess compact) || fail "compact: $out"
 echo "$out"
