@@ -56,7 +56,7 @@ TOP = 30
 # Scenarios whose iteration runs in two tasks (the in-kernel controller and
 # the traced task, one vCPU): also shown by stretch between context switches
 # (each stretch one task's, the two alternating) and by kind of work.
-SWITCH_SCENARIOS = ("stop", "stop_barrier", "stop_session")
+SWITCH_SCENARIOS = ("stop", "stop_barrier")
 # The instruction that starts another task's stretch: the stack switch.
 SWITCH_FUNC = "__switch_to_asm"
 # Kinds of work, by function name (first match; module functions by module).

@@ -137,21 +137,6 @@ kernel() {
 	mods_off
 }
 
-# stop_session: a /dev/utrace session's STOP, STOPPED record, RESUME in
-# ptrace's loop (sessstop: make bench's session_stop rows).
-session_stop() {
-	mods_off
-	{ insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load
-	bench getppid 2000000000 >/dev/null &
-	B=$!
-	sessstop $B 100000 >/dev/null &
-	L=$!
-	ready "$1"
-	stop_bg "$B"
-	wait "$L" 2>/dev/null
-	mods_off
-}
-
 echo "PROFILE-BEGIN"
 # PROFILE_KSYMS=1: the kernel's own text symbols too, for a kernel whose
 # System.map the host does not have (Debian's: `make bench-profile-distro`).
@@ -159,14 +144,13 @@ echo "PROFILE-BEGIN"
 # PROFILE_SCENARIOS (kernel command line, comma-separated) picks some.
 all="sys_base sys_floor sys_untraced sys_traced sys_traced2 sys_traced_test sys_traced_test2 sys_session
 fork_base fork_global
-fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop stop_barrier stop_session"
+fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop stop_barrier"
 for s in $(echo "${PROFILE_SCENARIOS:-$all}" | tr , ' '); do
 	case $s in
 	sys_*) syscall "$s" ;;
 	fork_*) fork "$s" forkexit ;;
 	exec_*) fork "$s" forkexec ;;
 	files_*) files "$s" ;;
-	stop_session) session_stop "$s" ;;
 	*) kernel "$s" ;;
 	esac
 done
