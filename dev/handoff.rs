@@ -507,8 +507,12 @@ impl Session {
             Err(e) => e == ESRCH,
         };
         // An exec reported to A in that window may have made the task
-        // privileged: B's check of it did not run.
-        if !device::task_dumpable(task) {
+        // privileged: B's check of it did not run. An exiting thread is
+        // left to B: past its exit_mm() it has no memory to judge (it
+        // read as not dumpable, and B detached before the DEATH that A no
+        // longer reports: the storm's lost death), and it runs no more
+        // user code.
+        if !device::task_dumpable(task) && !device::task_dying(task) {
             let gone = to.core().state.lock().take(m.key);
             if let Some(t) = gone {
                 if let Some(e) = &t.engine {

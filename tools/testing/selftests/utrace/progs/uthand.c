@@ -84,7 +84,7 @@ static long long handoff(int fd, __u64 id, int to, __u32 flags)
 struct stream {
 	const char *name;
 	__u64 last_seq;
-	int records, clones, execs, deaths, lost, handoffs, handed_in, failed;
+	int records, clones, execs, deaths, lost, handoffs, handed_in, failed, privileged;
 	/* DEATH records without ids, and of a thread not the group's last. */
 	int deaths_no_pid, deaths_thread;
 	/* Threads whose HANDOFF record came (A) / that came by handoff (B). */
@@ -147,6 +147,9 @@ static int account(struct stream *s, const struct utrace_record *r, pid_t root)
 	/* A thread that could not be moved (exiting): A keeps it. */
 	if (r->h.type == UTRACE_REC_DETACHED && r->detached.reason == UTRACE_DETACH_ERROR)
 		s->failed++;
+	/* No setuid program in the storm: none is privileged. */
+	if (r->h.type == UTRACE_REC_DETACHED && r->detached.reason == UTRACE_DETACH_PRIVILEGED)
+		s->privileged++;
 	if (r->h.type == UTRACE_REC_DEATH && (r->h.flags & UTRACE_REC_F_NO_PID))
 		s->deaths_no_pid++;
 	/* A DETACHED of a reaped thread, or a thread that is just going. */
@@ -345,6 +348,9 @@ static int cmd_storm(int n)
 	CHECK(forks == n && execs == n, "the storm says %d forks, %d execs, want %d", forks,
 	      execs, n);
 	CHECK(a.lost + b.lost == 0, "%d records lost in lossless mode", a.lost + b.lost);
+	CHECK(a.privileged + b.privileged == 0,
+	      "DETACHED(PRIVILEGED): %d in A, %d in B (an exiting thread taken for a privileged one)",
+	      a.privileged, b.privileged);
 	CHECK(a.clones + b.clones == forks, "CLONE records: %d in A + %d in B, the storm forked %d",
 	      a.clones, b.clones, forks);
 	CHECK(a.execs + b.execs == execs, "EXEC records: %d in A + %d in B, the storm saw %d exec",
