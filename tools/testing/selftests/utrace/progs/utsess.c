@@ -1143,18 +1143,22 @@ static int cmd_capture(void)
 static int cmd_stopstate(int n)
 {
 	int fd = sess_open(), gate, running = 0, status;
+	volatile unsigned long *spins = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cpu_set_t one;
 	long long id;
 	pid_t pid;
 
+	if (spins == MAP_FAILED)
+		die("mmap");
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
 	if (sched_setaffinity(0, sizeof(one), &one))
 		die("sched_setaffinity");
 	pid = fork_gated(&gate, 3);
 	if (pid == 0)
-		for (volatile unsigned long spin = 0;; spin++)
-			;
+		for (;;)
+			(*spins)++;
 	id = sess_attach(fd, pid, UTRACE_ATTACH_F_THREAD, UTRACE_EV_DEATH);
 	CHECK(id > 0, "attach: %s", strerror((int)-id));
 	if (write(gate, "g", 1) != 1)
@@ -1169,11 +1173,14 @@ static int cmd_stopstate(int n)
 		running += st == 'R';
 		CHECK(!sess_control(fd, (__u64)id, UTRACE_CTL_RESUME, 0), "round %d: RESUME", i);
 		/*
-		 * Our sleep lets it back to user space: a STOP before it ran
+		 * Until it spins in user space again: a STOP before it ran
 		 * again would find it still in its stop (its record at once,
 		 * the thread woken by the RESUME but not yet run).
 		 */
-		usleep(2000);
+		for (unsigned long seen = *spins, ms = 0; *spins == seen && !fails; ms++) {
+			CHECK(ms < 5000, "round %d: the child did not run for 5 s after RESUME", i);
+			usleep(1000);
+		}
 	}
 	CHECK(!running, "%d of %d STOPPED records read while the child still ran", running, n);
 	kill(pid, SIGKILL);
