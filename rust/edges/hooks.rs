@@ -557,8 +557,6 @@ unsafe fn hook_syscall(
     report_syscall::report_syscall(st, ut, regs, &rcu);
 }
 
-/// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in
-/// a utrace stop, to count itself as stopped again.
 /// For `shim/device.c`'s `utrace_chrdev_wake_at_stop()`: keeps a reference
 /// on `file` to wake it at `current`'s stop or at the end of its report
 /// work (`report.rs`); false (nothing kept) if `current` is not in its
@@ -581,6 +579,8 @@ pub(crate) extern "C" fn utrace_rs_defer_wake(file: *mut kernel::ffi::c_void) ->
     ut.defer_wake(reader).is_ok()
 }
 
+/// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in
+/// a utrace stop, to count itself as stopped again.
 #[no_mangle]
 pub(crate) extern "C" fn utrace_rs_wake_stopped(task: *mut bindings::task_struct) {
     let Some(st) = state::get() else { return };

@@ -200,6 +200,7 @@ impl Hasher for TidHasher {
 }
 
 type TidMap<V> = HashMap<i32, V, BuildHasherDefault<TidHasher>>;
+type TidSet = HashSet<i32, BuildHasherDefault<TidHasher>>;
 
 /// The calls under way, by thread: the latest apart, since its exit is
 /// nearly always the next record (a hash map's insert and remove cost
@@ -241,7 +242,6 @@ impl Calls {
         all
     }
 }
-type TidSet = HashSet<i32, BuildHasherDefault<TidHasher>>;
 
 /// `[pid N] ` before the lines of a thread other than the first (`-f`).
 struct Prefix(Option<i32>);

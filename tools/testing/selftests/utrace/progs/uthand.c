@@ -235,13 +235,10 @@ static int drain(int fd, struct stream *s, pid_t root, int block, int max)
 }
 
 /* The storm: N children in batches of 4, each execs "uthand exit". */
-static void storm(int n, int gate, int report)
+static void storm(int n, int report)
 {
 	int forks = 0, execs = 0;
-	char c;
 
-	if (read(gate, &c, 1) != 1)
-		_exit(3);
 	for (int i = 0; i < n; i += 4) {
 		pid_t kids[4];
 		int k = 0;
@@ -273,7 +270,7 @@ static int cmd_storm(int n)
 {
 	__u64 ev = UTRACE_EV_CLONE | UTRACE_EV_EXEC | UTRACE_EV_DEATH;
 	struct stream a = { .name = "A" }, b = { .name = "B" };
-	int gate[2], rep[2], fa, fb, forks = -1, execs = -1, died = 0, st;
+	int gate, rep[2], fa, fb, forks = -1, execs = -1, died = 0, st;
 	long long id, to;
 	char buf[64];
 	pid_t pid;
@@ -281,17 +278,13 @@ static int cmd_storm(int n)
 
 	if (n < 8 || n > 1000)
 		return 2;
-	if (pipe(gate) || pipe(rep))
+	if (pipe(rep))
 		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
+	pid = fork_gated(&gate, 3);
 	if (pid == 0) {
-		close(gate[1]);
 		close(rep[0]);
-		storm(n, gate[0], rep[1]);
+		storm(n, rep[1]);
 	}
-	close(gate[0]);
 	close(rep[1]);
 	/* One page: 16 records, so that threads wait for room in A. */
 	fa = sess_open(4096);
@@ -301,7 +294,7 @@ static int cmd_storm(int n)
 		printf("FAIL: attach: %s\n", errname((int)-id));
 		return 1;
 	}
-	if (write(gate[1], "g", 1) != 1)
+	if (write(gate, "g", 1) != 1)
 		die("gate");
 	/* A, one record at a time, until half the CLONEs came. */
 	while (a.clones < n / 2 && !died)
@@ -384,22 +377,16 @@ static void expect(const char *what, long long got, int want)
 
 static int cmd_bad(void)
 {
-	int fa = sess_open(0), fb = sess_open(0), p[2], gate[2], st;
+	int fa = sess_open(0), fb = sess_open(0), p[2], gate, st;
 	__u64 ev = UTRACE_EV_EXIT;
 	long long id, to;
 	pid_t pid;
-	char c;
 
-	if (pipe(p) || pipe(gate))
+	if (pipe(p))
 		die("pipe");
-	pid = fork();
-	if (pid == 0) {
-		close(gate[1]);
-		if (read(gate[0], &c, 1) != 1)
-			_exit(3);
+	pid = fork_gated(&gate, 3);
+	if (pid == 0)
 		_exit(7);
-	}
-	close(gate[0]);
 	id = sess_attach(fa, pid, 0, ev);
 	CHECK(id > 0, "attach: %s", errname((int)-id));
 	expect("to_fd -1", handoff(fa, id, -1, 0), EBADF);
@@ -444,7 +431,7 @@ static int cmd_bad(void)
 
 		CHECK(back > 0, "handoff back: %s", errname((int)-back));
 	}
-	if (write(gate[1], "g", 1) != 1)
+	if (write(gate, "g", 1) != 1)
 		die("gate");
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7, "child status %#x", st);
