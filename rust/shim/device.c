@@ -55,6 +55,14 @@ struct utrace_chrdev_file {
 	void *dev_data;
 	/* The opener's pid: its namespace is the one records are written for. */
 	struct pid *opener;
+	/*
+	 * A reader or poller looked at the session since the last wake-up:
+	 * set before it looks (then sleeps if nothing is there), cleared by
+	 * the wake-up. A woken poller stays on @wq until poll() returns,
+	 * which on a busy CPU can be thousands of records later; without it
+	 * each of those records would go through wake_up() again.
+	 */
+	bool armed;
 };
 
 static struct utrace_chrdev *chrdev_of(struct file *file)
@@ -111,6 +119,18 @@ static int chrdev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * Whether @f's session has something for its reader, after arming @f's
+ * wake-up. The barrier pairs with the one in utrace_chrdev_wake(): a
+ * writer that finds @f unarmed published its record before this looks.
+ */
+static bool chrdev_arm_ready(struct utrace_chrdev_file *f)
+{
+	WRITE_ONCE(f->armed, true);
+	smp_mb();
+	return f->ops->ready(f->session);
+}
+
 static ssize_t chrdev_read(struct file *file, char __user *buf, size_t len, loff_t *pos)
 {
 	struct utrace_chrdev_file *f = file->private_data;
@@ -120,7 +140,7 @@ static ssize_t chrdev_read(struct file *file, char __user *buf, size_t len, loff
 		ret = f->ops->read(f->session, (u64)(unsigned long)buf, len);
 		if (ret != -EAGAIN || (file->f_flags & O_NONBLOCK))
 			return ret;
-		if (wait_event_interruptible(f->wq, f->ops->ready(f->session)))
+		if (wait_event_interruptible(f->wq, chrdev_arm_ready(f)))
 			return -ERESTARTSYS;
 	}
 }
@@ -130,9 +150,7 @@ static __poll_t chrdev_poll(struct file *file, struct poll_table_struct *pt)
 	struct utrace_chrdev_file *f = file->private_data;
 
 	poll_wait(file, &f->wq, pt);
-	/* Pairs with wq_has_sleeper() in utrace_chrdev_wake(). */
-	smp_mb();
-	return f->ops->ready(f->session) ? EPOLLIN | EPOLLRDNORM : 0;
+	return chrdev_arm_ready(f) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static long chrdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -198,12 +216,12 @@ EXPORT_SYMBOL_GPL(utrace_chrdev_destroy);
 void utrace_chrdev_wake(struct utrace_chrdev_file *file)
 {
 	/*
-	 * Nobody asleep on the session (its reader is busy, or batching):
-	 * no lock taken. The barrier in wq_has_sleeper() pairs with the one
-	 * a sleeper passes between queueing itself and looking at the
-	 * session (set_current_state() in read's wait, smp_mb() in poll).
+	 * Nobody asleep on the session (its reader is busy, or batching), or
+	 * its sleepers were woken and have not looked again: no lock taken.
+	 * The barrier in wq_has_sleeper() pairs with the one in
+	 * chrdev_arm_ready(): one of the two sees the other's store.
 	 */
-	if (wq_has_sleeper(&file->wq))
+	if (wq_has_sleeper(&file->wq) && READ_ONCE(file->armed) && xchg(&file->armed, false))
 		wake_up_interruptible(&file->wq);
 }
 EXPORT_SYMBOL_GPL(utrace_chrdev_wake);
