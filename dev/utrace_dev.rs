@@ -20,6 +20,7 @@ mod utrace;
 
 mod capture;
 mod decide;
+mod filter;
 
 use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
 use utrace::uapi::{self, Record};
@@ -249,6 +250,8 @@ struct State {
     capture: capture::Table,
     /// Reads return compact records (`UTRACE_CONFIG_F_COMPACT`).
     compact: bool,
+    /// The syscalls recorded (`UTRACE_IOC_SYSCALLS`).
+    syscalls: filter::Filter,
 }
 
 impl State {
@@ -460,6 +463,20 @@ impl Core {
         let st = self.state.lock();
         let t = st.find(key(task))?;
         (t.events & event.bits() != 0).then_some(t.engine_id)
+    }
+
+    /// The engine id of `task`'s engine, if the session records the
+    /// syscall of `regs` at its exit (`exit`) or entry there.
+    fn wants_syscall(&self, task: &Task, regs: &SyscallRegs<'_>, exit: bool) -> Option<u64> {
+        let event = if exit {
+            Events::SYSCALL_EXIT
+        } else {
+            Events::SYSCALL_ENTRY
+        };
+        let st = self.state.lock();
+        let t = st.find(key(task))?;
+        (t.events & event.bits() != 0 && st.syscalls.records(exit, regs.arch(), regs.nr()))
+            .then_some(t.engine_id)
     }
 
     fn global_wants(&self, event: Events) -> Option<u64> {
@@ -805,14 +822,13 @@ fn syscall_type(exit: bool) -> u16 {
 fn fill_syscall(rec: &mut Record, regs: &SyscallRegs<'_>, exit: bool) {
     rec.put_u32(uapi::SYSCALL_NR, regs.nr() as u32);
     rec.put_u32(uapi::SYSCALL_ABI, abi_of(regs.arch()));
+    let mut args = [0u8; 48];
+    for (to, a) in args.chunks_exact_mut(8).zip(regs.args()) {
+        to.copy_from_slice(&a.to_ne_bytes());
+    }
+    rec.put(uapi::SYSCALL_ARGS, &args);
     if exit {
         rec.put_u64(uapi::SYSCALL_RET, regs.return_value() as u64);
-    } else {
-        let mut args = [0u8; 48];
-        for (to, a) in args.chunks_exact_mut(8).zip(regs.args()) {
-            to.copy_from_slice(&a.to_ne_bytes());
-        }
-        rec.put(uapi::SYSCALL_ARGS, &args);
     }
 }
 
@@ -835,13 +851,14 @@ impl Core {
     ) -> Option<Action> {
         let task = cx.task();
         let mut st = self.state.lock();
+        let recorded = st.syscalls.records(exit, regs.arch(), regs.nr());
         let t = st.find_mut(key(task))?;
         let action = if t.holds() {
             Action::Stop
         } else {
             Action::Resume
         };
-        if t.events & event.bits() == 0 {
+        if t.events & event.bits() == 0 || !recorded {
             return Some(action);
         }
         if !exit && t.decides(decide::Kind::Syscall) {
@@ -914,7 +931,7 @@ impl utrace::SyscallEngine for Core {
             self.syscall_in_place(cx, Events::SYSCALL_ENTRY, regs, false)
         };
         let act = fast.unwrap_or_else(|| {
-            let id = self.wants(cx.task(), Events::SYSCALL_ENTRY);
+            let id = self.wants_syscall(cx.task(), regs, false);
             if let Some(id) = id.filter(|_| !cx.resumed()) {
                 let (rec, incomplete) = self.syscall_record(cx, regs, false);
                 self.emit_syscall_entry(cx.task(), id, rec, incomplete);
@@ -933,7 +950,7 @@ impl utrace::SyscallEngine for Core {
         if let Some(act) = self.syscall_in_place(cx, Events::SYSCALL_EXIT, regs, true) {
             return act;
         }
-        if let Some(id) = self.wants(cx.task(), Events::SYSCALL_EXIT) {
+        if let Some(id) = self.wants_syscall(cx.task(), regs, true) {
             let (rec, _) = self.syscall_record(cx, regs, true);
             self.emit(cx.task(), id, rec);
         }
@@ -1101,6 +1118,7 @@ impl Dev {
                 kept: handoff::Kept::new(),
                 capture: capture::Table::default(),
                 compact: false,
+                syscalls: filter::Filter::default(),
             }),
             GFP_KERNEL,
         )?;
@@ -1155,6 +1173,13 @@ impl Session {
         core::mem::swap(&mut self.core().state.lock().capture, &mut table);
         // The old list is freed here, out of the lock.
         drop(table);
+        Ok(0)
+    }
+
+    /// `UTRACE_IOC_SYSCALLS`: replaces the session's syscall filter.
+    fn syscalls(&self, arg: UserArg) -> Result<isize> {
+        let filter = filter::Filter::from_user(arg)?;
+        self.core().state.lock().syscalls = filter;
         Ok(0)
     }
 
@@ -1688,6 +1713,7 @@ impl SessionHandler for Session {
             uapi::NR_GETREGS => self.getregs(arg),
             uapi::NR_SETREGS => self.setregs(arg),
             uapi::NR_CAPTURE => self.capture(arg),
+            uapi::NR_SYSCALLS => self.syscalls(arg),
             _ => Err(ENOTTY),
         }
     }

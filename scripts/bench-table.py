@@ -59,7 +59,7 @@ CONFIG = {
     "strace": "Debian's strace -f -o /dev/null (CPU: workload + strace)",
     "utrace_trace": "utrace trace -f -o /dev/null, a /dev/utrace session (CPU: workload + utrace)",
     "utrace_nomem": "utrace trace --no-memory (no syscall decisions, records only)",
-    "session": "utrace trace --no-memory, the workload's CPU alone (the kernel side of a session's records)",
+    "session": "a plain session reader, sessread: the workload's CPU alone (the kernel side of a session's records, entry and exit, lossy)",
     "reader": "a plain session reader, sessread: batched read()s (CPU: workload + reader)",
     "kernel": "in-kernel loop",
     "utrace": "utrace STOP, utrace_wait_stopped(), RESUME, task runs (in-kernel loop)",
@@ -290,7 +290,7 @@ for w in ("getppid", "files"):
         if un > b:
             line += f", with --no-memory {un - b:,.0f} ns ({(st - b) / (un - b):.1f}x less)"
         if se > b:
-            line += f"; the traced task's own share under the session {se - b:,.0f} ns"
+            line += f"; the traced task's own share under a session recording entries and exits {se - b:,.0f} ns"
         print(line + ".")
 b, se, rd, pt = (cpu_of("getppid", c) for c in ("base", "session", "reader", "ptrace"))
 if b and se and rd > se:

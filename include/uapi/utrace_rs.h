@@ -28,7 +28,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define UTRACE_UAPI_VERSION 3
+#define UTRACE_UAPI_VERSION 4
 
 /* The device. */
 #define UTRACE_DEV_PATH "/dev/utrace"
@@ -200,9 +200,16 @@ enum utrace_syscall_abi {
 struct utrace_rec_syscall {
 	__s32 nr;		/* the number the kernel runs (-1: none) */
 	__u32 abi;		/* enum utrace_syscall_abi */
-	__u64 args[6];		/* entry: as the ABI passes them */
+	__u64 args[6];		/* as the ABI passes them (below) */
 	__s64 ret;		/* exit: the return value; entry: 0 */
 };
+
+/*
+ * utrace_rec_syscall.args: at entry, the arguments the syscall is called
+ * with; at exit (version 4; 0 before), the argument registers as the call
+ * left them: the same, but for a call that replaces its registers (execve,
+ * rt_sigreturn) or an entry decision that changed them.
+ */
 
 /*
  * One capture of a syscall record (UTRACE_REC_F_CAPTURE): user memory at an
@@ -494,6 +501,29 @@ struct utrace_capture {
 };
 #define UTRACE_CAPTURE_SIZE_VER0 32
 
+/*
+ * UTRACE_IOC_SYSCALLS (version 4): which syscalls the session writes
+ * SYSCALL_ENTRY and SYSCALL_EXIT records of (strace's -e trace=, in the
+ * kernel). Bit n % 64 of word n / 64 of entry[] or exit[] set: records of
+ * that syscall at entry or exit are written, where n is the number of an
+ * x86-64 syscall, UTRACE_CAPTURE_NR_MAX plus the number of an i386 one. A
+ * syscall the bitmaps cannot name (x32, a number from
+ * UTRACE_CAPTURE_NR_MAX on, -1) is always recorded. A call left out gets
+ * no record, no capture and no decision (it runs), but a thread the
+ * session holds still stops there. UTRACE_SYSCALLS_F_ALL drops the
+ * bitmaps: every syscall is recorded, as before the first call.
+ */
+#define UTRACE_SYSCALLS_WORDS	(2 * UTRACE_CAPTURE_NR_MAX / 64)
+#define UTRACE_SYSCALLS_F_ALL	(1U << 0)
+struct utrace_syscalls {
+	__u32 size;
+	__u32 flags;		/* UTRACE_SYSCALLS_F_* */
+	__u64 reserved;
+	__u64 entry[UTRACE_SYSCALLS_WORDS];
+	__u64 exit[UTRACE_SYSCALLS_WORDS];
+};
+#define UTRACE_SYSCALLS_SIZE_VER0 272
+
 #define UTRACE_IOC_INFO		_IOWR(UTRACE_IOC_MAGIC, 0x00, struct utrace_info)
 #define UTRACE_IOC_CONFIG	_IOW(UTRACE_IOC_MAGIC, 0x01, struct utrace_config)
 #define UTRACE_IOC_ATTACH	_IOWR(UTRACE_IOC_MAGIC, 0x02, struct utrace_attach)
@@ -504,6 +534,7 @@ struct utrace_capture {
 #define UTRACE_IOC_SETREGS	_IOW(UTRACE_IOC_MAGIC, 0x07, struct utrace_regs)
 #define UTRACE_IOC_HANDOFF	_IOWR(UTRACE_IOC_MAGIC, 0x08, struct utrace_handoff)
 #define UTRACE_IOC_CAPTURE	_IOW(UTRACE_IOC_MAGIC, 0x09, struct utrace_capture)
+#define UTRACE_IOC_SYSCALLS	_IOW(UTRACE_IOC_MAGIC, 0x0a, struct utrace_syscalls)
 
 /*
  * The ioctl number encodes sizeof(struct) of version 1; the kernel matches
@@ -534,6 +565,7 @@ UTRACE_UAPI_ASSERT(sizeof(struct utrace_control) == UTRACE_CONTROL_SIZE_VER0);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_decide) == UTRACE_DECIDE_SIZE_VER0);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_regs) == UTRACE_REGS_SIZE_VER0);
 UTRACE_UAPI_ASSERT(sizeof(struct utrace_handoff) == UTRACE_HANDOFF_SIZE_VER0);
+UTRACE_UAPI_ASSERT(sizeof(struct utrace_syscalls) == UTRACE_SYSCALLS_SIZE_VER0);
 #undef UTRACE_UAPI_ASSERT
 
 #endif /* _UAPI_UTRACE_RS_H */

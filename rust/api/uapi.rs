@@ -8,7 +8,7 @@
 
 use core::mem::{offset_of, size_of};
 
-pub(crate) const UAPI_VERSION: u32 = 3;
+pub(crate) const UAPI_VERSION: u32 = 4;
 pub(crate) const IOC_MAGIC: u32 = 0xBA;
 
 pub(crate) const REC_LOST: u16 = 1;
@@ -73,6 +73,7 @@ pub(crate) const NR_GETREGS: u32 = 0x06;
 pub(crate) const NR_SETREGS: u32 = 0x07;
 pub(crate) const NR_HANDOFF: u32 = 0x08;
 pub(crate) const NR_CAPTURE: u32 = 0x09;
+pub(crate) const NR_SYSCALLS: u32 = 0x0a;
 
 /// `UTRACE_REC_SIZE`.
 pub(crate) const REC_SIZE: usize = 256;
@@ -376,4 +377,12 @@ plain!(Capture, 32, {
 plain!(CaptureItem, 16, {
     nr: u16, abi: u8, arg: u8, kind: u8, len_arg: u8, flags: u8, reserved0: u8, max: u16,
     reserved1: u16, reserved2: u32,
+});
+
+// UTRACE_IOC_SYSCALLS (`struct utrace_syscalls`).
+pub(crate) const SYSCALLS_WORDS: usize = 2 * CAPTURE_NR_MAX / 64;
+pub(crate) const SYSCALLS_F_ALL: u32 = 1 << 0;
+plain!(Syscalls, 272, {
+    size: u32, flags: u32, reserved: u64, entry: [u64; SYSCALLS_WORDS],
+    exit: [u64; SYSCALLS_WORDS],
 });

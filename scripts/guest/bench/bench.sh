@@ -116,19 +116,19 @@ one() {
 	# a /dev/utrace session (lossless where the module offers it; memory
 	# arguments captured into the records, an entry decided only where its
 	# capture is not whole; utrace_nomem: --no-memory, no capture). CPU
-	# time: the workload and the tracer (its parent); session: the
-	# workload's alone under --no-memory (what a session's records add
-	# to the traced task).
+	# time: the workload and the tracer (its parent).
 	strace)
 		out=$(BENCH_TRACER_CPU=1 strace -f -o /dev/null /utrace/bin/bench "$w" "$n") ;;
 	utrace_trace)
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	utrace_nomem)
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
+	# A plain session reader (sessread: lossy, every syscall's entry and
+	# exit, batched read()s, each record only stepped over): session, the
+	# workload's CPU alone (what a session's records add to the traced
+	# task); reader, with the reader's (what delivering them costs).
 	session)
-		out=$(/utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
-	# A plain session reader (sessread: batched read()s, each record
-	# only stepped over): what delivering a record costs its reader.
+		out=$(/utrace/bin/sessread /utrace/bin/bench "$w" "$n" 2>/dev/null) ;;
 	reader)
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/sessread /utrace/bin/bench "$w" "$n" 2>/dev/null) ;;
 	*)

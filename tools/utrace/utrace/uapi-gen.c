@@ -100,6 +100,7 @@ int main(void)
 	U32(UTRACE_CAPTURE_STR); U32(UTRACE_CAPTURE_MEM); U32(UTRACE_CAPTURE_MEM_ARG);
 	U32(UTRACE_CAPTURE_MEM_RET); U32(UTRACE_CAPTURE_AT_EXIT); U32(UTRACE_CAPTURE_NR_MAX);
 	U32(UTRACE_CAPTURE_F_DECIDE); U32(UTRACE_CAPTURE_ITEMS_MAX);
+	USIZE(UTRACE_SYSCALLS_WORDS); U32(UTRACE_SYSCALLS_F_ALL);
 	U32(UTRACE_CONFIG_F_COMPACT);
 	U32(UTRACE_DETACH_REQUESTED); U32(UTRACE_DETACH_REAPED);
 	U32(UTRACE_DETACH_PRIVILEGED); U32(UTRACE_DETACH_LIMIT); U32(UTRACE_DETACH_ERROR);
@@ -120,10 +121,11 @@ int main(void)
 	U32(UTRACE_INFO_SIZE_VER0); U32(UTRACE_CONFIG_SIZE_VER0); U32(UTRACE_ATTACH_SIZE_VER0);
 	U32(UTRACE_DETACH_SIZE_VER0); U32(UTRACE_CONTROL_SIZE_VER0); U32(UTRACE_DECIDE_SIZE_VER0);
 	U32(UTRACE_REGS_SIZE_VER0); U32(UTRACE_HANDOFF_SIZE_VER0); U32(UTRACE_CAPTURE_SIZE_VER0);
+	U32(UTRACE_SYSCALLS_SIZE_VER0);
 	IOC(UTRACE_IOC_INFO); IOC(UTRACE_IOC_CONFIG); IOC(UTRACE_IOC_ATTACH);
 	IOC(UTRACE_IOC_DETACH); IOC(UTRACE_IOC_CONTROL); IOC(UTRACE_IOC_DECIDE);
 	IOC(UTRACE_IOC_GETREGS); IOC(UTRACE_IOC_SETREGS); IOC(UTRACE_IOC_HANDOFF);
-	IOC(UTRACE_IOC_CAPTURE);
+	IOC(UTRACE_IOC_CAPTURE); IOC(UTRACE_IOC_SYSCALLS);
 
 	/* Records: the parser reads these offsets. */
 	printf("pub mod layout {\n");
@@ -219,5 +221,9 @@ int main(void)
 	A(utrace_capture_item, CaptureItem, len_arg); A(utrace_capture_item, CaptureItem, flags);
 	A(utrace_capture_item, CaptureItem, reserved0); A(utrace_capture_item, CaptureItem, max);
 	A(utrace_capture_item, CaptureItem, reserved1); A(utrace_capture_item, CaptureItem, reserved2);
+	AS(utrace_syscalls, Syscalls);
+	A(utrace_syscalls, Syscalls, size); A(utrace_syscalls, Syscalls, flags);
+	A(utrace_syscalls, Syscalls, reserved); A(utrace_syscalls, Syscalls, entry);
+	A(utrace_syscalls, Syscalls, exit);
 	return 0;
 }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use utrace::event::Captures;
 use utrace::syscalls::{self, Arg};
-use utrace::{uapi, Abi, Attach, Event, Payload, Session, Target, Verdict};
+use utrace::{uapi, Abi, Attach, Event, Payload, Session, SyscallFilter, Target, Verdict};
 
 #[derive(Args, Debug)]
 pub struct TraceArgs {
@@ -56,6 +56,61 @@ pub struct TraceArgs {
     take: Option<PathBuf>,
     #[command(flatten)]
     target: TargetArgs,
+}
+
+/// Syscalls whose lines need no record of their entry: they never wait
+/// (the line would show when they return anyway) and the formatter reads
+/// no memory they are given, so their exit record, which carries the
+/// arguments too (module version 4), is all the line needs. The kernel
+/// then writes one record a call instead of two.
+const EXIT_ONLY: &[&str] = &[
+    "arch_prctl",
+    "brk",
+    "close",
+    "dup",
+    "dup2",
+    "fstat",
+    "getegid",
+    "geteuid",
+    "getgid",
+    "getpgrp",
+    "getpid",
+    "getppid",
+    "gettid",
+    "getuid",
+    "lseek",
+    "madvise",
+    "mmap",
+    "mprotect",
+    "mremap",
+    "munmap",
+    "sched_yield",
+    "umask",
+];
+
+/// The session's syscall filter (`UTRACE_IOC_SYSCALLS`): the shown
+/// syscalls (`shown`: `-e`'s names; `None`, every one) at their exits,
+/// and at their entries unless [`EXIT_ONLY`]; execve and the `--inject`
+/// ones always at both (their entries start the trace of `-- COMMAND`
+/// and take the decisions).
+fn syscall_filter(shown: Option<&HashSet<String>>, inject: &[Inject]) -> SyscallFilter {
+    let mut f = SyscallFilter::new();
+    for abi in [Abi::X86_64, Abi::I386] {
+        let table = syscalls::table(abi);
+        for nr in 0..uapi::CAPTURE_NR_MAX as i64 {
+            let name = syscalls::name(abi, nr);
+            let show = match (shown, name) {
+                (None, _) => true,
+                (Some(names), Some(n)) => names.contains(n),
+                (Some(_), None) => false,
+            };
+            let always = table.is_some_and(|t| t.is_exec(nr))
+                || name.is_some_and(|n| inject.iter().any(|r| r.name == n));
+            let exit_only = name.is_some_and(|n| EXIT_ONLY.contains(&n));
+            f.record(abi, nr, always || (show && !exit_only), always || show);
+        }
+    }
+    f
 }
 
 /// One `--inject` rule.
@@ -175,6 +230,9 @@ struct Tracer {
     /// Taken over (`--take`): a syscall exit without its entry is the end
     /// of a call the holder printed as unfinished.
     taken: bool,
+    /// The session's syscall filter, if the kernel took it: a syscall
+    /// whose entry it leaves out is shown whole from its exit record.
+    syscalls: Option<SyscallFilter>,
 }
 
 /// Hashes thread ids for the per-record maps: one multiplication, where
@@ -396,9 +454,23 @@ impl Tracer {
         })
     }
 
-    fn exit(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64, captures: &Captures) {
+    fn exit(
+        &mut self,
+        tid: i32,
+        abi: Abi,
+        nr: i32,
+        args: &[u64; 6],
+        ret: i64,
+        captures: &Captures,
+    ) {
         let Some(p) = self.pending.remove(tid) else {
-            if self.taken && self.shown(abi, nr) {
+            let whole = self
+                .syscalls
+                .as_ref()
+                .is_some_and(|f| !f.records_entry(abi, i64::from(nr)));
+            if whole {
+                self.exit_only(tid, abi, nr, args, ret, captures);
+            } else if self.taken && self.shown(abi, nr) {
                 self.resumed(tid, abi, nr, ret);
             }
             return;
@@ -461,6 +533,31 @@ impl Tracer {
         self.line(tid, &text, |l| {
             let _ = format::result(l, p.abi, sys, ret);
             l.push_str(inj);
+        });
+        self.recycle(text);
+    }
+
+    /// The line of a call the kernel records at its exit only (its
+    /// arguments are the exit record's).
+    fn exit_only(
+        &mut self,
+        tid: i32,
+        abi: Abi,
+        nr: i32,
+        args: &[u64; 6],
+        ret: i64,
+        captures: &Captures,
+    ) {
+        if !self.started || !self.shown(abi, nr) {
+            return;
+        }
+        let cap = Captured { args, captures };
+        let mem: Option<&dyn Mem> = self.capture.then_some(&cap);
+        let mut text = self.text_buf();
+        self.call_text(&mut text, tid, abi, nr, args, Some(ret), mem);
+        let sys = syscalls::table(abi).and_then(|t| t.by_number(i64::from(nr)));
+        self.line(tid, &text, |l| {
+            let _ = format::result(l, abi, sys, ret);
         });
         self.recycle(text);
     }
@@ -536,9 +633,10 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
         Payload::SyscallExit {
             nr,
             abi,
+            args,
             ret,
             captures,
-        } => t.exit(h.tid, abi, nr, ret, &captures),
+        } => t.exit(h.tid, abi, nr, &args, ret, &captures),
         Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
         Payload::Clone {
             clone_flags: flags,
@@ -645,6 +743,13 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         }
     };
     opts.decide_syscall = can_decide && ((!a.no_memory && !capture) || !inject.is_empty());
+    // The kernel records only what the lines need (before version 4,
+    // everything: then every line waits for its entry record).
+    let wanted = syscall_filter(filter.as_ref(), &inject);
+    let syscalls = session
+        .filter_syscalls(Some(&wanted))
+        .map_err(|e| e.to_string())?
+        .then_some(wanted);
 
     let out: Box<dyn Write> = match &a.output {
         Some(path) => Box::new(BufWriter::new(
@@ -706,6 +811,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         spare: Vec::new(),
         first_pid: pid,
         taken: a.take.is_some(),
+        syscalls,
     };
     let mut pump = Pump::new(session)?;
     if opts.decide_syscall {
@@ -803,6 +909,47 @@ mod tests {
         assert!(f.contains("openat") && f.contains("read") && f.len() == 2);
         assert!(parse_filter("openat,nosuch").is_err());
         assert!(parse_filter("trace=").is_err());
+    }
+
+    /// Every exit-only syscall is one the formatter decodes from its
+    /// arguments and exit alone, and the filter keeps the entries of the
+    /// rest, of execve and of injected calls.
+    #[test]
+    fn exit_only_filter() {
+        let t = syscalls::table(Abi::X86_64).unwrap();
+        for name in EXIT_ONLY {
+            let s = t
+                .by_name(name.as_bytes())
+                .unwrap_or_else(|| panic!("{name}"));
+            assert!(
+                !s.args.iter().any(|a| matches!(
+                    a,
+                    Arg::Path | Arg::OutBuf | Arg::Timespec | Arg::Timespec32
+                )),
+                "{name} reads memory at entry"
+            );
+            assert!(!t.no_return(i64::from(s.nr)) && !t.is_exec(i64::from(s.nr)));
+        }
+        let inject = vec![parse_inject("getpid:error=EPERM").unwrap()];
+        let f = syscall_filter(None, &inject);
+        let nr = |abi, n| syscalls::number(abi, n).unwrap();
+        for abi in [Abi::X86_64, Abi::I386] {
+            assert!(!f.records_entry(abi, nr(abi, "getppid")));
+            assert!(f.records_exit(abi, nr(abi, "getppid")));
+            assert!(f.records_entry(abi, nr(abi, "getpid")), "injected");
+            assert!(f.records_entry(abi, nr(abi, "read")));
+            assert!(f.records_entry(abi, nr(abi, "execve")));
+        }
+        let shown: HashSet<String> = ["openat".to_string()].into();
+        let f = syscall_filter(Some(&shown), &[]);
+        let x = |n| nr(Abi::X86_64, n);
+        assert!(
+            f.records_entry(Abi::X86_64, x("openat")) && f.records_exit(Abi::X86_64, x("openat"))
+        );
+        assert!(
+            !f.records_entry(Abi::X86_64, x("read")) && !f.records_exit(Abi::X86_64, x("read"))
+        );
+        assert!(f.records_entry(Abi::X86_64, x("execve")));
     }
 
     #[test]

@@ -296,10 +296,14 @@ pub enum Payload {
         #[serde(skip)]
         captures: Captures,
     },
-    /// A syscall returns.
+    /// A syscall returns. `args`: the argument registers as the call left
+    /// them (module version 4; zero before): the entry's, but for a call
+    /// that replaces its registers (execve, rt_sigreturn) or an entry
+    /// decision that changed them.
     SyscallExit {
         nr: i32,
         abi: Abi,
+        args: [u64; 6],
         ret: i64,
         #[serde(skip)]
         captures: Captures,
@@ -465,11 +469,11 @@ fn parse_one(rec: &[u8]) -> Event {
             } else {
                 Captures::default()
             };
+            let mut args = [0u64; 6];
+            for (i, a) in args.iter_mut().enumerate() {
+                *a = u64_at(p, s::ARGS + 8 * i);
+            }
             if header.rtype == uapi::REC_SYSCALL_ENTRY {
-                let mut args = [0u64; 6];
-                for (i, a) in args.iter_mut().enumerate() {
-                    *a = u64_at(p, s::ARGS + 8 * i);
-                }
                 Payload::SyscallEntry {
                     nr,
                     abi,
@@ -480,6 +484,7 @@ fn parse_one(rec: &[u8]) -> Event {
                 Payload::SyscallExit {
                     nr,
                     abi,
+                    args,
                     ret: i64_at(p, s::RET),
                     captures,
                 }
@@ -685,6 +690,7 @@ mod tests {
         let r = record(uapi::REC_SYSCALL_EXIT, 1, |p| {
             put(p, s::NR, &5i32.to_ne_bytes());
             put(p, s::ABI, &uapi::ABI_I386.to_ne_bytes());
+            put(p, s::ARGS + 8, &0x1234u64.to_ne_bytes());
             put(p, s::RET, &(-2i64).to_ne_bytes());
         });
         let ev = parse(&r).unwrap();
@@ -693,6 +699,7 @@ mod tests {
             Payload::SyscallExit {
                 nr: 5,
                 abi: Abi::I386,
+                args: [0, 0x1234, 0, 0, 0, 0],
                 ret: -2,
                 captures: Captures::default(),
             }

@@ -25,6 +25,7 @@
 
 pub mod errno;
 pub mod event;
+pub mod filter;
 pub mod memory;
 pub mod pass;
 pub mod session;
@@ -34,6 +35,7 @@ pub mod syscalls;
 pub mod uapi;
 
 pub use event::{parse, Abi, DetachReason, Event, Header, Payload, SigClass};
+pub use filter::SyscallFilter;
 pub use session::{
     Action, Attach, EngineId, Error, Result, Session, Target, Verdict, NT_PRFPREG, NT_PRSTATUS,
 };

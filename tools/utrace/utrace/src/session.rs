@@ -4,6 +4,7 @@
 //! as [`Event`]s, their threads controlled.
 
 use crate::event::{self, Event, ParseError};
+use crate::filter::SyscallFilter;
 use crate::sys;
 use crate::uapi::{self, IoctlArg};
 use nix::errno::Errno;
@@ -204,6 +205,8 @@ pub struct Session {
     record_size: usize,
     /// The session reads compact records (`UTRACE_CONFIG_F_COMPACT`).
     compact: bool,
+    /// The module's `UTRACE_UAPI_VERSION`.
+    version: u32,
     /// read_events' buffer, kept: zeroing a fresh one per read cost more
     /// than the read when a read brings one record.
     rbuf: Vec<u8>,
@@ -233,9 +236,11 @@ impl Session {
             file,
             record_size: uapi::REC_SIZE,
             compact: false,
+            version: 0,
             rbuf: Vec::new(),
         };
         let info = s.info()?;
+        s.version = info.version;
         s.record_size = (info.record_size as usize).max(uapi::REC_SIZE);
         // Compact records where the module has them (version 3): fewer
         // bytes copied per record; the parser takes both forms.
@@ -443,6 +448,26 @@ impl Session {
     pub fn capture(&self, items: &[uapi::CaptureItem], decide: bool) -> Result<()> {
         let flags = if decide { uapi::CAPTURE_F_DECIDE } else { 0 };
         sys::capture(self.file.as_fd(), flags, items).map_err(|e| Error::sys("capture", e))
+    }
+
+    /// Sets which syscalls the session records (`UTRACE_IOC_SYSCALLS`;
+    /// `None`: every one, the default). `Ok(false)`, nothing changed,
+    /// from a module before version 4, which records every syscall and
+    /// whose exit records carry no arguments.
+    pub fn filter_syscalls(&self, filter: Option<&SyscallFilter>) -> Result<bool> {
+        if self.version < 4 {
+            return Ok(false);
+        }
+        let mut a = match filter {
+            Some(f) => f.to_uapi(),
+            None => {
+                let mut a = uapi::Syscalls::new();
+                a.flags = uapi::SYSCALLS_F_ALL;
+                a
+            }
+        };
+        self.call("syscalls", uapi::Syscalls::REQUEST, &mut a)?;
+        Ok(true)
     }
 
     /// Waits up to `timeout_ms` (-1: for ever) for records; whether some

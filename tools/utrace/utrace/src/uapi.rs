@@ -169,6 +169,17 @@ pub struct CaptureItem {
     pub reserved2: u32,
 }
 
+/// `struct utrace_syscalls`: which syscalls the session records.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Syscalls {
+    pub size: u32,
+    pub flags: u32,
+    pub reserved: u64,
+    pub entry: [u64; SYSCALLS_WORDS],
+    pub exit: [u64; SYSCALLS_WORDS],
+}
+
 /// The ioctl argument structs: plain data, every bit pattern valid, no
 /// padding (the generated assertions above check the layout).
 pub trait IoctlArg: Copy + Default {
@@ -199,3 +210,4 @@ ioctl_arg!(Detach, IOC_DETACH);
 ioctl_arg!(Control, IOC_CONTROL);
 ioctl_arg!(Decide, IOC_DECIDE);
 ioctl_arg!(Handoff, IOC_HANDOFF);
+ioctl_arg!(Syscalls, IOC_SYSCALLS);

@@ -1346,6 +1346,133 @@ static int cmd_compact(void)
 	return fails ? 1 : 0;
 }
 
+/*
+ * --- utsess syscalls: UTRACE_IOC_SYSCALLS. One child, two sessions: one
+ * records every syscall, the other a filter (getpid at entry, getppid at
+ * exit, openat at both, gettid at neither). The filtered session's syscall
+ * records must be exactly the first's that the filter keeps, in order, and
+ * every exit record must carry its entry's arguments. Bad filters are
+ * refused and change nothing.
+ */
+#define SYS_MAX 256
+static struct utrace_record sys_all[SYS_MAX], sys_filt[SYS_MAX];
+
+static void filter_set(struct utrace_syscalls *f, int entry, int nr)
+{
+	__u64 *w = entry ? f->entry : f->exit;
+
+	w[nr / 64] |= 1ULL << (nr % 64);
+}
+
+static int filter_has(const struct utrace_syscalls *f, int entry, int nr)
+{
+	const __u64 *w = entry ? f->entry : f->exit;
+
+	if (nr < 0 || nr >= UTRACE_CAPTURE_NR_MAX)
+		return 1;
+	return !!(w[nr / 64] & (1ULL << (nr % 64)));
+}
+
+/* Reads @fd's records up to the DEATH one; returns how many. */
+static int read_to_death(int fd, struct utrace_record *r)
+{
+	int n = 0;
+
+	do
+		next_record(fd, &r[n]);
+	while (r[n++].h.type != UTRACE_REC_DEATH && n < SYS_MAX);
+	return n;
+}
+
+static int cmd_syscalls(void)
+{
+	int all = sess_open(), filt = sess_open(), gate, status, n, m, k = 0, ppid_exits = 0;
+	int pairs = 0;
+	struct utrace_syscalls f = { .size = sizeof(f) }, bad;
+	__u64 ev = UTRACE_EV_SYSCALL | UTRACE_EV_DEATH;
+	long long id;
+	pid_t pid;
+
+	filter_set(&f, 1, SYS_getpid);
+	filter_set(&f, 0, SYS_getppid);
+	filter_set(&f, 1, SYS_openat);
+	filter_set(&f, 0, SYS_openat);
+	CHECK(!ioctl(filt, UTRACE_IOC_SYSCALLS, &f), "syscalls: %s", strerror(errno));
+	bad = f;
+	bad.flags = 1U << 1;
+	expect_err(filt, UTRACE_IOC_SYSCALLS, &bad, EINVAL, "syscalls: unknown flag");
+	bad.flags = UTRACE_SYSCALLS_F_ALL;
+	bad.reserved = 1;
+	expect_err(filt, UTRACE_IOC_SYSCALLS, &bad, EINVAL, "syscalls: reserved field set");
+	bad.reserved = 0;
+	bad.size = 8;
+	expect_err(filt, UTRACE_IOC_SYSCALLS, &bad, EINVAL, "syscalls: size 8");
+	expect_err(filt, UTRACE_IOC_SYSCALLS, NULL, EFAULT, "syscalls: NULL");
+	pid = fork_gated(&gate, 3);
+	if (pid == 0) {
+		for (int i = 0; i < 3; i++) {
+			syscall(SYS_getpid);
+			syscall(SYS_getppid);
+			syscall(SYS_openat, AT_FDCWD, "/nonexistent/utsess-filter", O_RDONLY);
+			syscall(SYS_gettid);
+		}
+		_exit(0);
+	}
+	id = sess_attach(all, pid, 0, ev);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	id = sess_attach(filt, pid, 0, ev);
+	CHECK(id > 0, "attach filtered: %s", strerror((int)-id));
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	n = read_to_death(all, sys_all);
+	m = read_to_death(filt, sys_filt);
+	for (int i = 0; i < n && !fails; i++) {
+		const struct utrace_record *r = &sys_all[i];
+		int entry = r->h.type == UTRACE_REC_SYSCALL_ENTRY, nr = r->syscall.nr;
+
+		if (r->h.type != UTRACE_REC_SYSCALL_ENTRY && r->h.type != UTRACE_REC_SYSCALL_EXIT)
+			continue;
+		/* An exit right after its entry (not the gate's read, entered before the attach). */
+		if (!entry && i && sys_all[i - 1].h.type == UTRACE_REC_SYSCALL_ENTRY &&
+		    sys_all[i - 1].syscall.nr == nr) {
+			CHECK(!memcmp(sys_all[i - 1].syscall.args, r->syscall.args,
+				      sizeof(r->syscall.args)),
+			      "record %d: the exit of %d has not its entry's arguments", i, nr);
+			pairs++;
+		}
+		if (!filter_has(&f, entry, nr))
+			continue;
+		while (k < m && sys_filt[k].h.type != UTRACE_REC_SYSCALL_ENTRY &&
+		       sys_filt[k].h.type != UTRACE_REC_SYSCALL_EXIT)
+			k++;
+		CHECK(k < m, "filtered session ends before record %d (%s of %d)", i,
+		      entry ? "entry" : "exit", nr);
+		if (fails)
+			break;
+		CHECK(sys_filt[k].h.type == r->h.type && sys_filt[k].syscall.nr == nr &&
+		      sys_filt[k].syscall.ret == r->syscall.ret &&
+		      !memcmp(sys_filt[k].syscall.args, r->syscall.args, sizeof(r->syscall.args)),
+		      "filtered record %d: type %u nr %d, want type %u nr %d", k,
+		      sys_filt[k].h.type, sys_filt[k].syscall.nr, r->h.type, nr);
+		ppid_exits += nr == SYS_getppid;
+		k++;
+	}
+	while (k < m && sys_filt[k].h.type != UTRACE_REC_SYSCALL_ENTRY &&
+	       sys_filt[k].h.type != UTRACE_REC_SYSCALL_EXIT)
+		k++;
+	CHECK(k == m, "filtered session has %d records more (type %u nr %d)", m - k,
+	      k < m ? sys_filt[k].h.type : 0, k < m ? sys_filt[k].syscall.nr : 0);
+	CHECK(ppid_exits == 3, "%d getppid exits, want 3", ppid_exits);
+	CHECK(pairs >= 12, "%d exits after their entries, want 12 or more", pairs);
+	printf("syscalls: %d records unfiltered, %d filtered\n", n, m);
+	close(gate);
+	close(all);
+	close(filt);
+	return fails ? 1 : 0;
+}
+
 static int cmd_bad(void)
 {
 	int fd = sess_open(), gate;
@@ -1580,6 +1707,8 @@ int main(int argc, char **argv)
 		return cmd_stopstate(atoi(argv[2]));
 	if (!strcmp(argv[1], "compact"))
 		return cmd_compact();
+	if (!strcmp(argv[1], "syscalls"))
+		return cmd_syscalls();
 	if (!strcmp(argv[1], "bad"))
 		return cmd_bad();
 	if (!strcmp(argv[1], "fuzz") && argc > 3)

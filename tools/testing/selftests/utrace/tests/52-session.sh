@@ -90,6 +90,9 @@ echo "$out"
 # --- compact records: the same records as whole ones, fewer bytes
 out=$(runas $NOBODY /utrace/bin/utsess compact) || fail "compact: $out"
 echo "$out"
+# --- a syscall filter: exactly the records it keeps, exits with their arguments
+out=$(runas $NOBODY /utrace/bin/utsess syscalls) || fail "syscalls: $out"
+echo "$out"
 # Ten rounds: a SET_EVENTS that resumed the thread let it run one loop
 # (to its next report, where the session's stop caught it) in about a
 # third of them.

@@ -32,7 +32,7 @@ echo "ok: without /dev/utrace each subcommand asks whether utrace_dev is loaded"
 load utrace_rs
 load utrace_dev
 trap 'kill $victim $gdbpid 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
-expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 3
+expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 4
 # Strings and structs in a syscall's memory are exact: the kernel captures
 # them into the records (UTRACE_IOC_CAPTURE), and an entry whose capture is
 # not whole (a page not present yet) waits while utrace reads them itself
