@@ -133,8 +133,17 @@ impl Record {
     /// Makes `self` what [`Record::new`] gives, in place (a ring slot: no
     /// record on the stack to copy in).
     pub(crate) fn reset(&mut self, type_: u16) {
+        // A record has only zeros past its compact length (the header's
+        // promise to compact readers: each writer puts its bytes inside
+        // it, and zeroes what a capture read past a string's end), so
+        // zeroing up to that length zeroes the payload: for a syscall
+        // record 64 bytes, not 216. An unknown type's length is the whole
+        // record.
+        let used = self.compact_len().saturating_sub(size_of::<RecHeader>());
+        if let Some(p) = self.payload.get_mut(..used) {
+            p.fill(0);
+        }
         self.h = RecHeader::of(type_);
-        self.payload.fill(0);
     }
 
     /// Writes `v` at payload offset `off` (cut at the end of the record).

@@ -35,11 +35,11 @@ syscall() {
 		{ insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
 	esac
 	if [ "$1" = sys_session ]; then
-		# The kernel side of a session: `utrace trace --no-memory` (records
-		# only, lossless) on the loop; its reader drains every 2 ms, so an
-		# iteration is the traced task's own work.
-		/utrace/bin/utrace trace --no-memory -f -o /dev/null -- \
-			/utrace/bin/bench getppid 2000000000 >/dev/null &
+		# The kernel side of a session, as make bench's session row: a
+		# plain reader (sessread: lossy, every entry and exit) on the
+		# loop; it drains every 2 ms, so an iteration is the traced
+		# task's own work.
+		/utrace/bin/sessread /utrace/bin/bench getppid 2000000000 >/dev/null 2>&1 &
 		SLEEPER=$!
 		sleep 1
 		B=$(pgrep -P $SLEEPER)

@@ -493,7 +493,16 @@ pub fn result(w: &mut Line, arch: Abi, sys: Option<&Syscall>, ret: i64) -> fmt::
     match sys.map(|s| s.ret) {
         Some(Ret::Addr) if arch == Abi::I386 => write!(w, " = {:#x}", ret as u32),
         Some(Ret::Addr) => write!(w, " = {:#x}", ret as u64),
-        _ if arch == Abi::I386 => write!(w, " = {}", ret as i32),
-        _ => write!(w, " = {ret}"),
+        // Most lines end here: itoa, not the formatting machinery.
+        _ if arch == Abi::I386 => {
+            w.push_str(" = ");
+            w.push_str(itoa::Buffer::new().format(ret as i32));
+            Ok(())
+        }
+        _ => {
+            w.push_str(" = ");
+            w.push_str(itoa::Buffer::new().format(ret));
+            Ok(())
+        }
     }
 }

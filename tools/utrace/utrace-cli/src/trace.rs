@@ -288,6 +288,9 @@ impl Calls {
             Some((t, p)) if t == tid => Some(p),
             last => {
                 self.last = last;
+                if self.rest.is_empty() {
+                    return None;
+                }
                 self.rest.remove(&tid)
             }
         }
@@ -370,7 +373,9 @@ impl Tracer {
         use std::fmt::Write as _;
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        let _ = write!(line, "{}", self.prefix(tid));
+        if let Prefix(Some(_)) = self.prefix(tid) {
+            let _ = write!(line, "{}", self.prefix(tid));
+        }
         line.push_str(text);
         // The formatter writes ASCII only (quoted() escapes the rest).
         let cols = if text.is_ascii() {

@@ -329,6 +329,9 @@ pub struct Event {
     pub payload: Payload,
 }
 
+// Inlined, so that on a fixed-size array (below) the bounds checks of
+// constant offsets fold away.
+#[inline(always)]
 fn bytes<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     let mut out = [0u8; N];
     if let Some(s) = b.get(at..at + N) {
@@ -336,18 +339,23 @@ fn bytes<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     }
     out
 }
+#[inline(always)]
 fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_ne_bytes(bytes(b, at))
 }
+#[inline(always)]
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_ne_bytes(bytes(b, at))
 }
+#[inline(always)]
 fn i32_at(b: &[u8], at: usize) -> i32 {
     i32::from_ne_bytes(bytes(b, at))
 }
+#[inline(always)]
 fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_ne_bytes(bytes(b, at))
 }
+#[inline(always)]
 fn i64_at(b: &[u8], at: usize) -> i64 {
     i64::from_ne_bytes(bytes(b, at))
 }
@@ -390,15 +398,18 @@ fn captures(p: &[u8]) -> Captures {
 /// more); fields past the end of a short record read as 0.
 fn parse_one(rec: &[u8]) -> Event {
     use layout::utrace_rec_header as h;
+    // The header as an array (a short record's missing bytes zero): one
+    // length check, not one per field.
+    let hb: [u8; h::SIZEOF] = bytes(rec, 0);
     let header = Header {
-        rtype: u16_at(rec, h::TYPE),
-        size: u16_at(rec, h::SIZE),
-        flags: u32_at(rec, h::FLAGS),
-        engine_id: u64_at(rec, h::ENGINE_ID),
-        seq: u64_at(rec, h::SEQ),
-        time_ns: u64_at(rec, h::TIME_NS),
-        pid: i32_at(rec, h::PID),
-        tid: i32_at(rec, h::TID),
+        rtype: u16_at(&hb, h::TYPE),
+        size: u16_at(&hb, h::SIZE),
+        flags: u32_at(&hb, h::FLAGS),
+        engine_id: u64_at(&hb, h::ENGINE_ID),
+        seq: u64_at(&hb, h::SEQ),
+        time_ns: u64_at(&hb, h::TIME_NS),
+        pid: i32_at(&hb, h::PID),
+        tid: i32_at(&hb, h::TID),
     };
     // Every payload starts where the union does.
     let p = rec.get(layout::utrace_record::LOST..).unwrap_or(&[]);
@@ -462,16 +473,18 @@ fn parse_one(rec: &[u8]) -> Event {
         }
         uapi::REC_SYSCALL_ENTRY | uapi::REC_SYSCALL_EXIT => {
             use layout::utrace_rec_syscall as s;
-            let nr = i32_at(p, s::NR);
-            let abi = Abi::from_raw(u32_at(p, s::ABI));
             let captures = if header.flags & uapi::REC_F_CAPTURE != 0 {
                 captures(p)
             } else {
                 Captures::default()
             };
+            // The syscall's fields as an array, as the header.
+            let p: [u8; s::SIZEOF] = bytes(p, 0);
+            let nr = i32_at(&p, s::NR);
+            let abi = Abi::from_raw(u32_at(&p, s::ABI));
             let mut args = [0u64; 6];
             for (i, a) in args.iter_mut().enumerate() {
-                *a = u64_at(p, s::ARGS + 8 * i);
+                *a = u64_at(&p, s::ARGS + 8 * i);
             }
             if header.rtype == uapi::REC_SYSCALL_ENTRY {
                 Payload::SyscallEntry {
@@ -485,7 +498,7 @@ fn parse_one(rec: &[u8]) -> Event {
                     nr,
                     abi,
                     args,
-                    ret: i64_at(p, s::RET),
+                    ret: i64_at(&p, s::RET),
                     captures,
                 }
             }

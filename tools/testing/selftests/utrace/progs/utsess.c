@@ -1246,6 +1246,64 @@ static void cmp_usr1(int sig)
  * records in the same order, each compact one as long as its type says,
  * its bytes those of the whole one; read() packs them.
  */
+/*
+ * Ring slots are reused: a 16-record buffer, read while a child alternates
+ * a syscall whose record carries a long captured path with one whose
+ * record is short. Every whole record must still be zero past its compact
+ * length (a slot is cleared only as far as its last record reached).
+ */
+static int compact_reuse(void)
+{
+	static const struct utrace_capture_item item = {
+		.nr = SYS_openat, .abi = UTRACE_ABI_X86_64, .arg = 1,
+		.kind = UTRACE_CAPTURE_STR, .max = 128 };
+	struct utrace_config cfg = { .size = sizeof(cfg), .buffer_bytes = 4096 };
+	int fd = sess_open(), gate, status, dead = 0, n = 0, longs = 0;
+	struct utrace_record r;
+	long long id;
+	pid_t pid;
+
+	CHECK(!ioctl(fd, UTRACE_IOC_CONFIG, &cfg), "config 4096: %s", strerror(errno));
+	CHECK(!cap_set(fd, 0, &item, 1), "capture: %s", strerror(errno));
+	pid = fork_gated(&gate, 3);
+	if (pid == 0) {
+		char path[128];
+
+		memset(path, 'p', sizeof(path) - 1);
+		path[0] = '/';
+		path[sizeof(path) - 1] = 0;
+		for (int i = 0; i < 3000; i++) {
+			syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+			syscall(SYS_getppid);
+		}
+		_exit(0);
+	}
+	id = sess_attach(fd, pid, 0, UTRACE_EV_SYSCALL | UTRACE_EV_DEATH);
+	CHECK(id > 0, "attach: %s", strerror((int)-id));
+	if (write(gate, "g", 1) != 1)
+		die("gate");
+	while (!dead && !fails) {
+		unsigned int want;
+
+		next_record(fd, &r);
+		want = compact_len(&r);
+		for (unsigned int b = want; b < UTRACE_REC_SIZE; b++)
+			CHECK(!((const unsigned char *)&r)[b],
+			      "reused slot: record %d (type %u): byte %u past its compact length %u is not 0",
+			      n, r.h.type, b, want);
+		longs += want > 200;
+		dead = r.h.type == UTRACE_REC_DEATH;
+		n++;
+	}
+	waitpid(pid, &status, 0);
+	CHECK(longs > 16, "%d long records of %d", longs, n);
+	printf("compact: %d records through a 16-record ring, %d of them long, zero past their length\n",
+	       n, longs);
+	close(gate);
+	close(fd);
+	return fails;
+}
+
 static int cmd_compact(void)
 {
 	int full = sess_open(), comp = sess_open(), p[2], gate, status, n = 0, m = 0, dead = 0;
@@ -1325,6 +1383,10 @@ static int cmd_compact(void)
 		      f->h.type, c->h.flags, f->h.flags);
 		CHECK(c->h.size == want, "record %d (type %u): size %u, want %u", m, c->h.type,
 		      c->h.size, want);
+		for (unsigned int b = want; b < UTRACE_REC_SIZE; b++)
+			CHECK(!((const unsigned char *)f)[b],
+			      "record %d (type %u): byte %u past its compact length is not 0", m,
+			      f->h.type, b);
 		CHECK(!memcmp((const char *)c + sizeof(c->h), (const char *)f + sizeof(f->h),
 			      c->h.size - sizeof(c->h)),
 		      "record %d (type %u): payload differs", m, c->h.type);
@@ -1338,6 +1400,7 @@ static int cmd_compact(void)
 	CHECK(m == n, "%d compact records, %d whole ones", m, n);
 	printf("compact: %d records, %zu bytes compact, %zu whole\n", n, packed,
 	       (size_t)n * UTRACE_REC_SIZE);
+	compact_reuse();
 	close(p[0]);
 	close(p[1]);
 	close(gate);
