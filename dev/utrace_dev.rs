@@ -1030,6 +1030,17 @@ struct Dev {
     users: Pin<KBox<Mutex<Users>>>,
 }
 
+/// The threads `UTRACE_IOC_CONTROL` works on, kept from call to call
+/// (empty between calls) so that a STOP/RESUME round trip allocates
+/// nothing once they have grown to the engine's thread count.
+#[derive(Default)]
+struct CtlLists {
+    /// Key and user mask of each thread of the engine.
+    targets: KVec<(usize, u64)>,
+    /// Their tasks, referenced for the calls that may sleep.
+    tasks: KVec<(ARefTask, u64)>,
+}
+
 /// One open of `/dev/utrace`.
 struct Session {
     tracer: Tracer<Core>,
@@ -1037,8 +1048,9 @@ struct Session {
     /// room for [`READ_BATCH`] whole records a read copies the ring's into
     /// under the session's lock, to copy them to the reader without it.
     reader: Pin<KBox<Mutex<KVec<u8>>>>,
-    /// Serialises ioctls that change the engines.
-    ctl: Pin<KBox<Mutex<()>>>,
+    /// Serialises ioctls that change the engines, with the lists
+    /// `UTRACE_IOC_CONTROL` works on.
+    ctl: Pin<KBox<Mutex<CtlLists>>>,
     dev: Arc<Dev>,
     uid: u32,
     bytes: core::sync::atomic::AtomicUsize,
@@ -1134,7 +1146,7 @@ impl Dev {
                     )?),
                     GFP_KERNEL,
                 )?,
-                ctl: KBox::pin_init(new_mutex!(()), GFP_KERNEL)?,
+                ctl: KBox::pin_init(new_mutex!(CtlLists::default()), GFP_KERNEL)?,
                 dev: this.clone(),
                 uid,
                 bytes: core::sync::atomic::AtomicUsize::new(DEFAULT_BUFFER),
@@ -1498,11 +1510,28 @@ impl Session {
             uapi::CTL_SINGLESTEP => return Err(eopnotsupp()),
             _ => return Err(EINVAL),
         };
-        let _ctl = self.ctl.lock();
+        let mut lists = self.ctl.lock();
+        let CtlLists { targets, tasks } = &mut *lists;
+        let ret = self.control_locked(&c, stop, ctl, targets, tasks);
+        // Emptied for the next call (capacity kept); the task references
+        // are dropped here, under the mutex.
+        while utrace::kvec_pop(targets).is_some() {}
+        while utrace::kvec_pop(tasks).is_some() {}
+        ret
+    }
+
+    /// `UTRACE_IOC_CONTROL` with the session's control mutex held; its
+    /// lists (empty) to fill.
+    fn control_locked(
+        &self,
+        c: &uapi::ControlArg,
+        stop: bool,
+        ctl: Option<Control>,
+        targets: &mut KVec<(usize, u64)>,
+        tasks: &mut KVec<(ARefTask, u64)>,
+    ) -> Result<isize> {
         let core = self.core();
         // The threads concerned: their tasks, referenced for the calls below.
-        let mut targets: KVec<(usize, u64)> = KVec::new();
-        let mut tasks = KVec::new();
         {
             let n = core.state.lock().threads.len();
             targets.reserve(n, GFP_KERNEL)?;
