@@ -289,11 +289,13 @@ stop_rows() {
 		echo "$(echo "$out" | sed -n 's/^ns_per_op=//p') $(echo "$out" | sed -n 's/^cpu_ns_per_op=//p')" \
 			>>/tmp/res.stop.session_stop
 		echo "$out" | sed -n 's/^median_ns=//p' >>/tmp/res.stop.session_stop_median
+		echo "$out" | sed -n 's/^p99_ns=//p' >>/tmp/res.stop.session_stop_p99
+		echo "SPREAD stop session_stop max $(echo "$out" | sed -n 's/^max_ns=//p')"
 		kill $T; wait $T
 		teardown
 	done
 	for c in utrace utrace_median utrace_rt utrace_barrier ptrace_interrupt session_stop \
-		session_stop_median; do
+		session_stop_median session_stop_p99; do
 		[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
 		result stop $c /tmp/res.stop.$c
 	done

@@ -5,8 +5,8 @@
  * PTRACE_CONT): N times UTRACE_CTL_STOP, read() until the STOPPED record,
  * UTRACE_CTL_RESUME, the next STOP at once. In both loops the task does not
  * return to user space between round trips. Prints "ns_per_op=<ns>" (wall
- * time, the mean), "median_ns=<ns>" (each round trip timed on its own) and
- * "cpu_ns_per_op=<ns>" (the CPU time of this process and of PID's thread),
+ * time, the mean), "median_ns=<ns>" (each round trip timed on its own), its
+ * "p99_ns=<ns>" and "max_ns=<ns>", and "cpu_ns_per_op=<ns>" (the CPU time of this process and of PID's thread),
  * then detaches (the task runs on). make bench's stop rows.
  */
 #include <sys/resource.h>
@@ -99,6 +99,9 @@ int main(int argc, char **argv)
 	qsort(took, n, sizeof(took[0]), cmp_ll);
 	printf("ns_per_op=%lld\n", total / n);
 	printf("median_ns=%lld\n", took[n / 2]);
+	/* The tail: whether the mean's distance from the median is the shape
+	 * of the round trip or a few rounds a timer tick stretched. */
+	printf("p99_ns=%lld\nmax_ns=%lld\n", took[99 * n / 100], took[n - 1]);
 	printf("cpu_ns_per_op=%.0f\n", cpu / n);
 	close(fd);
 	return 0;
