@@ -53,9 +53,9 @@ static int sess[NSESS];
 static __u64 ids[NSESS][NIDS];	/* engine ids seen per session: live or stale */
 static int nids[NSESS];
 static int cur;			/* the session of the call being made */
-static long ok_by_nr[10];
+static long ok_by_nr[11];
 static long prepared_ok;	/* well-formed calls of prepare() that succeeded */
-static double ms_by_nr[11];	/* time in each command (10: the others) */
+static double ms_by_nr[12];	/* time in each command (11: the others) */
 /* (engine id, pid) of the prepared attaches, per session. */
 static __u64 pair_id[NSESS][NIDS];
 static pid_t pair_pid[NSESS][NIDS];
@@ -224,7 +224,7 @@ static __u32 ver0(unsigned int nr)
 		UTRACE_INFO_SIZE_VER0,	  UTRACE_CONFIG_SIZE_VER0,  UTRACE_ATTACH_SIZE_VER0,
 		UTRACE_DETACH_SIZE_VER0,  UTRACE_CONTROL_SIZE_VER0, UTRACE_DECIDE_SIZE_VER0,
 		UTRACE_REGS_SIZE_VER0,	  UTRACE_REGS_SIZE_VER0,    UTRACE_HANDOFF_SIZE_VER0,
-		UTRACE_CAPTURE_SIZE_VER0,
+		UTRACE_CAPTURE_SIZE_VER0, UTRACE_SYSCALLS_SIZE_VER0,
 	};
 
 	return nr < sizeof(sizes) / sizeof(sizes[0]) ? sizes[nr] : 48;
@@ -392,6 +392,19 @@ static void fill(unsigned char *arg, unsigned int nr)
 		c->items = rnd() % 6 ? (__u64)(unsigned long)items : some_ptr(c->count * 16);
 		break;
 	}
+	case 10: {
+		/* Syscall filters: random bitmaps, sometimes everything, bad flags. */
+		struct utrace_syscalls *f = (void *)arg;
+
+		for (int j = 0; j < UTRACE_SYSCALLS_WORDS; j++) {
+			f->entry[j] = rnd() % 2 ? 0 : (__u64)rnd() << 32 | rnd();
+			f->exit[j] = rnd() % 2 ? ~0ULL : (__u64)rnd() << 32 | rnd();
+		}
+		f->flags = rnd() % 4 ? 0 : rnd() % 2 ? UTRACE_SYSCALLS_F_ALL : some_flags();
+		if (rnd() % 16 == 0)
+			f->reserved = rnd();
+		break;
+	}
 	case 8: {
 		struct utrace_handoff *h = (void *)arg;
 
@@ -490,7 +503,7 @@ int main(int argc, char **argv)
 		sess[i] = sess_open();
 
 	for (long i = 0; i < n; i++) {
-		unsigned int nr = rnd() % 10, dir = rnd() % 4, size, type = UTRACE_IOC_MAGIC;
+		unsigned int nr = rnd() % 11, dir = rnd() % 4, size, type = UTRACE_IOC_MAGIC;
 		int fd, ret, e;
 		double t0;
 		unsigned long cmd;
@@ -519,11 +532,11 @@ int main(int argc, char **argv)
 		t0 = now_ms();
 		ret = ioctl(fd, cmd, (void *)(unsigned long)argp);
 		e = errno;
-		ms_by_nr[type == UTRACE_IOC_MAGIC && (cmd & 0xff) < 10 ? cmd & 0xff : 10] +=
+		ms_by_nr[type == UTRACE_IOC_MAGIC && (cmd & 0xff) < 11 ? cmd & 0xff : 11] +=
 			now_ms() - t0;
 		if (ret == 0) {
 			ok++;
-			if (type == UTRACE_IOC_MAGIC && (cmd & 0xff) < 10)
+			if (type == UTRACE_IOC_MAGIC && (cmd & 0xff) < 11)
 				ok_by_nr[cmd & 0xff]++;
 			/* A new engine's id joins the pool. */
 			if (type == UTRACE_IOC_MAGIC && (cmd & 0xff) == 2 &&
@@ -571,14 +584,15 @@ int main(int argc, char **argv)
 	printf("\nutfuzz: %ld well-formed attach, control and register calls between them succeeded\n",
 	       prepared_ok);
 	printf("utfuzz: random calls that succeeded by command: INFO %ld CONFIG %ld ATTACH %ld DETACH %ld CONTROL %ld "
-	       "DECIDE %ld GETREGS %ld SETREGS %ld HANDOFF %ld CAPTURE %ld\n",
+	       "DECIDE %ld GETREGS %ld SETREGS %ld HANDOFF %ld CAPTURE %ld SYSCALLS %ld\n",
 	       ok_by_nr[0], ok_by_nr[1], ok_by_nr[2], ok_by_nr[3], ok_by_nr[4], ok_by_nr[5],
-	       ok_by_nr[6], ok_by_nr[7], ok_by_nr[8], ok_by_nr[9]);
+	       ok_by_nr[6], ok_by_nr[7], ok_by_nr[8], ok_by_nr[9], ok_by_nr[10]);
 	printf("utfuzz: %.1f s; ms in: INFO %.0f CONFIG %.0f ATTACH %.0f DETACH %.0f CONTROL %.0f "
-	       "DECIDE %.0f GETREGS %.0f SETREGS %.0f HANDOFF %.0f CAPTURE %.0f other %.0f\n",
+	       "DECIDE %.0f GETREGS %.0f SETREGS %.0f HANDOFF %.0f CAPTURE %.0f SYSCALLS %.0f "
+	       "other %.0f\n",
 	       (now_ms() - start) / 1e3, ms_by_nr[0], ms_by_nr[1], ms_by_nr[2], ms_by_nr[3],
 	       ms_by_nr[4], ms_by_nr[5], ms_by_nr[6], ms_by_nr[7], ms_by_nr[8], ms_by_nr[9],
-	       ms_by_nr[10]);
+	       ms_by_nr[10], ms_by_nr[11]);
 	if (fails)
 		printf("FAIL: %ld calls returned what sessions.rst does not document\n", fails);
 	return fails ? 1 : 0;
