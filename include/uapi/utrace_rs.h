@@ -508,10 +508,12 @@ struct utrace_capture {
  * that syscall at entry or exit are written, where n is the number of an
  * x86-64 syscall, UTRACE_CAPTURE_NR_MAX plus the number of an i386 one. A
  * syscall the bitmaps cannot name (x32, a number from
- * UTRACE_CAPTURE_NR_MAX on, -1) is always recorded. A call left out gets
- * no record, no capture and no decision (it runs), but a thread the
- * session holds still stops there. UTRACE_SYSCALLS_F_ALL drops the
- * bitmaps: every syscall is recorded, as before the first call.
+ * UTRACE_CAPTURE_NR_MAX on, -1) is always recorded: so is the exit of
+ * rt_sigreturn and of a call an entry decision aborted, whose number
+ * there is -1. A call left out gets no record, no capture and no decision
+ * (it runs), but a thread the session holds still stops there.
+ * UTRACE_SYSCALLS_F_ALL drops the bitmaps: every syscall is recorded, as
+ * before the first call.
  */
 #define UTRACE_SYSCALLS_WORDS	(2 * UTRACE_CAPTURE_NR_MAX / 64)
 #define UTRACE_SYSCALLS_F_ALL	(1U << 0)
