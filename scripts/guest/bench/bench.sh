@@ -123,6 +123,12 @@ one() {
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
 	utrace_nomem)
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/utrace trace --no-memory -f -o /dev/null -- /utrace/bin/bench "$w" "$n") ;;
+	# Debian's perf (the host's linux-perf, where it has one): perf trace
+	# reads the raw_syscalls tracepoints through perf's ring buffers (it
+	# may lose events: counted in the guest log).
+	perf_trace)
+		out=$(BENCH_TRACER_CPU=1 perf trace -o /dev/null -- /utrace/bin/bench "$w" "$n" 2>/tmp/perf.err)
+		grep -i "lost" /tmp/perf.err | sed 's/^/PERF-TRACE /' ;;
 	# A plain session reader (sessread: lossy, every syscall's entry and
 	# exit, batched read()s, each record only stepped over): session, the
 	# workload's CPU alone (what a session's records add to the traced
@@ -324,10 +330,17 @@ if [ "${BENCH_PLAN:-}" = hot ]; then
 	exit 0
 fi
 
-# The tools' rows: strace and utrace trace on the syscall workloads.
+# The tools' rows: strace, utrace trace and, where the image has perf and
+# its syscall tracing works here, perf trace, on the syscall workloads.
 tool_rows() {
-	measure getppid "$N_PTRACE_SYS" strace utrace_trace utrace_nomem session reader
-	measure files "$N_FILES_PTRACE" strace utrace_trace utrace_nomem session
+	perf=
+	if command -v perf >/dev/null && perf trace -o /dev/null -- true 2>/tmp/perf.err; then
+		perf=perf_trace
+	else
+		echo "BENCH-NOTE no perf trace rows: $(head -c 200 /tmp/perf.err 2>/dev/null)"
+	fi
+	measure getppid "$N_PTRACE_SYS" strace utrace_trace utrace_nomem session reader $perf
+	measure files "$N_FILES_PTRACE" strace utrace_trace utrace_nomem session $perf
 }
 
 # BENCH_PLAN=tools: the tools' rows with their baselines and the ptrace and
