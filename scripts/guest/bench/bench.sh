@@ -253,6 +253,8 @@ fi
 # utrace: a debugger's STOP, utrace_wait_stopped(), RESUME (stopwait);
 # utrace_median: the same loop's median round trip (each one timed);
 # utrace_rt: the same with the controller SCHED_FIFO (stopwait ... rt);
+# utrace_now (and its median): the next STOP right after RESUME, as
+# ptrace's loop does (stopwait ... now);
 # utrace_barrier: the QUIESCE callback wakes the controller, which must
 # utrace_barrier() before its RESUME (stoploop); session_stop (and its
 # median): a /dev/utrace session's STOP, STOPPED record, RESUME in
@@ -275,6 +277,10 @@ stop_rows() {
 		[ "$(utctl stopwait 0 "$N_STOP" rt)" = 0 ] || fail "stopwait rt"
 		sed -n 's/^bench.stopwait_ns //p' $UT/stats >>/tmp/res.stop.utrace_rt
 		sed -n 's/^bench.stopwait_split /BENCH-STOPSPLIT-RT /p' $UT/stats
+		# ptrace's loop in the kernel: the next STOP right after RESUME.
+		[ "$(utctl stopwait 0 "$N_STOP" now)" = 0 ] || fail "stopwait now"
+		sed -n 's/^bench.stopwait_ns //p' $UT/stats >>/tmp/res.stop.utrace_now
+		sed -n 's/^bench.stopwait_median_ns //p' $UT/stats >>/tmp/res.stop.utrace_now_median
 		[ "$(utctl stoploop 0 "$N_STOP")" = 0 ] || fail "stoploop"
 		sed -n 's/^bench.stop_ns //p' $UT/stats >>/tmp/res.stop.utrace_barrier
 		ut cleanup
@@ -300,8 +306,8 @@ stop_rows() {
 		kill $T; wait $T
 		teardown
 	done
-	for c in utrace utrace_median utrace_rt utrace_barrier ptrace_interrupt session_stop \
-		session_stop_median session_stop_p99; do
+	for c in utrace utrace_median utrace_rt utrace_now utrace_now_median utrace_barrier \
+		ptrace_interrupt session_stop session_stop_median session_stop_p99; do
 		[ -s /tmp/res.stop.$c ] || fail "stop $c gave no result"
 		result stop $c /tmp/res.stop.$c
 	done

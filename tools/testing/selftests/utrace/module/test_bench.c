@@ -138,10 +138,12 @@ static int cmp_u64(const void *a, const void *b)
  * A debugger's round trip: STOP, wait until the task sleeps in its stop
  * (utrace_wait_stopped(): the task wakes us right before it sleeps), RESUME
  * (no barrier: the wait's 0 means no callback is in flight and the stop
- * holds), then wait until it runs again.
+ * holds), then wait until it runs again; STOPWAIT_NOW: the next STOP right
+ * after the RESUME, ptrace's loop (make bench's ptrace_interrupt row).
  */
-int cmd_stopwait(int slot, long n, bool rt)
+int cmd_stopwait(int slot, long n, int mode)
 {
+	bool rt = mode == STOPWAIT_RT, at_once = mode == STOPWAIT_NOW;
 	struct slot *s = &slots[slot];
 	/*
 	 * Each round trip's own time, for its median: the mean also counts
@@ -181,15 +183,22 @@ int cmd_stopwait(int slot, long n, bool rt)
 		unsigned long calls = READ_ONCE(stopwait_syscalls);
 
 		ret = utrace_control(s->task, s->engine, UTRACE_STOP);
-		if (ret != -EINPROGRESS) {
-			/* 0 would mean still stopped: a bug here. */
+		/*
+		 * 0: still stopped. Only in the at-once loop, where the RESUME
+		 * came before the task ran (as ptrace's PTRACE_INTERRUPT
+		 * comes right after PTRACE_CONT); else a bug here.
+		 */
+		if (ret != -EINPROGRESS && (ret || !at_once)) {
 			ret = ret ?: -EPROTO;
 			break;
 		}
 		ret = utrace_wait_stopped(s->task, s->engine, UTRACE_WAIT_KILLABLE);
 		if (ret)
 			break;
-		ret = resume_until_run(s);
+		if (at_once)
+			ret = utrace_control(s->task, s->engine, UTRACE_RESUME);
+		else
+			ret = resume_until_run(s);
 		now = ktime_get_ns();
 		trips[i] = now - t;
 		t = now;

@@ -68,6 +68,9 @@
  *                         QUIESCE callback returns STOP meanwhile and wakes
  *   stopwait SLOT N rt    the same with the controller SCHED_FIFO (run as
  *                         soon as it is woken)
+ *   stopwait SLOT N now   ptrace's loop: the next STOP right after the
+ *                         RESUME, before the task ran (it may find the
+ *                         task still stopped)
  *                         stats of both: "bench.stopwait_ns" (the mean),
  *                         "bench.stopwait_median_ns" (each round trip timed
  *                         on its own) and "bench.stopwait_split" (CPU per
@@ -269,9 +272,11 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "stoploop") && s && s->engine && s->task && argc == 3)
 		return cmd_stoploop(n, a2);
-	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task &&
-	    (argc == 3 || (argc == 4 && !strcmp(argv[3], "rt"))))
-		return cmd_stopwait(n, a2, argc == 4);
+	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task && argc == 3)
+		return cmd_stopwait(n, a2, STOPWAIT_FAIR);
+	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task && argc == 4 &&
+	    (!strcmp(argv[3], "rt") || !strcmp(argv[3], "now")))
+		return cmd_stopwait(n, a2, !strcmp(argv[3], "rt") ? STOPWAIT_RT : STOPWAIT_NOW);
 	if (!strcmp(argv[0], "waitstop") && s && s->engine && s->task && argc == 3)
 		return cmd_waitstop(n, a2);
 	if (!strcmp(argv[0], "sigret") && s && argc == 3) {

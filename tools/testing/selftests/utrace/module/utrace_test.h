@@ -113,7 +113,9 @@ void test_slots_show(struct seq_file *m);
 /* test_bench.c */
 int cmd_attachloop(long pid, long n);
 int cmd_stoploop(int slot, long n);
-int cmd_stopwait(int slot, long n, bool rt);
+/* cmd_stopwait()'s modes. */
+enum { STOPWAIT_FAIR, STOPWAIT_RT, STOPWAIT_NOW };
+int cmd_stopwait(int slot, long n, int mode);
 int cmd_waitstop(int slot, unsigned int flags);
 int cmd_examinepoke(struct slot *s, long n, long other);
 int cmd_barrierloop(struct slot *s, long n);
