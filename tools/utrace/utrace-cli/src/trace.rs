@@ -304,6 +304,16 @@ impl Calls {
     }
 }
 
+/// A SYSCALL_EXIT record's fields.
+#[derive(Clone, Copy)]
+struct ExitRec<'a> {
+    abi: Abi,
+    nr: i32,
+    args: &'a [u64; 6],
+    ret: i64,
+    captures: &'a Captures,
+}
+
 /// `[pid N] ` before the lines of a thread other than the first (`-f`).
 struct Prefix(Option<i32>);
 
@@ -459,22 +469,15 @@ impl Tracer {
         })
     }
 
-    fn exit(
-        &mut self,
-        tid: i32,
-        abi: Abi,
-        nr: i32,
-        args: &[u64; 6],
-        ret: i64,
-        captures: &Captures,
-    ) {
+    fn exit(&mut self, tid: i32, e: &ExitRec<'_>) {
+        let (abi, nr, ret, captures) = (e.abi, e.nr, e.ret, e.captures);
         let Some(p) = self.pending.remove(tid) else {
             let whole = self
                 .syscalls
                 .as_ref()
                 .is_some_and(|f| !f.records_entry(abi, i64::from(nr)));
             if whole {
-                self.exit_only(tid, abi, nr, args, ret, captures);
+                self.exit_only(tid, e);
             } else if self.taken && self.shown(abi, nr) {
                 self.resumed(tid, abi, nr, ret);
             }
@@ -544,15 +547,14 @@ impl Tracer {
 
     /// The line of a call the kernel records at its exit only (its
     /// arguments are the exit record's).
-    fn exit_only(
-        &mut self,
-        tid: i32,
-        abi: Abi,
-        nr: i32,
-        args: &[u64; 6],
-        ret: i64,
-        captures: &Captures,
-    ) {
+    fn exit_only(&mut self, tid: i32, e: &ExitRec<'_>) {
+        let ExitRec {
+            abi,
+            nr,
+            args,
+            ret,
+            captures,
+        } = *e;
         if !self.started || !self.shown(abi, nr) {
             return;
         }
@@ -641,7 +643,16 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
             args,
             ret,
             captures,
-        } => t.exit(h.tid, abi, nr, &args, ret, &captures),
+        } => t.exit(
+            h.tid,
+            &ExitRec {
+                abi,
+                nr,
+                args: &args,
+                ret,
+                captures: &captures,
+            },
+        ),
         Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
         Payload::Clone {
             clone_flags: flags,
