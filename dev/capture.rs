@@ -53,9 +53,11 @@ impl Default for Table {
     }
 }
 
-/// The index in [`Table::items`] of syscall `nr` of `UTRACE_ABI_*` `abi`:
-/// `None` for another ABI or a number from `CAPTURE_NR_MAX` on.
-fn index(abi: u32, nr: i64) -> Option<usize> {
+/// The index of syscall `nr` of `UTRACE_ABI_*` `abi` in the per-syscall
+/// tables of a session (x86-64's numbers, then i386's: [`Table::items`],
+/// the bitmaps of `filter.rs`): `None` for another ABI or a number from
+/// `CAPTURE_NR_MAX` on.
+pub(crate) fn index(abi: u32, nr: i64) -> Option<usize> {
     let base = match abi {
         uapi::ABI_X86_64 => 0,
         uapi::ABI_I386 => uapi::CAPTURE_NR_MAX,

@@ -39,17 +39,9 @@ impl Filter {
         if self.all {
             return true;
         }
-        let base = match arch {
-            SyscallArch::X86_64 => 0,
-            SyscallArch::I386 => uapi::CAPTURE_NR_MAX,
-        };
-        let Some(n) = usize::try_from(nr)
-            .ok()
-            .filter(|&n| n < uapi::CAPTURE_NR_MAX)
-        else {
+        let Some(n) = crate::capture::index(crate::abi_of(arch), nr) else {
             return true;
         };
-        let n = base + n;
         let words = if exit { &self.exit } else { &self.entry };
         words.get(n / 64).is_some_and(|w| w & (1 << (n % 64)) != 0)
     }
