@@ -861,22 +861,22 @@ impl UTask {
         }
     }
 
-    /// Keeps `reader` to wake at the task's stop's first sleep, or at the
-    /// end of its report work if it does not stop (a reader kept before is
-    /// woken now); `Err(reader)` if the task is not in its report work.
-    /// Only the task itself calls it.
-    pub(crate) fn defer_wake(&self, reader: shim::stop::Reader) -> Result<(), shim::stop::Reader> {
+    /// Keeps the reader `reader()` gives to wake at the task's stop's first
+    /// sleep, or at the end of its report work if it does not stop (a
+    /// reader kept before is woken now); false, `reader` not called, if the
+    /// task is not in its report work. Only the task itself calls it.
+    pub(crate) fn defer_wake(&self, reader: impl FnOnce() -> shim::stop::Reader) -> bool {
         if !self.in_work.load(SeqCst) {
-            return Err(reader);
+            return false;
         }
         // INVARIANT: `stop_wake` holds an owned reader or null.
-        let old = self.stop_wake.swap(reader.into_raw(), SeqCst);
+        let old = self.stop_wake.swap(reader().into_raw(), SeqCst);
         // SAFETY: `stop_wake` holds readers from `into_raw` only, each
         // taken back once (by the swap).
         if let Some(old) = unsafe { shim::stop::Reader::from_raw(old) } {
             old.wake();
         }
-        Ok(())
+        true
     }
 
     /// The reader [`UTask::defer_wake`] kept, if any.

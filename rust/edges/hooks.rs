@@ -571,12 +571,13 @@ pub(crate) extern "C" fn utrace_rs_defer_wake(file: *mut kernel::ffi::c_void) ->
     let Some(ut) = st.table.lookup(task::current(), &rcu) else {
         return false;
     };
-    // SAFETY: The caller (an engine callback of `current`'s) holds a
-    // reference on `file`.
-    let reader = unsafe { shim::stop::Reader::get(file) };
-    // Only `current` sets `in_work`: if it is not in its work, the reader
-    // is dropped (its reference put) and the caller wakes the file now.
-    ut.defer_wake(reader).is_ok()
+    // Only `current` sets `in_work`: if it is not in its work, no
+    // reference is taken and the caller wakes the file now.
+    ut.defer_wake(|| {
+        // SAFETY: The caller (an engine callback of `current`'s) holds a
+        // reference on `file`.
+        unsafe { shim::stop::Reader::get(file) }
+    })
 }
 
 /// For `shim/stop.c`, on SIGCONT (siglock held): wakes `task` if it sleeps in
