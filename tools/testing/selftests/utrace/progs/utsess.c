@@ -116,6 +116,20 @@ static void next_record(int fd, struct utrace_record *r)
 	}
 }
 
+/*
+ * Reads @fd's records into @r up to the DEATH one, at most @max; returns
+ * how many (the last is the DEATH one unless @max ran out first).
+ */
+static int read_to_death(int fd, struct utrace_record *r, int max)
+{
+	int n = 0;
+
+	do
+		next_record(fd, &r[n]);
+	while (r[n++].h.type != UTRACE_REC_DEATH && n < max);
+	return n;
+}
+
 /* A child waiting on a pipe, then doing @n getppid()s and exiting with 7. */
 static pid_t gated_child(int n, int *gate)
 {
@@ -1306,7 +1320,7 @@ static int compact_reuse(void)
 
 static int cmd_compact(void)
 {
-	int full = sess_open(), comp = sess_open(), p[2], gate, status, n = 0, m = 0, dead = 0;
+	int full = sess_open(), comp = sess_open(), p[2], gate, status, n, m = 0;
 	struct utrace_config cfg = { .size = sizeof(cfg), .flags = UTRACE_CONFIG_F_COMPACT,
 				     .buffer_bytes = 1 << 20 };
 	__u64 ev = UTRACE_EV_SYSCALL | UTRACE_EV_SIGNAL_ALL | UTRACE_EV_EXEC | UTRACE_EV_EXIT |
@@ -1347,11 +1361,8 @@ static int cmd_compact(void)
 		die("gate");
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2, "child status %#x", status);
-	for (dead = 0; !dead && n < CMP_MAX; n++) {
-		next_record(full, &cmp_full[n]);
-		dead = cmp_full[n].h.type == UTRACE_REC_DEATH;
-	}
-	CHECK(dead, "no DEATH record in %d", n);
+	n = read_to_death(full, cmp_full, CMP_MAX);
+	CHECK(cmp_full[n - 1].h.type == UTRACE_REC_DEATH, "no DEATH record in %d", n);
 	/* A buffer one byte short of a whole record: EINVAL, compact or not. */
 	CHECK(read(comp, cmp_buf, UTRACE_REC_SIZE - 1) < 0 && errno == EINVAL,
 	      "read of %d bytes: not EINVAL", UTRACE_REC_SIZE - 1);
@@ -1436,17 +1447,6 @@ static int filter_has(const struct utrace_syscalls *f, int entry, int nr)
 	return !!(w[nr / 64] & (1ULL << (nr % 64)));
 }
 
-/* Reads @fd's records up to the DEATH one; returns how many. */
-static int read_to_death(int fd, struct utrace_record *r)
-{
-	int n = 0;
-
-	do
-		next_record(fd, &r[n]);
-	while (r[n++].h.type != UTRACE_REC_DEATH && n < SYS_MAX);
-	return n;
-}
-
 static int cmd_syscalls(void)
 {
 	int all = sess_open(), filt = sess_open(), gate, status, n, m, k = 0, ppid_exits = 0;
@@ -1489,8 +1489,10 @@ static int cmd_syscalls(void)
 		die("gate");
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
-	n = read_to_death(all, sys_all);
-	m = read_to_death(filt, sys_filt);
+	n = read_to_death(all, sys_all, SYS_MAX);
+	m = read_to_death(filt, sys_filt, SYS_MAX);
+	CHECK(sys_all[n - 1].h.type == UTRACE_REC_DEATH && sys_filt[m - 1].h.type == UTRACE_REC_DEATH,
+	      "no DEATH record in %d and %d", n, m);
 	for (int i = 0; i < n && !fails; i++) {
 		const struct utrace_record *r = &sys_all[i];
 		int entry = r->h.type == UTRACE_REC_SYSCALL_ENTRY, nr = r->syscall.nr;
