@@ -272,11 +272,14 @@ static int run_cmd(char *buf)
 	}
 	if (!strcmp(argv[0], "stoploop") && s && s->engine && s->task && argc == 3)
 		return cmd_stoploop(n, a2);
-	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task && argc == 3)
-		return cmd_stopwait(n, a2, STOPWAIT_FAIR);
-	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task && argc == 4 &&
-	    (!strcmp(argv[3], "rt") || !strcmp(argv[3], "now")))
-		return cmd_stopwait(n, a2, !strcmp(argv[3], "rt") ? STOPWAIT_RT : STOPWAIT_NOW);
+	if (!strcmp(argv[0], "stopwait") && s && s->engine && s->task) {
+		if (argc == 3)
+			return cmd_stopwait(n, a2, STOPWAIT_FAIR);
+		if (argc == 4 && !strcmp(argv[3], "rt"))
+			return cmd_stopwait(n, a2, STOPWAIT_RT);
+		if (argc == 4 && !strcmp(argv[3], "now"))
+			return cmd_stopwait(n, a2, STOPWAIT_NOW);
+	}
 	if (!strcmp(argv[0], "waitstop") && s && s->engine && s->task && argc == 3)
 		return cmd_waitstop(n, a2);
 	if (!strcmp(argv[0], "sigret") && s && argc == 3) {

@@ -6,8 +6,9 @@
  * UTRACE_CTL_RESUME, the next STOP at once. In both loops the task does not
  * return to user space between round trips. Prints "ns_per_op=<ns>" (wall
  * time, the mean), "median_ns=<ns>" (each round trip timed on its own), its
- * "p99_ns=<ns>" and "max_ns=<ns>", and "cpu_ns_per_op=<ns>" (the CPU time of this process and of PID's thread),
- * then detaches (the task runs on). make bench's stop rows.
+ * "p99_ns=<ns>" and "max_ns=<ns>", and "cpu_ns_per_op=<ns>" (the CPU time
+ * of this process and of PID's thread), then detaches (the task runs on).
+ * make bench's stop rows.
  */
 #include <sys/resource.h>
 #include <time.h>
