@@ -383,8 +383,9 @@ impl Tracer {
         use std::fmt::Write as _;
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        if let Prefix(Some(_)) = self.prefix(tid) {
-            let _ = write!(line, "{}", self.prefix(tid));
+        let prefix = self.prefix(tid);
+        if prefix.0.is_some() {
+            let _ = write!(line, "{prefix}");
         }
         line.push_str(text);
         // The formatter writes ASCII only (quoted() escapes the rest).
