@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Errno names and texts as strace prints them (`ENOENT (No such file or
-//! directory)`): the C library's, through nix, plus the kernel's restart
-//! codes, which user space never sees but a syscall exit record can carry.
+//! directory)`): the C library's names (through nix) and texts
+//! (`strerror()`, which strace prints too; nix's own texts are the kernel
+//! header's comments, "Bad file number" for EBADF), plus the kernel's
+//! restart codes, which user space never sees but a syscall exit record
+//! can carry.
 
 use nix::errno::Errno;
 use std::sync::OnceLock;
@@ -19,15 +22,22 @@ const RESTART: &[(i32, &str, &str)] = &[
 /// go up to 133).
 const TABLE: usize = 256;
 
-/// The C library's errno names (nix's `Errno` names them by `Debug`), made
-/// once: a trace names an errno per failed call.
-fn table() -> &'static [Option<(String, &'static str)>] {
-    static NAMES: OnceLock<Vec<Option<(String, &'static str)>>> = OnceLock::new();
+/// The C library's text of `e`: `strerror()`'s, as std reports it.
+fn text(e: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(e).to_string();
+    let suffix = format!(" (os error {e})");
+    s.strip_suffix(&suffix).map(str::to_string).unwrap_or(s)
+}
+
+/// The C library's errno names (nix's `Errno` names them by `Debug`) and
+/// texts, made once: a trace names an errno per failed call.
+fn table() -> &'static [Option<(String, String)>] {
+    static NAMES: OnceLock<Vec<Option<(String, String)>>> = OnceLock::new();
     NAMES.get_or_init(|| {
         (0..TABLE as i32)
             .map(|e| {
                 let n = Errno::from_raw(e);
-                (e > 0 && n != Errno::UnknownErrno).then(|| (format!("{n:?}"), n.desc()))
+                (e > 0 && n != Errno::UnknownErrno).then(|| (format!("{n:?}"), text(e)))
             })
             .collect()
     })
@@ -35,11 +45,13 @@ fn table() -> &'static [Option<(String, &'static str)>] {
 
 /// The name and text of `errno` (positive), if known.
 pub fn describe(errno: i32) -> Option<(&'static str, &'static str)> {
-    if let Some(&(_, name, text)) = RESTART.iter().find(|e| e.0 == errno) {
-        return Some((name, text));
+    match usize::try_from(errno) {
+        Ok(e) if e < TABLE => table()[e].as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
+        _ => RESTART
+            .iter()
+            .find(|e| e.0 == errno)
+            .map(|&(_, name, text)| (name, text)),
     }
-    let e = usize::try_from(errno).ok().filter(|&e| e < TABLE)?;
-    table()[e].as_ref().map(|(n, t)| (n.as_str(), *t))
 }
 
 /// Whether `errno` is one of the kernel-internal restart codes.
@@ -60,6 +72,12 @@ mod tests {
     fn names() {
         assert_eq!(describe(2), Some(("ENOENT", "No such file or directory")));
         assert_eq!(describe(1).map(|d| d.0), Some("EPERM"));
+        // strerror()'s texts, as strace prints them.
+        assert_eq!(describe(9), Some(("EBADF", "Bad file descriptor")));
+        assert_eq!(
+            describe(11),
+            Some(("EAGAIN", "Resource temporarily unavailable"))
+        );
         assert_eq!(describe(512).map(|d| d.0), Some("ERESTARTSYS"));
         assert_eq!(describe(4000), None);
         assert_eq!(by_name("EACCES"), Some(13));

@@ -6,7 +6,8 @@
  * write(), what it did, one syscall a line, as syscall_trace should show it
  * (with the fds, pid and errors it really got). Then it exits 0.
  *   files DIR   openat/read/close DIR/in (made by the test), a failing
- *               openat, open+write+close of DIR/out, pipe2, getpid, kill 0,
+ *               openat, open+write+close of DIR/out, pipe2, a close that
+ *               fails (EBADF), getpid, kill 0,
  *               unlink, nanosleep, mkdir/rmdir, an unknown syscall
  *   capture DIR the memory a tracer must show as the call had it: openat
  *               of DIR/in whose path lies in a file page the process never
@@ -43,6 +44,8 @@ static const char *result(long ret, int err)
 		snprintf(buf, sizeof(buf), " = -1 ESPIPE (Illegal seek)");
 	else if (err == ENOSYS)
 		snprintf(buf, sizeof(buf), " = -1 ENOSYS (Function not implemented)");
+	else if (err == EBADF)
+		snprintf(buf, sizeof(buf), " = -1 EBADF (Bad file descriptor)");
 	else
 		snprintf(buf, sizeof(buf), " = -1 errno %d", err);
 	return buf;
@@ -92,6 +95,9 @@ static void files(const char *dir)
 	say("close(9)%s\n", result(r, errno));
 	r = close(p[0]);
 	say("close(%d)%s\n", p[0], result(r, errno));
+	r = close(p[1]);
+	say("close(%d)%s\n", p[1], result(r, errno));
+	/* strerror()'s text, as strace prints it (not "Bad file number") */
 	r = close(p[1]);
 	say("close(%d)%s\n", p[1], result(r, errno));
 	pid = syscall(SYS_getpid);
