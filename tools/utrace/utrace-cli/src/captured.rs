@@ -10,18 +10,39 @@
 
 use crate::format::{Mem, DATA_MAX_SHOWN, PATH_MAX_SHOWN};
 use utrace::event::Captures;
-use utrace::syscalls::{self, Arg};
+use utrace::syscalls::{self, Arg, Syscall, Table};
 use utrace::uapi::{self, CaptureItem};
 use utrace::Abi;
 
-/// The capture list for every syscall the formatter decodes, both ABIs.
-pub fn items() -> Vec<CaptureItem> {
+/// Whether the line of `s` (of `table`) can be made from its exit record
+/// alone: its one memory argument is memory the call only reads (a path, a
+/// buffer it writes out), which the kernel then captures as the call
+/// returns (the same bytes, unless another thread changed them meanwhile,
+/// as it may under strace too). Not exec, whose memory is gone at its exit.
+pub fn whole_at_exit(table: &Table, s: &Syscall) -> bool {
+    let mut memory = s.args.iter().filter(|a| {
+        matches!(
+            a,
+            Arg::Path | Arg::OutBuf | Arg::InBuf | Arg::Timespec | Arg::Timespec32 | Arg::PipeFds
+        )
+    });
+    matches!(
+        (memory.next(), memory.next()),
+        (Some(Arg::Path | Arg::OutBuf), None)
+    ) && !table.is_exec(i64::from(s.nr))
+}
+
+/// The capture list for every syscall the formatter decodes, both ABIs;
+/// with `fold`, the memory of [`whole_at_exit`] calls is captured at their
+/// exits (the caller then records those at their exits only).
+pub fn items(fold: bool) -> Vec<CaptureItem> {
     let mut out = Vec::new();
     for (abi, raw) in [(Abi::X86_64, uapi::ABI_X86_64), (Abi::I386, uapi::ABI_I386)] {
         let Some(table) = syscalls::table(abi) else {
             continue;
         };
         for s in table.syscalls() {
+            let folded = fold && whole_at_exit(table, s);
             for (i, arg) in s.args.iter().enumerate() {
                 let (kind, max, exit) = match arg {
                     Arg::Path => (uapi::CAPTURE_STR, PATH_MAX_SHOWN, false),
@@ -39,7 +60,11 @@ pub fn items() -> Vec<CaptureItem> {
                     kind: kind as u8,
                     // An OutBuf's length is the argument after it.
                     len_arg: if *arg == Arg::OutBuf { i as u8 + 1 } else { 0 },
-                    flags: if exit { uapi::CAPTURE_AT_EXIT as u8 } else { 0 },
+                    flags: if exit || folded {
+                        uapi::CAPTURE_AT_EXIT as u8
+                    } else {
+                        0
+                    },
                     max: max as u16,
                     ..CaptureItem::default()
                 });
@@ -80,7 +105,7 @@ mod tests {
 
     #[test]
     fn every_memory_argument_is_listed_once() {
-        let items = items();
+        let items = items(false);
         let open = syscalls::number(Abi::X86_64, "openat").unwrap();
         let o: Vec<_> = items
             .iter()

@@ -48,39 +48,64 @@ pub const DATA_MAX_SHOWN: usize = 32;
 /// The text being built.
 pub type Line = String;
 
+/// Bytes [`quoted`] shows as they are: printable ASCII but `"` and `\\`.
+const PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0x20;
+    while b <= 0x7e {
+        t[b] = b != b'"' as usize && b != b'\\' as usize;
+        b += 1;
+    }
+    t
+};
+
 /// `bytes` quoted as strace quotes: `\n`, `\t`, `\"`, `\\`, octal for the
 /// rest of what is not printable; `...` after the quote if `more`.
 fn quoted(w: &mut Line, bytes: &[u8], more: bool) -> fmt::Result {
-    w.write_char('"')?;
+    w.push('"');
     let mut rest = bytes;
-    while let Some(&b) = rest.first() {
-        // A run of bytes shown as they are, in one write.
+    while !rest.is_empty() {
+        // A run of bytes shown as they are, in one copy.
         let run = rest
             .iter()
-            .position(|&c| !(0x20..=0x7e).contains(&c) || c == b'"' || c == b'\\')
+            .position(|&c| !PLAIN[usize::from(c)])
             .unwrap_or(rest.len());
-        if run > 0 {
-            // Printable ASCII only: always UTF-8.
-            w.push_str(std::str::from_utf8(&rest[..run]).unwrap_or("?"));
-            rest = &rest[run..];
-            continue;
-        }
-        rest = &rest[1..];
+        let (plain, after) = rest.split_at(run);
+        // Printable ASCII only: always UTF-8.
+        w.push_str(std::str::from_utf8(plain).unwrap_or("?"));
+        let Some((&b, after)) = after.split_first() else {
+            break;
+        };
+        rest = after;
         match b {
-            b'"' => w.write_str("\\\"")?,
-            b'\\' => w.write_str("\\\\")?,
-            b'\n' => w.write_str("\\n")?,
-            b'\t' => w.write_str("\\t")?,
-            b'\r' => w.write_str("\\r")?,
+            b'"' => w.push_str("\\\""),
+            b'\\' => w.push_str("\\\\"),
+            b'\n' => w.push_str("\\n"),
+            b'\t' => w.push_str("\\t"),
+            b'\r' => w.push_str("\\r"),
             // Octal, as short as the next byte allows (strace's rule).
-            _ if rest.first().is_some_and(|c| (b'0'..=b'7').contains(c)) => write!(w, "\\{b:03o}")?,
-            _ => write!(w, "\\{b:o}")?,
+            _ => {
+                let full = rest.first().is_some_and(|c| (b'0'..=b'7').contains(c));
+                w.push('\\');
+                for shift in [6, 3, 0] {
+                    if full || b >> shift != 0 || shift == 0 {
+                        w.push(char::from(b'0' + ((b >> shift) & 7)));
+                    }
+                }
+            }
         }
     }
-    w.write_char('"')?;
+    w.push('"');
     if more {
-        w.write_str("...")?;
+        w.push_str("...");
     }
+    Ok(())
+}
+
+/// `v` in decimal (itoa: the formatting machinery costs several times
+/// more, and most arguments and results are integers).
+fn int(w: &mut Line, v: impl itoa::Integer) -> fmt::Result {
+    w.push_str(itoa::Buffer::new().format(v));
     Ok(())
 }
 
@@ -278,7 +303,7 @@ pub fn signal(w: &mut Line, sig: i64) -> fmt::Result {
 fn named(w: &mut Line, v: u64, names: &[&str]) -> fmt::Result {
     match usize::try_from(v).ok().and_then(|i| names.get(i)) {
         Some(name) if !name.is_empty() => w.write_str(name),
-        _ => write!(w, "{}", v as i32),
+        _ => int(w, v as i32),
     }
 }
 
@@ -362,16 +387,16 @@ fn arg(
     ret: Option<i64>,
 ) -> fmt::Result {
     match kind {
-        Arg::Int | Arg::Fd => write!(w, "{}", v as i32),
-        Arg::Off if arch == Abi::I386 => write!(w, "{}", v as i32),
-        Arg::Off => write!(w, "{}", v as i64),
-        Arg::OffLoHi => write!(w, "{}", ((next << 32) | (v & 0xffff_ffff)) as i64),
-        Arg::UInt if arch == Abi::I386 => write!(w, "{}", v as u32),
-        Arg::UInt => write!(w, "{v}"),
+        Arg::Int | Arg::Fd => int(w, v as i32),
+        Arg::Off if arch == Abi::I386 => int(w, v as i32),
+        Arg::Off => int(w, v as i64),
+        Arg::OffLoHi => int(w, ((next << 32) | (v & 0xffff_ffff)) as i64),
+        Arg::UInt if arch == Abi::I386 => int(w, v as u32),
+        Arg::UInt => int(w, v),
         Arg::Hex => write!(w, "{v:#x}"),
         Arg::Ptr => pointer(w, v),
         Arg::DirFd if v as i32 == -100 => w.write_str("AT_FDCWD"),
-        Arg::DirFd => write!(w, "{}", v as i32),
+        Arg::DirFd => int(w, v as i32),
         Arg::Path => path(w, cx, v),
         Arg::OutBuf => data(w, cx, v, next),
         Arg::InBuf => match ret {
@@ -485,10 +510,18 @@ pub fn result(w: &mut Line, arch: Abi, sys: Option<&Syscall>, ret: i64) -> fmt::
     if (-4095..0).contains(&ret) {
         let e = -ret as i32;
         let first = if errno::is_restart(e) { "?" } else { "-1" };
-        return match errno::describe(e) {
-            Some((name, text)) => write!(w, " = {first} {name} ({text})"),
-            None => write!(w, " = -1 errno {e}"),
-        };
+        match errno::describe(e) {
+            Some((name, text)) => {
+                for s in [" = ", first, " ", name, " (", text, ")"] {
+                    w.push_str(s);
+                }
+            }
+            None => {
+                w.push_str(" = -1 errno ");
+                int(w, e)?;
+            }
+        }
+        return Ok(());
     }
     match sys.map(|s| s.ret) {
         Some(Ret::Addr) if arch == Abi::I386 => write!(w, " = {:#x}", ret as u32),
@@ -496,13 +529,55 @@ pub fn result(w: &mut Line, arch: Abi, sys: Option<&Syscall>, ret: i64) -> fmt::
         // Most lines end here: itoa, not the formatting machinery.
         _ if arch == Abi::I386 => {
             w.push_str(" = ");
-            w.push_str(itoa::Buffer::new().format(ret as i32));
-            Ok(())
+            int(w, ret as i32)
         }
         _ => {
             w.push_str(" = ");
-            w.push_str(itoa::Buffer::new().format(ret));
-            Ok(())
+            int(w, ret)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_quoted_as_strace_quotes_them() {
+        let mut w = String::new();
+        quoted(&mut w, b"a\"b\\c\n\t\r\x00\x011\xffx", true).unwrap();
+        // Octal is three digits only before an octal digit.
+        assert_eq!(w, r#""a\"b\\c\n\t\r\0\0011\377x"..."#);
+        let mut w = String::new();
+        quoted(&mut w, b"", false).unwrap();
+        assert_eq!(w, r#""""#);
+        let mut w = String::new();
+        quoted(&mut w, b"\x08\x7f7", false).unwrap();
+        assert_eq!(w, r#""\10\1777""#);
+    }
+
+    #[test]
+    fn integers_and_errors() {
+        let sys = utrace::syscalls::table(Abi::X86_64).and_then(|t| t.by_number(1));
+        let mut w = String::new();
+        call(
+            &mut w,
+            &NoMem,
+            Abi::X86_64,
+            1,
+            sys,
+            &[u64::MAX, 0, 16, 0, 0, 0],
+            None,
+        )
+        .unwrap();
+        result(&mut w, Abi::X86_64, sys, -9).unwrap();
+        assert_eq!(w, "write(-1, NULL, 16) = -1 EBADF (Bad file descriptor)");
+        let mut w = String::new();
+        result(&mut w, Abi::X86_64, sys, -4000).unwrap();
+        result(&mut w, Abi::I386, sys, -512).unwrap();
+        assert_eq!(
+            w,
+            " = -1 errno 4000 = ? ERESTARTSYS (To be restarted if SA_RESTART is set)"
+        );
     }
 }

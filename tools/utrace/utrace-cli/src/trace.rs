@@ -90,10 +90,11 @@ const EXIT_ONLY: &[&str] = &[
 
 /// The session's syscall filter (`UTRACE_IOC_SYSCALLS`): the shown
 /// syscalls (`shown`: `-e`'s names; `None`, every one) at their exits,
-/// and at their entries unless [`EXIT_ONLY`]; execve and the `--inject`
-/// ones always at both (their entries start the trace of `-- COMMAND`
-/// and take the decisions).
-fn syscall_filter(shown: Option<&HashSet<String>>, inject: &[Inject]) -> SyscallFilter {
+/// and at their entries unless [`EXIT_ONLY`] or, with `fold` (their memory
+/// is captured at their exits, or not shown), [`captured::whole_at_exit`];
+/// execve and the `--inject` ones always at both (their entries start the
+/// trace of `-- COMMAND` and take the decisions).
+fn syscall_filter(shown: Option<&HashSet<String>>, inject: &[Inject], fold: bool) -> SyscallFilter {
     let mut f = SyscallFilter::new();
     for abi in [Abi::X86_64, Abi::I386] {
         let table = syscalls::table(abi);
@@ -106,7 +107,11 @@ fn syscall_filter(shown: Option<&HashSet<String>>, inject: &[Inject]) -> Syscall
             };
             let always = table.is_some_and(|t| t.is_exec(nr))
                 || name.is_some_and(|n| inject.iter().any(|r| r.name == n));
-            let exit_only = name.is_some_and(|n| EXIT_ONLY.contains(&n));
+            let folded = fold
+                && table
+                    .zip(table.and_then(|t| t.by_number(nr)))
+                    .is_some_and(|(t, s)| captured::whole_at_exit(t, s));
+            let exit_only = folded || name.is_some_and(|n| EXIT_ONLY.contains(&n));
             f.record(abi, nr, always || (show && !exit_only), always || show);
         }
     }
@@ -440,7 +445,10 @@ impl Tracer {
         let mut text = self.text_buf();
         self.call_text(&mut text, tid, abi, nr, &args, None, mem);
         let mut injected = None;
-        if let Some(name) = syscalls::name(abi, i64::from(nr)).filter(|_| !self.inject.is_empty()) {
+        let name = (!self.inject.is_empty())
+            .then(|| syscalls::name(abi, i64::from(nr)))
+            .flatten();
+        if let Some(name) = name {
             for rule in self.inject.iter_mut().filter(|r| r.name == name) {
                 rule.seen += 1;
                 if rule.seen >= rule.when {
@@ -750,8 +758,12 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     // captures it (a thread waits only when its capture is not whole);
     // else it is read while the thread waits at each syscall's entry, if
     // the kernel can hold it there; else when the record is read.
+    // From version 4 (the syscall filter) the calls whose lines need only
+    // their exit records are recorded there alone, their memory captured
+    // there (`captured::whole_at_exit`).
+    let fold = info.version >= 4;
     let capture = !a.no_memory && info.version >= 2 && {
-        match session.capture(&captured::items(), can_decide) {
+        match session.capture(&captured::items(fold), can_decide) {
             Ok(()) => true,
             Err(e) => {
                 eprintln!("utrace: {e}: memory read at each syscall's entry instead");
@@ -762,7 +774,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     opts.decide_syscall = can_decide && ((!a.no_memory && !capture) || !inject.is_empty());
     // The kernel records only what the lines need (before version 4,
     // everything: then every line waits for its entry record).
-    let wanted = syscall_filter(filter.as_ref(), &inject);
+    let wanted = syscall_filter(filter.as_ref(), &inject, fold && (capture || a.no_memory));
     let syscalls = session
         .filter_syscalls(Some(&wanted))
         .map_err(|e| e.to_string())?
@@ -948,20 +960,36 @@ mod tests {
             assert!(!t.no_return(i64::from(s.nr)) && !t.is_exec(i64::from(s.nr)));
         }
         let inject = vec![parse_inject("getpid:error=EPERM").unwrap()];
-        let f = syscall_filter(None, &inject);
+        let f = syscall_filter(None, &inject, true);
+        let unfolded = syscall_filter(None, &inject, false);
         let nr = |abi, n| syscalls::number(abi, n).unwrap();
         for abi in [Abi::X86_64, Abi::I386] {
             assert!(!f.records_entry(abi, nr(abi, "getppid")));
             assert!(f.records_exit(abi, nr(abi, "getppid")));
             assert!(f.records_entry(abi, nr(abi, "getpid")), "injected");
+            // Memory written by the call, or two memory arguments: the
+            // entry is recorded.
             assert!(f.records_entry(abi, nr(abi, "read")));
+            assert!(f.records_entry(abi, nr(abi, "rename")));
             assert!(f.records_entry(abi, nr(abi, "execve")));
+            // One argument the call only reads: its exit alone, with the
+            // memory captured there; not if the memory is not captured.
+            for n in ["write", "open", "unlink", "access"] {
+                assert!(!f.records_entry(abi, nr(abi, n)), "{n}");
+                assert!(f.records_exit(abi, nr(abi, n)), "{n}");
+                assert!(unfolded.records_entry(abi, nr(abi, n)), "{n}");
+            }
         }
+        let folded = captured::items(true);
+        let write = nr(Abi::X86_64, "write");
+        assert!(folded.iter().any(|i| i64::from(i.nr) == write
+            && u32::from(i.abi) == uapi::ABI_X86_64
+            && u32::from(i.flags) & uapi::CAPTURE_AT_EXIT != 0));
         let shown: HashSet<String> = ["openat".to_string()].into();
-        let f = syscall_filter(Some(&shown), &[]);
+        let f = syscall_filter(Some(&shown), &[], true);
         let x = |n| nr(Abi::X86_64, n);
         assert!(
-            f.records_entry(Abi::X86_64, x("openat")) && f.records_exit(Abi::X86_64, x("openat"))
+            !f.records_entry(Abi::X86_64, x("openat")) && f.records_exit(Abi::X86_64, x("openat"))
         );
         assert!(
             !f.records_entry(Abi::X86_64, x("read")) && !f.records_exit(Abi::X86_64, x("read"))

@@ -8,6 +8,7 @@
 
 use crate::uapi::{self, layout};
 use serde::Serialize;
+use std::cell::RefCell;
 
 /// A malformed record in a buffer (a kernel bug or a short read).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,6 +195,33 @@ struct CaptureData {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Captures(Option<Box<CaptureData>>);
 
+/// Most spare [`CaptureData`] a thread keeps.
+const SPARE_MAX: usize = 1024;
+
+thread_local! {
+    /// The allocations of dropped captures, for the next records parsed
+    /// on this thread. A read() of hundreds of captured records allocates
+    /// and frees as many, far more than malloc's per-thread cache holds:
+    /// each would cost its slow path, some 400 instructions.
+    // The boxes themselves are what is kept, to be handed out again.
+    #[allow(clippy::vec_box)]
+    static SPARE: RefCell<Vec<Box<CaptureData>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for Captures {
+    fn drop(&mut self) {
+        if let Some(d) = self.0.take() {
+            // After the thread's locals are gone: freed.
+            let _ = SPARE.try_with(|s| {
+                let mut s = s.borrow_mut();
+                if s.len() < SPARE_MAX {
+                    s.push(d);
+                }
+            });
+        }
+    }
+}
+
 impl Captures {
     /// No capture.
     pub fn is_empty(&self) -> bool {
@@ -225,12 +253,21 @@ impl Captures {
         self.iter().nth(i)
     }
 
+    /// An empty [`CaptureData`], in a spare allocation if this thread has
+    /// one.
     fn data() -> Box<CaptureData> {
-        Box::new(CaptureData {
+        let empty = CaptureData {
             count: 0,
             slots: [Slot::default(); uapi::REC_CAPTURES],
             data: [0; uapi::REC_CAPTURE_DATA],
-        })
+        };
+        match SPARE.try_with(|s| s.borrow_mut().pop()) {
+            Ok(Some(mut d)) => {
+                *d = empty;
+                d
+            }
+            _ => Box::new(empty),
+        }
     }
 
     /// Captures as a record would carry them (for tests and replays):
@@ -522,7 +559,9 @@ fn parse_one(rec: &[u8]) -> Event {
 /// Every record in `buf` (what one `read()` returned), in order.
 pub fn parse(buf: &[u8]) -> Result<Vec<Event>, ParseError> {
     let hsize = layout::utrace_rec_header::SIZEOF;
-    let mut out = Vec::with_capacity(buf.len() / uapi::REC_SIZE.max(1));
+    // Room for the most records the bytes can hold (compact ones may be
+    // as short as a header): growing the vector copies every record.
+    let mut out = Vec::with_capacity(buf.len() / hsize);
     let mut at = 0;
     while at < buf.len() {
         let rest = &buf[at..];
