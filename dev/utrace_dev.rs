@@ -259,6 +259,17 @@ impl State {
         self.ring.len()
     }
 
+    /// The ring index after the last record (`head` and `count` are below
+    /// the number of slots: no division).
+    fn tail(&self) -> usize {
+        let i = self.head + self.count;
+        if i >= self.slots() {
+            i - self.slots()
+        } else {
+            i
+        }
+    }
+
     fn push(&mut self, mut rec: Record) {
         let slots = self.slots();
         if self.lost > 0 && self.count + 1 < slots {
@@ -274,7 +285,7 @@ impl State {
         }
         rec.h.seq = self.seq;
         self.seq += 1;
-        let i = (self.head + self.count) % slots;
+        let i = self.tail();
         self.ring[i] = rec;
         self.count += 1;
     }
@@ -288,7 +299,7 @@ impl State {
         if self.count >= slots || self.lost > 0 || !self.kept.is_empty() {
             return None;
         }
-        let i = (self.head + self.count) % slots;
+        let i = self.tail();
         let seq = self.seq;
         let rec = self.ring.get_mut(i)?;
         rec.reset(type_);
@@ -307,7 +318,6 @@ impl State {
 
     /// The LOST record for the records dropped so far (room for it checked).
     fn push_lost(&mut self) {
-        let slots = self.slots();
         let mut rec = Record::new(uapi::REC_LOST);
         rec.put_u64(uapi::LOST_COUNT, self.lost);
         rec.put_u64(uapi::LOST_FIRST_SEQ, self.lost_first);
@@ -315,7 +325,7 @@ impl State {
         rec.h.seq = self.seq;
         self.seq += 1;
         self.lost = 0;
-        let i = (self.head + self.count) % slots;
+        let i = self.tail();
         self.ring[i] = rec;
         self.count += 1;
     }

@@ -140,8 +140,17 @@ impl Record {
         // record 64 bytes, not 216. An unknown type's length is the whole
         // record.
         let used = self.compact_len().saturating_sub(size_of::<RecHeader>());
-        if let Some(p) = self.payload.get_mut(..used) {
-            p.fill(0);
+        // The first 64 bytes (a syscall record without captures), a
+        // constant length, are a few stores where a variable length calls
+        // memset(), which costs more than the bytes; only longer records
+        // (captures, EXEC, SIGNAL) call it for the rest.
+        if let Some(p) = self.payload.first_chunk_mut::<64>() {
+            *p = [0; 64];
+        }
+        if used > 64 {
+            if let Some(p) = self.payload.get_mut(64..used) {
+                p.fill(0);
+            }
         }
         self.h = RecHeader::of(type_);
     }
