@@ -1293,7 +1293,27 @@ impl Session {
         if a.events & !TASK_EVENTS != 0 {
             return Err(EINVAL);
         }
-        let task = Self::target(&a)?;
+        let task = match Self::target(&a) {
+            Ok(t) => t,
+            Err(e) => {
+                if a.flags & uapi::ATTACH_F_PIDFD != 0 {
+                    refusal!(
+                        "uid {}: attach to pidfd {} refused: {}\n",
+                        self.uid,
+                        a.pidfd,
+                        utrace::attach_error(e)
+                    );
+                } else {
+                    refusal!(
+                        "uid {}: attach to pid {} refused: {}\n",
+                        self.uid,
+                        a.pid,
+                        utrace::attach_error(e)
+                    );
+                }
+                return Err(e);
+            }
+        };
         let thread_only = a.flags & uapi::ATTACH_F_THREAD != 0;
         if let Err(e) = device::may_ptrace(&task) {
             let why = if e == EPERM {
@@ -1406,6 +1426,11 @@ impl Session {
             }
         }
         if attached == 0 {
+            refusal!(
+                "uid {}: attach to tid {} failed: its threads exited meanwhile\n",
+                self.uid,
+                task.pid()
+            );
             return Err(ESRCH);
         }
         a.engine_id = id;

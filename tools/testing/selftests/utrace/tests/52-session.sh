@@ -48,6 +48,12 @@ wait_until 10 "grep -q ready /tmp/t52.nodump"
 expect_eq "nobody attaches to its own non-dumpable process" "$(runas $NOBODY /utrace/bin/utsess attach $nodump)" EPERM
 expect_eq "root attaches to nobody's non-dumpable process" "$(/utrace/bin/utsess attach $nodump)" ok
 expect_eq "nobody attaches to kthreadd" "$(runas $NOBODY /utrace/bin/utsess attach 2)" EPERM
+# A pid no task has: ESRCH, and a log line that says so.
+gone=$(sh -c 'echo $$')
+mark
+expect_eq "nobody attaches to a pid no task has" "$(runas $NOBODY /utrace/bin/utsess attach "$gone")" ESRCH
+dmesg_has "attach to pid $gone refused: no such process" ||
+	fail "no log line says why the attach to pid $gone was refused"
 if [ -e /proc/sys/kernel/yama/ptrace_scope ]; then
 	scope=$(cat /proc/sys/kernel/yama/ptrace_scope)
 	runas $NOBODY /bin/sleep 1000 &
