@@ -31,10 +31,13 @@ def metrics(rows):
         m["syscall_per_engine"] = ((r("getppid", "engines_10") - r("getppid", "sys_traced")) / 9, 3)
     base = r("forkexit", "base")
     if base:
-        # fork+exit repeats to within about 1 % of its own cost.
+        # fork+exit repeats to within 1 % of its own cost in one boot, but
+        # a row's level moves by about 1 % between boots, and the share is
+        # the difference of two rows: 2 % of the base (three boots of one
+        # commit gave fork_global_share 16,052, 16,702 and 22,575).
         for c, name in (("global", "fork_global_share"), ("gtrace_reader", "fork_gtrace_reader_share")):
             if r("forkexit", c):
-                m[name] = (r("forkexit", c) - base, 0.01 * base)
+                m[name] = (r("forkexit", c) - base, 0.02 * base)
     if r("attach", "kernel"):
         m["attach_detach_put"] = (r("attach", "kernel"), 20)
     return m
