@@ -176,28 +176,43 @@ expect_eq "JSON objects with a key twice" "$(grep -c '"flags".*"flags"' /tmp/t53
 # lines. strace runs sysseq; utrace attaches while it waits for its gate.
 # Normalised: spaces before '=' squeezed. Lines of the syscalls both decode
 # fully must be equal; of the others, the name and the result.
-rm -f /tmp/t53.go
-mkfifo /tmp/t53.go
-rm -f /tmp/t53.strace.*
-# The earlier section's "ready" must not pass for this one's: the job's
-# redirection truncates the file only once its shell runs.
-rm -f /tmp/t53.ready
-strace -ff -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
-st=$!
-wait_until 10 "grep -q ready /tmp/t53.ready"
-# The traced program: strace's child named sysseq (strace -ff names its
-# output after that pid).
-sp=$(ps -o pid,ppid,comm | awk -v p=$st '$2 == p && $3 == "sysseq" { print $1 }')
-sf=/tmp/t53.strace.$sp
-mark
-$UT trace -o /tmp/t53.ut -p "$sp" 2>/tmp/t53.uterr &
-ut=$!
-wait_until 10 "grep -q 'attached' /tmp/t53.uterr || ! kill -0 $ut"
+attempt=1
+while :; do
+	rm -f /tmp/t53.go
+	mkfifo /tmp/t53.go
+	rm -f /tmp/t53.strace.*
+	# The earlier section's "ready" must not pass for this one's: the job's
+	# redirection truncates the file only once its shell runs.
+	rm -f /tmp/t53.ready
+	strace -ff -o /tmp/t53.strace sysseq files /tmp/t53 <>/tmp/t53.go >/tmp/t53.ready 2>/dev/null &
+	st=$!
+	wait_until 10 "grep -q ready /tmp/t53.ready"
+	# The traced program: strace's child named sysseq (strace -ff names its
+	# output after that pid).
+	sp=$(ps -o pid,ppid,comm | awk -v p=$st '$2 == p && $3 == "sysseq" { print $1 }')
+	sf=/tmp/t53.strace.$sp
+	mark
+	$UT trace -o /tmp/t53.ut -p "$sp" 2>/tmp/t53.uterr &
+	ut=$!
+	wait_until 10 "grep -q 'attached' /tmp/t53.uterr || ! kill -0 $ut"
+	# Seen on Debian's 7.x kernels under load, cause not found: sysseq
+	# passed its gate (the FIFO's byte is written only below) and ended
+	# before utrace attached, which then rightly said ESRCH. That run
+	# compares nothing: again, at most twice, saying so.
+	if ! kill -0 "$ut" 2>/dev/null && ! kill -0 "$sp" 2>/dev/null && [ "$attempt" -lt 3 ]; then
+		echo "note: sysseq $sp ended before utrace attached (attempt $attempt): $(cat /tmp/t53.uterr)"
+		wait "$st"
+		wait "$ut"
+		attempt=$((attempt + 1))
+		continue
+	fi
+	break
+done
 echo g >/tmp/t53.go
 wait $ut || fail "utrace trace -p $sp under strace: exit $?: $(cat /tmp/t53.uterr);" \
 	"strace's files: $(ls /tmp/t53.strace.*); tasks: $(ps -o pid,ppid,stat,comm | tr '\n' ' ');" \
 	"kernel: $(dmesg_since_mark | tail -n 3)"
-wait $st || fail "strace: exit $?"
+wait "$st" || fail "strace: exit $?"
 n=$(wc -l </tmp/t53.ut)
 [ "$n" -ge 10 ] || fail "utrace saw only $n lines: $(cat /tmp/t53.ut)"
 norm() {
