@@ -386,6 +386,11 @@ fn eshutdown() -> Error {
     Error::from_errno(-(bindings::ESHUTDOWN as i32))
 }
 
+/// `EALREADY` (the 6.12 kernel crate does not name it).
+fn ealready() -> Error {
+    Error::from_errno(-(bindings::EALREADY as i32))
+}
+
 /// What an attach error means, for the log line that says why.
 pub(crate) fn attach_error(e: Error) -> &'static str {
     if e == ESRCH {
@@ -396,6 +401,8 @@ pub(crate) fn attach_error(e: Error) -> &'static str {
         "out of memory"
     } else if e == eshutdown() {
         "the tracer is being dropped"
+    } else if e == EBADF {
+        "not an open pidfd"
     } else {
         "cannot attach"
     }
@@ -465,6 +472,12 @@ impl<E: Engine> Shared<E> {
             unsafe { raw::utrace_attach_task(task_raw, flags, ops, data) }
         })?;
         let mut ret = engine.set_events(events);
+        if ret == Err(ealready()) {
+            // The task passed its exit hook since it was linked (EXIT or
+            // DEATH can no longer come): as if before, when the attach
+            // itself says ESRCH.
+            ret = Err(ESRCH);
+        }
         if ret.is_ok() && this.closed.load(SeqCst) {
             // Dropped meanwhile: its detach may have missed this engine.
             ret = Err(eshutdown());

@@ -297,9 +297,13 @@ int utrace_may_ptrace(struct task_struct *task)
 	mem = file_open_root(&proc, name, O_RDONLY | O_NOFOLLOW, 0);
 	if (IS_ERR(mem)) {
 		ret = PTR_ERR(mem);
-		/* ptrace(PTRACE_ATTACH) says EPERM where mem_open says EACCES. */
+		/*
+		 * ptrace(PTRACE_ATTACH) says EPERM where mem_open says EACCES;
+		 * but a task that began exiting since get_task_mm() (its mm
+		 * gone, /proc/PID/mem is root's) is ESRCH, as for the attach.
+		 */
 		if (ret == -EACCES)
-			ret = -EPERM;
+			ret = (READ_ONCE(task->flags) & PF_EXITING) ? -ESRCH : -EPERM;
 		goto out_path;
 	}
 	/*

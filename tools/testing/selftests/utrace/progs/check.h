@@ -45,6 +45,8 @@ static inline const char *errname(int e)
 	case EDEADLK: return "EDEADLK";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case ESTALE: return "ESTALE";
+	case EALREADY: return "EALREADY";
+	case EINPROGRESS: return "EINPROGRESS";
 	default: return "E?";
 	}
 }

@@ -457,6 +457,55 @@ static int cmd_attach(pid_t pid)
 	return 0;
 }
 
+/*
+ * utsess exiting N: N times, a child that exits as soon as it is let go,
+ * let go just before an attach with EXIT, DEATH and SYSCALL_ENTRY (the
+ * session the only one with syscall events: the attach puts the syscall
+ * probes in, which takes a while). The attach races the exit: it must
+ * succeed (the exit is reported) or fail with ESRCH, never another errno
+ * (EALREADY was seen: the task passed its exit hook during the attach).
+ */
+static int cmd_exiting(int n)
+{
+	int ok = 0, esrch = 0;
+
+	for (int i = 0; i < n; i++) {
+		int fd = sess_open(), gate[2], status;
+		long long id;
+		pid_t pid;
+		char c;
+
+		if (pipe(gate))
+			die("pipe");
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			close(gate[1]);
+			if (read(gate[0], &c, 1) != 1)
+				_exit(2);
+			_exit(0);
+		}
+		close(gate[0]);
+		if (write(gate[1], "g", 1) != 1)
+			die("gate");
+		id = sess_attach(fd, pid, 0,
+				 UTRACE_EV_EXIT | UTRACE_EV_DEATH | UTRACE_EV_SYSCALL_ENTRY);
+		if (id > 0)
+			ok++;
+		else if (id == -ESRCH)
+			esrch++;
+		else
+			CHECK(0, "round %d: attach to a child exiting meanwhile: %s", i,
+			      errname((int)-id));
+		close(gate[1]);
+		close(fd);
+		waitpid(pid, &status, 0);
+	}
+	printf("exiting: %d attaches succeeded, %d said ESRCH\n", ok, esrch);
+	return fails ? 1 : 0;
+}
+
 static int cmd_two(int n)
 {
 	int fd1 = sess_open(), fd2 = sess_open(), gate, status, c1 = -1, c2 = -1;
@@ -1758,6 +1807,8 @@ int main(int argc, char **argv)
 		return cmd_self();
 	if (!strcmp(argv[1], "attach") && argc > 2)
 		return cmd_attach(atoi(argv[2]));
+	if (!strcmp(argv[1], "exiting") && argc > 2)
+		return cmd_exiting(atoi(argv[2]));
 	if (!strcmp(argv[1], "two") && argc > 2)
 		return cmd_two(atoi(argv[2]));
 	if (!strcmp(argv[1], "hold") && argc > 2)

@@ -99,6 +99,9 @@ echo "$out"
 # --- a syscall filter: exactly the records it keeps, exits with their arguments
 out=$(runas $NOBODY /utrace/bin/utsess syscalls) || fail "syscalls: $out"
 echo "$out"
+# An attach that races its target's exit: 0 or ESRCH, nothing else.
+out=$(runas $NOBODY /utrace/bin/utsess exiting 200) || fail "exiting: $out"
+echo "$out"
 # Ten rounds: a SET_EVENTS that resumed the thread let it run one loop
 # (to its next report, where the session's stop caught it) in about a
 # third of them.
