@@ -205,6 +205,18 @@ dump_tasks() {
 	done
 }
 
+# leftover_tasks: the pids of the user tasks other than init, the caller
+# and the caller's parent (a test's leftovers, once it ended).
+leftover_tasks() {
+	local p ppid
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		ppid=$(sed 's/.*) //' /proc/"$p"/stat 2>/dev/null | cut -d' ' -f2)
+		[ -n "$ppid" ] && [ "$p" != 1 ] && [ "$p" != 2 ] && [ "$ppid" != 2 ] &&
+			[ "$p" != $$ ] && [ "$p" != "$PPID" ] && [ "$ppid" != $$ ] && echo "$p"
+	done
+}
+
 # state_of PID: the one-letter state in /proc/PID/stat; cpu_of PID: utime+stime.
 state_of() { sed 's/.*) //' /proc/"$1"/stat | cut -d' ' -f1; }
 cpu_of() { sed 's/.*) //' /proc/"$1"/stat | awk '{ print $12 + $13 }'; }

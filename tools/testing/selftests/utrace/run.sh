@@ -52,6 +52,22 @@ for t in $tests; do
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	(cd /tmp && timeout "${UTRACE_TEST_TIMEOUT:-300}" sh "$t") >"$out" 2>&1
 	rc=$?
+	# A test that timed out: what its tasks were doing (state, wchan and
+	# kernel stack of each user task left but the runner's own), the
+	# kernel's last lines, then those tasks are killed so that the next
+	# test (and the teardown below) does not meet them.
+	if [ "$rc" = 124 ] || [ "$rc" = 143 ]; then
+		{
+			echo "timed out; the tasks left:"
+			for p in $(leftover_tasks); do
+				echo "task $p $(sed 's/.*) //' /proc/"$p"/stat 2>/dev/null | cut -d' ' -f1,2) $(cat /proc/"$p"/wchan 2>/dev/null) $(cat /proc/"$p"/comm 2>/dev/null)"
+				sed 's/^/    /' /proc/"$p"/stack 2>/dev/null
+			done
+			echo "the kernel's last lines:"
+			dmesg | tail -n +"$((before + 1))" | tail -n 20
+			for p in $(leftover_tasks); do kill -9 "$p" 2>/dev/null; done
+		} >>"$out" 2>&1
+	fi
 	# A test that failed or timed out may leave modules behind: unload them
 	# so that the next test starts clean (their failure is reported anyway),
 	# every module of ours, utrace_rs last (the others use it), each once

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,6 +54,10 @@ static int sess[NSESS];
 static __u64 ids[NSESS][NIDS];	/* engine ids seen per session: live or stale */
 static int nids[NSESS];
 static int cur;			/* the session of the call being made */
+/* The call under way, for the report of a hang. */
+static volatile long at_call = -1;
+static volatile unsigned long at_cmd;
+static const char *volatile at_what = "setting up";
 static long ok_by_nr[11];
 static long prepared_ok;	/* well-formed calls of prepare() that succeeded */
 static double ms_by_nr[12];	/* time in each command (11: the others) */
@@ -88,7 +93,7 @@ static unsigned char *gone;	/* an unmapped page */
 
 static pid_t spawn(void)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid < 0)
 		die("fork");
@@ -96,6 +101,13 @@ static pid_t spawn(void)
 		/* Short sleeps: a STOP is reached within a few milliseconds. */
 		struct timespec ts = { 0, 5000000 };
 
+		/*
+		 * Killed with the fuzzer: a child left behind would keep the
+		 * test's output pipe (and the sessions it inherited) open.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		for (;;)
 			nanosleep(&ts, NULL);
 	}
@@ -105,6 +117,7 @@ static pid_t spawn(void)
 static void respawn(int i)
 {
 	if (children[i] > 0) {
+		at_what = "waitpid() after SIGKILL";
 		kill(children[i], SIGKILL);
 		waitpid(children[i], NULL, 0);
 		close(pidfds[i]);
@@ -124,6 +137,39 @@ static void reap(void)
 			children[i] = 0;
 			respawn(i);
 		}
+}
+
+/*
+ * SIGALRM: no end within the time given. Says where the fuzzer was and
+ * what state its children are in (a call that never returns shows up in
+ * the runner's task dump instead: this handler does not run then), and
+ * exits, killing them.
+ */
+static void on_alarm(int sig)
+{
+	char buf[256], path[64];
+	int n, fd;
+
+	(void)sig;
+	n = snprintf(buf, sizeof(buf), "FAIL: utfuzz made no end in time: at call %ld (%s), ioctl %#lx\n",
+		     at_call, at_what, at_cmd);
+	write(1, buf, n);
+	for (int i = 0; i < NCHILD; i++) {
+		if (children[i] <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", children[i]);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? 0 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			write(1, "child: ", 7);
+			write(1, buf, n);
+			write(1, "\n", 1);
+		}
+		kill(children[i], SIGKILL);
+	}
+	_exit(3);
 }
 
 static int sess_open(void)
@@ -486,7 +532,8 @@ int main(int argc, char **argv)
 	rnd_state = seed ^ 0x9e3779b97f4a7c15ULL;
 	if (!rnd_state)
 		rnd_state = 1;
-	/* A hang is a failure too (the test then sees the signal's status). */
+	/* A hang is a failure too. */
+	signal(SIGALRM, on_alarm);
 	alarm(120);
 
 	page = mmap(NULL, 5 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -512,8 +559,11 @@ int main(int argc, char **argv)
 
 		cur = rnd() % NSESS;
 		fd = sess[cur];
-		if (rnd() % 8 == 0)
+		at_call = i;
+		if (rnd() % 8 == 0) {
+			at_what = "prepare()";
 			prepare();
+		}
 		if (rnd() % 16 == 0)
 			nr = rnd() % 256;
 		if (rnd() % 16 == 0)
@@ -530,6 +580,8 @@ int main(int argc, char **argv)
 			argp = some_ptr(size);
 		cmd = rnd() % 32 ? _IOC(dir, type, nr, size) : (unsigned long)(__u32)rnd();
 		t0 = now_ms();
+		at_what = "ioctl()";
+		at_cmd = cmd;
 		ret = ioctl(fd, cmd, (void *)(unsigned long)argp);
 		e = errno;
 		ms_by_nr[type == UTRACE_IOC_MAGIC && (cmd & 0xff) < 11 ? cmd & 0xff : 11] +=
@@ -553,6 +605,7 @@ int main(int argc, char **argv)
 		if (rnd() % 16 == 0) {
 			unsigned char rec[4 * UTRACE_REC_SIZE];
 
+			at_what = "read()";
 			while (read(fd, rec, sizeof(rec)) > 0)
 				;
 		}
@@ -560,6 +613,7 @@ int main(int argc, char **argv)
 		if (rnd() % 200 == 0) {
 			int s = rnd() % NSESS;
 
+			at_what = "close() of a session";
 			close(sess[s]);
 			sess[s] = sess_open();
 			/* Its ids are stale now, and stay in the pool. */
@@ -570,8 +624,10 @@ int main(int argc, char **argv)
 		if (i % 64 == 0)
 			reap();
 	}
+	at_what = "close() of the sessions at the end";
 	for (int i = 0; i < NSESS; i++)
 		close(sess[i]);
+	at_what = "waitpid() of the children at the end";
 	for (int i = 0; i < NCHILD; i++) {
 		kill(children[i], SIGKILL);
 		waitpid(children[i], NULL, 0);

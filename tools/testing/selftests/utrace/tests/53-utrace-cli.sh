@@ -203,6 +203,8 @@ while :; do
 		echo "note: sysseq $sp ended before utrace attached (attempt $attempt): $(cat /tmp/t53.uterr)"
 		wait "$st"
 		wait "$ut"
+		echo "note: strace saw it start with: $(head -n 12 "$sf" | tr '\n' '|')"
+		echo "note: and end with: $(tail -n 4 "$sf" | tr '\n' '|')"
 		attempt=$((attempt + 1))
 		continue
 	fi
