@@ -1296,21 +1296,18 @@ impl Session {
         let task = match Self::target(&a) {
             Ok(t) => t,
             Err(e) => {
-                if a.flags & uapi::ATTACH_F_PIDFD != 0 {
-                    refusal!(
-                        "uid {}: attach to pidfd {} refused: {}\n",
-                        self.uid,
-                        a.pidfd,
-                        utrace::attach_error(e)
-                    );
+                let (what, n) = if a.flags & uapi::ATTACH_F_PIDFD != 0 {
+                    ("pidfd", a.pidfd)
                 } else {
-                    refusal!(
-                        "uid {}: attach to pid {} refused: {}\n",
-                        self.uid,
-                        a.pid,
-                        utrace::attach_error(e)
-                    );
-                }
+                    ("pid", a.pid)
+                };
+                refusal!(
+                    "uid {}: attach to {} {} refused: {}\n",
+                    self.uid,
+                    what,
+                    n,
+                    utrace::attach_error(e)
+                );
                 return Err(e);
             }
         };

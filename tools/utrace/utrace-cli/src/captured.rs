@@ -20,16 +20,26 @@ use utrace::Abi;
 /// returns (the same bytes, unless another thread changed them meanwhile,
 /// as it may under strace too). Not exec, whose memory is gone at its exit.
 pub fn whole_at_exit(table: &Table, s: &Syscall) -> bool {
-    let mut memory = s.args.iter().filter(|a| {
-        matches!(
-            a,
-            Arg::Path | Arg::OutBuf | Arg::InBuf | Arg::Timespec | Arg::Timespec32 | Arg::PipeFds
-        )
-    });
+    let mut memory = s.args.iter().filter(|a| capture(a).is_some());
     matches!(
         (memory.next(), memory.next()),
         (Some(Arg::Path | Arg::OutBuf), None)
     ) && !table.is_exec(i64::from(s.nr))
+}
+
+/// How an argument's memory is captured: the kind, at most how many bytes,
+/// and whether at the call's exit (memory the call writes); `None` if the
+/// argument shows no memory.
+fn capture(arg: &Arg) -> Option<(u32, usize, bool)> {
+    Some(match arg {
+        Arg::Path => (uapi::CAPTURE_STR, PATH_MAX_SHOWN, false),
+        Arg::OutBuf => (uapi::CAPTURE_MEM_ARG, DATA_MAX_SHOWN, false),
+        Arg::InBuf => (uapi::CAPTURE_MEM_RET, DATA_MAX_SHOWN, true),
+        Arg::Timespec => (uapi::CAPTURE_MEM, 16, false),
+        Arg::Timespec32 => (uapi::CAPTURE_MEM, 8, false),
+        Arg::PipeFds => (uapi::CAPTURE_MEM, 8, true),
+        _ => return None,
+    })
 }
 
 /// The capture list for every syscall the formatter decodes, both ABIs;
@@ -44,14 +54,8 @@ pub fn items(fold: bool) -> Vec<CaptureItem> {
         for s in table.syscalls() {
             let folded = fold && whole_at_exit(table, s);
             for (i, arg) in s.args.iter().enumerate() {
-                let (kind, max, exit) = match arg {
-                    Arg::Path => (uapi::CAPTURE_STR, PATH_MAX_SHOWN, false),
-                    Arg::OutBuf => (uapi::CAPTURE_MEM_ARG, DATA_MAX_SHOWN, false),
-                    Arg::InBuf => (uapi::CAPTURE_MEM_RET, DATA_MAX_SHOWN, true),
-                    Arg::Timespec => (uapi::CAPTURE_MEM, 16, false),
-                    Arg::Timespec32 => (uapi::CAPTURE_MEM, 8, false),
-                    Arg::PipeFds => (uapi::CAPTURE_MEM, 8, true),
-                    _ => continue,
+                let Some((kind, max, exit)) = capture(arg) else {
+                    continue;
                 };
                 out.push(CaptureItem {
                     nr: s.nr,
