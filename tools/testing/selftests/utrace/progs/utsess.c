@@ -470,24 +470,13 @@ static int cmd_exiting(int n)
 	int ok = 0, esrch = 0;
 
 	for (int i = 0; i < n; i++) {
-		int fd = sess_open(), gate[2], status;
+		int fd = sess_open(), gate, status;
+		pid_t pid = fork_gated(&gate, 2);
 		long long id;
-		pid_t pid;
-		char c;
 
-		if (pipe(gate))
-			die("pipe");
-		pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (pid == 0) {
-			close(gate[1]);
-			if (read(gate[0], &c, 1) != 1)
-				_exit(2);
+		if (pid == 0)
 			_exit(0);
-		}
-		close(gate[0]);
-		if (write(gate[1], "g", 1) != 1)
+		if (write(gate, "g", 1) != 1)
 			die("gate");
 		id = sess_attach(fd, pid, 0,
 				 UTRACE_EV_EXIT | UTRACE_EV_DEATH | UTRACE_EV_SYSCALL_ENTRY);
@@ -498,7 +487,7 @@ static int cmd_exiting(int n)
 		else
 			CHECK(0, "round %d: attach to a child exiting meanwhile: %s", i,
 			      errname((int)-id));
-		close(gate[1]);
+		close(gate);
 		close(fd);
 		waitpid(pid, &status, 0);
 	}
