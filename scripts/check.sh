@@ -192,16 +192,16 @@ if [ "$variant" = test ] && [ -z "${UTRACE_ONLY:-}" ] && [ "${UTRACE_GUARD:-1}" 
 fi
 
 if [ "${UTRACE_META:-1}" != 0 ]; then
-	echo "# meta-tests: the runner must catch a failing test, a splat and a hang"
+	echo "# meta-tests: the runner must catch a failing test, a splat, a test's timeout and a hang"
 	extra=$(mktemp -d)
 	trap 'rm -rf "$extra"' EXIT
-	cp "$meta/must-fail.sh" "$meta/splat.sh" "$extra/"
+	cp "$meta/must-fail.sh" "$meta/splat.sh" "$meta/timeout.sh" "$extra/"
 	unset UTRACE_MODULE_SRC
 	INITRD=$top/build/meta.cpio.gz
 	"$top/scripts/mkinitramfs.sh" "$INITRD" "$extra:utrace/selftests/extra" || exit 1
-	boot_guest meta-fail 300 utrace.mode=check UTRACE_ONLY=extra
+	boot_guest meta-fail 300 utrace.mode=check UTRACE_ONLY=extra UTRACE_TEST_TIMEOUT=8
 	ktap_counts
-	if [ "$G_FAIL" = 2 ] && [ "$G_PASS" = 0 ] &&
+	if [ "$G_FAIL" = 3 ] && [ "$G_PASS" = 0 ] &&
 		echo "$KTAP_TEXT" | grep -q '^not ok [0-9]* must-fail$' &&
 		echo "$KTAP_TEXT" | grep -q '^not ok [0-9]* splat$' &&
 		grep -q '^### END rc=1' "$BOOT_LOG"; then
@@ -210,6 +210,17 @@ if [ "${UTRACE_META:-1}" != 0 ]; then
 		host_result FAIL "meta: a failing test and a kernel warning are both reported as failed" \
 			"guest counts: pass=$G_PASS fail=$G_FAIL; KTAP:
 $KTAP_TEXT"
+	fi
+	# Both sleeps listed with their kernel stacks, and gone afterwards
+	# (the boot ends at once: no task is left to keep it).
+	if echo "$KTAP_TEXT" | grep -q '^not ok [0-9]* timeout$' &&
+		grep -q '^# timeout timed out$' "$BOOT_LOG" &&
+		[ "$(grep -cE '^# task [0-9]+ S 1 hrtimer_nanosleep sleep$' "$BOOT_LOG")" = 2 ] &&
+		grep -q '^#     \[<0>\] hrtimer_nanosleep' "$BOOT_LOG"; then
+		host_result OK "meta: a test at its time limit fails, showing the tasks it left and their stacks"
+	else
+		host_result FAIL "meta: a test at its time limit fails, showing the tasks it left and their stacks" \
+			"$(grep -A 14 'timed out; the tasks left' "$BOOT_LOG" | head -n 20)"
 	fi
 
 	rm -f "$extra"/*.sh
