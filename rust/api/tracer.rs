@@ -386,11 +386,6 @@ fn eshutdown() -> Error {
     Error::from_errno(-(bindings::ESHUTDOWN as i32))
 }
 
-/// `EALREADY` (the 6.12 kernel crate does not name it).
-fn ealready() -> Error {
-    Error::from_errno(-(bindings::EALREADY as i32))
-}
-
 /// What an attach error means, for the log line that says why.
 pub(crate) fn attach_error(e: Error) -> &'static str {
     if e == ESRCH {
@@ -472,7 +467,7 @@ impl<E: Engine> Shared<E> {
             unsafe { raw::utrace_attach_task(task_raw, flags, ops, data) }
         })?;
         let mut ret = engine.set_events(events);
-        if ret == Err(ealready()) {
+        if ret == Err(super::device::errno(bindings::EALREADY)) {
             // The task passed its exit hook since it was linked (EXIT or
             // DEATH can no longer come): as if before, when the attach
             // itself says ESRCH.

@@ -194,14 +194,22 @@ expect_releases() {
 	expect_eq "release() calls" "$(stat_of releases)" "$1"
 }
 
-# dump_tasks: every user task's pid, state, wchan and comm (for diagnosis).
+# stat_fields PID LIST: fields LIST (cut -f) of /proc/PID/stat after its
+# comm (1 the state, 2 the ppid); nothing if the task is gone.
+stat_fields() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | cut -d' ' -f"$2"; }
+
+# task_line PID: "task PID STATE PPID WCHAN COMM" (for diagnosis).
+task_line() {
+	echo "task $1 $(stat_fields "$1" 1,2) $(cat /proc/"$1"/wchan 2>/dev/null) $(cat /proc/"$1"/comm 2>/dev/null)"
+}
+
+# dump_tasks: every user task's task_line.
 dump_tasks() {
-	local p
+	local p ppid
 	for p in /proc/[0-9]*; do
-		# shellcheck disable=SC2046 # split into /proc/PID/stat's fields after comm
-		set -- $(sed 's/.*) //' "$p/stat" 2>/dev/null) x x
-		[ "${p#/proc/}" = 2 ] || [ "$2" = 2 ] && continue
-		echo "task ${p#/proc/} $1 $(cat "$p/wchan" 2>/dev/null) $(cat "$p/comm" 2>/dev/null)"
+		p=${p#/proc/}
+		ppid=$(stat_fields "$p" 2)
+		[ -n "$ppid" ] && [ "$p" != 2 ] && [ "$ppid" != 2 ] && task_line "$p"
 	done
 }
 
@@ -211,7 +219,7 @@ leftover_tasks() {
 	local p ppid
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		ppid=$(sed 's/.*) //' /proc/"$p"/stat 2>/dev/null | cut -d' ' -f2)
+		ppid=$(stat_fields "$p" 2)
 		[ -n "$ppid" ] && [ "$p" != 1 ] && [ "$p" != 2 ] && [ "$ppid" != 2 ] &&
 			[ "$p" != $$ ] && [ "$p" != "$PPID" ] && [ "$ppid" != $$ ] && echo "$p"
 	done

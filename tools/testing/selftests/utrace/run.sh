@@ -60,7 +60,7 @@ for t in $tests; do
 		{
 			echo "timed out; the tasks left:"
 			for p in $(leftover_tasks); do
-				echo "task $p $(sed 's/.*) //' /proc/"$p"/stat 2>/dev/null | cut -d' ' -f1,2) $(cat /proc/"$p"/wchan 2>/dev/null) $(cat /proc/"$p"/comm 2>/dev/null)"
+				task_line "$p"
 				sed 's/^/    /' /proc/"$p"/stack 2>/dev/null
 			done
 			echo "the kernel's last lines:"
