@@ -135,9 +135,10 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     let mut first = 0;
     if let Some(path) = &a.take {
         let taken = handoff::take(path, &session)?;
-        eprintln!(
+        say!(
             "utrace: process {} taken over (engine {})",
-            taken.pid, taken.engine.0
+            taken.pid,
+            taken.engine.0
         );
         live.extend(taken.live.iter().copied());
     } else {
@@ -220,7 +221,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     let _ = out.flush();
     drop(pump);
     if handed {
-        eprintln!("utrace: process {first} handed over");
+        say!("utrace: process {first} handed over");
     }
     if let Some(mut c) = child {
         let _ = c.wait();

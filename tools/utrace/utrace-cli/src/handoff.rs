@@ -129,7 +129,7 @@ impl Giver {
         };
         let _ = (&sock).write_all(line.as_bytes());
         if let Err(m) = reply {
-            eprintln!("utrace: a taker connected; {m}: tracing on");
+            say!("utrace: a taker connected; {m}: tracing on");
         }
         Ok(handed)
     }

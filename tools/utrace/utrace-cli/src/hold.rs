@@ -86,7 +86,7 @@ pub fn run(a: HoldArgs) -> Result<ExitCode, String> {
     opts.lossless = true;
     opts.decide_signal = true;
     let att = target::attach(&session, false, &a.target, &opts)?;
-    eprintln!(
+    say!(
         "utrace: holding crashes of process {} and its descendants",
         att.pid
     );
@@ -172,7 +172,7 @@ pub fn run(a: HoldArgs) -> Result<ExitCode, String> {
     // suspension a debugger took over is continued here.
     drop(pump);
     for pid in held.keys() {
-        eprintln!("utrace: pid {pid} released: it dumps core");
+        say!("utrace: pid {pid} released: it dumps core");
         release(*pid);
     }
     target::exit_status(child.take())

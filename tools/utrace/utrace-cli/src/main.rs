@@ -5,6 +5,15 @@
 
 #![forbid(unsafe_code)]
 
+/// `eprintln!` that cannot panic: a message to a standard error that is
+/// gone (`2>&1 | head`) is dropped.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod captured;
 mod events;
 mod format;
@@ -17,6 +26,7 @@ mod top;
 mod trace;
 
 use clap::{Args, Parser, Subcommand};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -106,12 +116,10 @@ pub fn open_session() -> Result<utrace::Session, String> {
 }
 
 fn info() -> Result<(), String> {
+    use std::fmt::Write as _;
     use utrace::uapi;
     let s = open_session()?;
     let i = s.info().map_err(|e| e.to_string())?;
-    println!("version {}", i.version);
-    println!("record_size {}", i.record_size);
-    println!("events {:#x}", i.events);
     let names: Vec<&str> = [
         (uapi::ATTACH_F_PIDFD, "pidfd"),
         (uapi::ATTACH_F_THREAD, "thread"),
@@ -125,10 +133,29 @@ fn info() -> Result<(), String> {
     .filter(|f| i.attach_flags & u64::from(f.0) != 0)
     .map(|f| f.1)
     .collect();
-    println!("attach_flags {:#x} {}", i.attach_flags, names.join(","));
-    println!("buffer_bytes {}", i.buffer_bytes);
-    println!("buffer_max {}", i.buffer_max);
-    Ok(())
+    let mut text = String::new();
+    let _ = writeln!(text, "version {}", i.version);
+    let _ = writeln!(text, "record_size {}", i.record_size);
+    let _ = writeln!(text, "events {:#x}", i.events);
+    let _ = writeln!(
+        text,
+        "attach_flags {:#x} {}",
+        i.attach_flags,
+        names.join(",")
+    );
+    let _ = writeln!(text, "buffer_bytes {}", i.buffer_bytes);
+    let _ = writeln!(text, "buffer_max {}", i.buffer_max);
+    write_out(text.as_bytes())
+}
+
+/// Writes `bytes` to standard output. A reader that is gone (`| head`)
+/// ends the output quietly: Rust ignores SIGPIPE, so that write says
+/// EPIPE, which `print!` would turn into a panic.
+fn write_out(bytes: &[u8]) -> Result<(), String> {
+    match io::stdout().lock().write_all(bytes) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("standard output: {e}")),
+        _ => Ok(()),
+    }
 }
 
 fn main() -> ExitCode {
@@ -149,7 +176,7 @@ and taken with `utrace trace --take PATH` (the same options of utrace events)"
     match r {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("utrace: {e}");
+            say!("utrace: {e}");
             ExitCode::from(1)
         }
     }

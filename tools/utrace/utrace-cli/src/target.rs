@@ -96,7 +96,7 @@ pub fn exec_child(a: ExecArgs) -> Result<ExitCode, String> {
         .arg0(&a.command[0])
         .args(&a.command[1..])
         .exec();
-    eprintln!("utrace: exec {}: {err}", a.path.display());
+    say!("utrace: exec {}: {err}", a.path.display());
     Ok(ExitCode::from(127))
 }
 

@@ -211,8 +211,37 @@ impl Mem for OneString {
     }
 }
 
+/// The trace's output. Its first write error ends the trace: a reader
+/// that is gone (`| head`: Rust ignores SIGPIPE, so a write says EPIPE)
+/// or a full disk. Later writes are dropped.
+struct Output {
+    w: Box<dyn Write>,
+    err: Option<io::Error>,
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.err.is_none() {
+            match self.w.write(buf) {
+                Err(e) if e.kind() != io::ErrorKind::Interrupted => self.err = Some(e),
+                r => return r,
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.err.is_none() {
+            if let Err(e) = self.w.flush() {
+                self.err = Some(e);
+            }
+        }
+        Ok(())
+    }
+}
+
 struct Tracer {
-    out: Box<dyn Write>,
+    out: Output,
     follow: bool,
     memory: bool,
     /// The kernel captures the memory the lines show (`captured.rs`):
@@ -642,7 +671,7 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
             if h.decide() {
                 let v = v.unwrap_or(Verdict::Run(None));
                 if let Err(e) = session.decide(utrace::EngineId(h.engine_id), h.seq, v) {
-                    eprintln!("utrace: decide: {e}");
+                    say!("utrace: decide: {e}");
                 }
             }
         }
@@ -700,14 +729,14 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
             } else {
                 " (this kernel's /dev/utrace has no lossless mode)"
             };
-            eprintln!("utrace: {count} records lost{why}");
+            say!("utrace: {count} records lost{why}");
         }
         Payload::Detached { reason, .. }
             if h.tid == h.pid
                 && t.live.contains(&h.pid)
                 && !matches!(reason, utrace::DetachReason::Reaped) =>
         {
-            eprintln!("utrace: process {} detached ({reason:?})", h.pid);
+            say!("utrace: process {} detached ({reason:?})", h.pid);
             t.live.remove(&h.pid);
         }
         _ => {}
@@ -766,7 +795,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         match session.capture(&captured::items(fold), can_decide) {
             Ok(()) => true,
             Err(e) => {
-                eprintln!("utrace: {e}: memory read at each syscall's entry instead");
+                say!("utrace: {e}: memory read at each syscall's entry instead");
                 false
             }
         }
@@ -791,9 +820,10 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     let (child, pid, engine) = match (a.target.pid, &a.take) {
         (_, Some(path)) => {
             let taken = handoff::take(path, &session)?;
-            eprintln!(
+            say!(
                 "utrace: process {} taken over (engine {})",
-                taken.pid, taken.engine.0
+                taken.pid,
+                taken.engine.0
             );
             follow = taken.follow;
             live.extend(taken.live.iter().copied());
@@ -803,7 +833,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
             let engine = session
                 .attach(Target::Pid(pid), &opts)
                 .map_err(|e| format!("attach to {pid}: {e}"))?;
-            eprintln!("utrace: process {pid} attached");
+            say!("utrace: process {pid} attached");
             (None, pid, engine)
         }
         (None, None) => {
@@ -826,7 +856,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     }
     let giver = a.handoff_socket.as_deref().map(Giver::bind).transpose()?;
     let mut t = Tracer {
-        out,
+        out: Output { w: out, err: None },
         follow,
         memory: !a.no_memory,
         capture,
@@ -877,13 +907,21 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
             }
         }
         let _ = t.out.flush();
+        if t.out.err.is_some() {
+            break;
+        }
     }
     let _ = t.out.flush();
     drop(pump);
+    if let Some(e) = t.out.err.take() {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            say!("utrace: writing the trace: {e}");
+        }
+    }
     if handed {
-        eprintln!("utrace: process {pid} handed over");
+        say!("utrace: process {pid} handed over");
     } else if interrupted && child.is_none() {
-        eprintln!("utrace: process {pid} detached");
+        say!("utrace: process {pid} detached");
     }
     target::exit_status(child)
 }

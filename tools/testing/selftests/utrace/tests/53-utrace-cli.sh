@@ -5,7 +5,8 @@
 # execve, the syscalls sysseq says it made, a SIGSEGV and the exit lines,
 # and exits as CMD did; memory shows as the call had it (a path in a page
 # not yet touched, a buffer changed right after the call); a user without privileges traces their own
-# program; `utrace trace -p` works on a process gdb is attached to;
+# program; `utrace trace -p` works on a process gdb is attached to; a
+# reader that is gone or a full disk ends utrace (quietly, or saying so);
 # `utrace events --json` shows a tree's execs and exits, and ends with its
 # tree also when its DEATH records were lost; `utrace top` counts a
 # command's syscalls.
@@ -33,6 +34,40 @@ load utrace_rs
 load utrace_dev
 trap 'kill $victim $gdbpid 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 4
+# A reader that is gone ends utrace quietly (Rust ignores SIGPIPE, so a
+# write says EPIPE): `info` writes into a pipe whose reader has exited;
+# `trace -p` of a process that goes on making syscalls ends once `head`
+# has its lines, and the process runs on, untraced.
+{
+	sleep 1
+	$UT info 2>/tmp/t53.epipe
+	echo $? >/tmp/t53.epipe.rc
+} | true
+expect_eq "utrace info into a closed pipe: exit" "$(cat /tmp/t53.epipe.rc)" 0
+[ -s /tmp/t53.epipe ] && fail "utrace info into a closed pipe: $(cat /tmp/t53.epipe)"
+{
+	sleep 1
+	$UT trace -p 2147483647 2>&1
+	echo $? >/tmp/t53.epipe.rc
+} | true
+expect_eq "utrace trace -p 2147483647, its error into a closed pipe: exit" "$(cat /tmp/t53.epipe.rc)" 1
+echo g | sysloop 2000000000 >/dev/null &
+victim=$!
+wait_until 10 "grep -q sysloop /proc/$victim/comm"
+timeout 60 sh -c "$UT trace -p $victim 2>/tmp/t53.epipe | head -n 2 >/tmp/t53.head" ||
+	fail "utrace trace -p | head -n 2: no end in 60 s (exit $?): $(cat /tmp/t53.epipe)"
+expect_eq "utrace trace -p | head -n 2: syscall lines" "$(grep -Ec '^[a-z0-9_]+\(' /tmp/t53.head)" 2
+kill -0 $victim || fail "the traced process did not run on after utrace ended"
+grep -v "process $victim attached" /tmp/t53.epipe && fail "utrace trace -p | head: stderr above"
+kill $victim
+wait $victim
+echo "ok: utrace info and utrace trace end quietly when their reader is gone"
+if [ -c /dev/full ]; then
+	$UT trace -o /dev/full -- /bin/true 2>/tmp/t53.full || fail "utrace trace -o /dev/full -- /bin/true: exit $?"
+	grep -q '^utrace: writing the trace: No space left on device' /tmp/t53.full ||
+		fail "utrace trace -o /dev/full does not say it could not write: $(cat /tmp/t53.full)"
+	echo "ok: utrace trace -o /dev/full says why it stopped"
+fi
 # Strings and structs in a syscall's memory are exact: the kernel captures
 # them into the records (UTRACE_IOC_CAPTURE), and an entry whose capture is
 # not whole (a page not present yet) waits while utrace reads them itself
