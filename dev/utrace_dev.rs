@@ -1447,6 +1447,12 @@ impl Session {
             return Err(EINVAL);
         }
         if a.events & !GLOBAL_EVENTS != 0 || a.events == 0 {
+            refusal!(
+                "uid {}: global attach refused: events {:#x}: a global engine reports \
+CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
+                self.uid,
+                a.events
+            );
             return Err(EINVAL);
         }
         let core = self.core();

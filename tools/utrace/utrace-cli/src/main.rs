@@ -6,11 +6,14 @@
 #![forbid(unsafe_code)]
 
 /// `eprintln!` that cannot panic: a message to a standard error that is
-/// gone (`2>&1 | head`) is dropped.
+/// gone (`2>&1 | head`) is dropped. One write(2) a message, so that the
+/// messages of several processes on one terminal do not mix.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let mut line = format!($($arg)*);
+        line.push('\n');
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }};
 }
 

@@ -8,6 +8,7 @@
 //! and the kernel ends it with SIGHUP.
 
 use clap::Args;
+use nix::errno::Errno;
 use nix::sys::signal::{kill, raise, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
@@ -44,22 +45,34 @@ impl Started {
     }
 }
 
-/// `name` as execvp() would find it: itself if it has a slash, else the
-/// first executable file of that name in `$PATH`.
+/// `name` as execvp() would find it: itself if it has a slash (and is
+/// there), else the first executable file of that name in `$PATH`. A
+/// command that is not there is refused before anything starts, so that
+/// no trace shows the failing exec of utrace's own helper.
 fn resolve(name: &str) -> Result<PathBuf, String> {
     if name.contains('/') {
-        return Ok(PathBuf::from(name));
+        return match std::fs::metadata(name) {
+            Ok(m) if executable(&m) => Ok(PathBuf::from(name)),
+            Ok(_) => Err(format!(
+                "{name}: Permission denied (not an executable file)"
+            )),
+            Err(e) => Err(format!("{name}: {e}")),
+        };
     }
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     for dir in std::env::split_paths(&path) {
         let p = dir.join(name);
-        if p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        {
+        if p.metadata().is_ok_and(|m| executable(&m)) {
             return Ok(p);
         }
     }
     Err(format!("{name}: command not found"))
+}
+
+/// Whether execve() may run the file `m` describes (root too needs an x
+/// bit).
+fn executable(m: &std::fs::Metadata) -> bool {
+    m.is_file() && m.permissions().mode() & 0o111 != 0
 }
 
 /// Starts `command`, stopped before its exec.
@@ -134,6 +147,76 @@ pub fn comm(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map(|s| s.trim_end().to_string())
         .unwrap_or_else(|_| "?".into())
+}
+
+/// What [`attach_every`] attached to, and what it left out.
+pub struct Every {
+    /// Processes attached.
+    pub attached: usize,
+    /// Processes the caller may not trace (`EPERM`).
+    pub refused: usize,
+    /// Set when the session's `tasks_per_session` limit ended the walk.
+    pub limit: Option<String>,
+}
+
+/// Attaches to every process the caller may trace (`top --all`), each
+/// with `opts` (`follow` then covers the processes they start): walks
+/// `/proc`, leaving out utrace itself, kernel threads, zombies and, for a
+/// caller without CAP_SYS_PTRACE, processes of other users (which the
+/// kernel would refuse, with a log line each). A process that ends or is
+/// followed already meanwhile is skipped; `tasks_per_session` ends the walk.
+pub fn attach_every(session: &Session, opts: &Attach) -> Result<Every, String> {
+    use std::os::unix::fs::MetadataExt;
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    let me = std::process::id() as i32;
+    let my_uid = std::fs::metadata("/proc/self")
+        .map_err(|e| format!("/proc/self: {e}"))?
+        .uid();
+    let mut every = Every {
+        attached: 0,
+        refused: 0,
+        limit: None,
+    };
+    let dir = std::fs::read_dir("/proc").map_err(|e| format!("/proc: {e}"))?;
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the name: state (3), ..., flags (9).
+        let mut f = stat.rsplit_once(") ").map(|x| x.1).unwrap_or("").split(' ');
+        let state = f.next().unwrap_or("X");
+        let flags: u64 = f.nth(5).and_then(|v| v.parse().ok()).unwrap_or(0);
+        if flags & PF_KTHREAD != 0 || matches!(state, "Z" | "X") {
+            continue;
+        }
+        if my_uid != 0 && entry.metadata().map(|m| m.uid()).ok() != Some(my_uid) {
+            every.refused += 1;
+            continue;
+        }
+        match session.attach(Target::Pid(pid), opts) {
+            Ok(_) => every.attached += 1,
+            Err(e) => match e.errno() {
+                Some(Errno::ESRCH | Errno::EEXIST) => {}
+                Some(Errno::EPERM) => every.refused += 1,
+                Some(Errno::ENOSPC) => {
+                    every.limit = Some(format!("attach to {pid}: {e}"));
+                    break;
+                }
+                _ => return Err(format!("attach to {pid}: {e}")),
+            },
+        }
+    }
+    Ok(every)
 }
 
 /// What [`attach`] made.

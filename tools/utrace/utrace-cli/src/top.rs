@@ -15,7 +15,8 @@ use utrace::{syscalls, uapi, Attach, Payload};
 
 #[derive(Args, Debug)]
 pub struct TopArgs {
-    /// Every task on the machine (needs CAP_SYS_ADMIN).
+    /// Every process the user may trace (root: every one), and the
+    /// processes they start.
     #[arg(long, conflicts_with_all = ["pid", "command"])]
     all: bool,
     /// Seconds between two tables.
@@ -70,8 +71,9 @@ fn table(out: &mut impl Write, rows: &HashMap<i32, Row>, s: &Shown<'_>) -> io::R
     let total: u64 = rows.values().map(|r| r.syscalls).sum();
     writeln!(
         out,
-        "utrace top: {} processes, {:.0} syscalls/s, {lost} records lost, every {:.1} s",
+        "utrace top: {} process{}, {:.0} syscalls/s, {lost} records lost, every {:.1} s",
         rows.len(),
+        if rows.len() == 1 { "" } else { "es" },
         total as f64 / secs,
         a.delay
     )?;
@@ -120,13 +122,29 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
     let mut opts = Attach::new(
         uapi::EV_SYSCALL_ENTRY | uapi::EV_SIGNAL | uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_DEATH,
     );
-    opts.follow = !a.all;
-    let att = target::attach(&session, a.all, &a.target, &opts)?;
+    opts.follow = true;
     let mut live = HashSet::new();
-    if !a.all {
+    let child = if a.all {
+        // Not a global engine: those report no syscalls.
+        let every = target::attach_every(&session, &opts)?;
+        let n = every.attached;
+        let mut note = format!(
+            "utrace top: {n} process{} attached",
+            if n == 1 { "" } else { "es" }
+        );
+        if every.refused > 0 {
+            note += &format!(", {} left out (not this user's to trace)", every.refused);
+        }
+        if let Some(limit) = every.limit {
+            note += &format!("; then {limit}: the rest left out");
+        }
+        say!("{note}");
+        None
+    } else {
+        let att = target::attach(&session, false, &a.target, &opts)?;
         live.insert(att.pid);
-    }
-    let child = att.child;
+        att.child
+    };
     let redraw = !a.batch && io::stdout().is_terminal();
     let mut pump = Pump::new(session)?;
     let stdout = io::stdout();

@@ -24,8 +24,9 @@ pub struct TraceArgs {
     /// Follow new children and threads from their first instruction.
     #[arg(short = 'f', long = "follow")]
     follow: bool,
-    /// Only these syscalls (comma-separated names; `trace=` may come
-    /// first, as strace spells it).
+    /// Only these syscalls: comma-separated names or `%file` (those with a
+    /// path argument), every one but those after `!`, `all` or `none`;
+    /// `trace=` may come first, as strace spells it.
     #[arg(short = 'e', value_name = "SYSCALLS")]
     expr: Option<String>,
     /// Write the trace to FILE instead of standard output.
@@ -94,7 +95,7 @@ const EXIT_ONLY: &[&str] = &[
 /// is captured at their exits, or not shown), [`captured::whole_at_exit`];
 /// execve and the `--inject` ones always at both (their entries start the
 /// trace of `-- COMMAND` and take the decisions).
-fn syscall_filter(shown: Option<&HashSet<String>>, inject: &[Inject], fold: bool) -> SyscallFilter {
+fn syscall_filter(shown: Option<&Shown>, inject: &[Inject], fold: bool) -> SyscallFilter {
     let mut f = SyscallFilter::new();
     for abi in [Abi::X86_64, Abi::I386] {
         let table = syscalls::table(abi);
@@ -167,19 +168,70 @@ fn parse_inject(spec: &str) -> Result<Inject, String> {
     })
 }
 
-fn parse_filter(expr: &str) -> Result<HashSet<String>, String> {
+/// `-e`'s syscalls: those named, or (`except`) every one but those.
+#[derive(Debug, Default)]
+struct Shown {
+    names: HashSet<String>,
+    except: bool,
+}
+
+impl Shown {
+    fn contains(&self, name: &str) -> bool {
+        self.names.contains(name) != self.except
+    }
+}
+
+/// Parses `-e` as strace spells it: `[trace=][!]LIST`, LIST being `all`,
+/// `none`, or names and `%file` (every syscall with a path argument)
+/// separated by commas.
+fn parse_filter(expr: &str) -> Result<Shown, String> {
     let list = expr.strip_prefix("trace=").unwrap_or(expr);
-    let mut set = HashSet::new();
+    let (except, list) = match list.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, list),
+    };
+    match list {
+        "all" => {
+            return Ok(Shown {
+                names: HashSet::new(),
+                except: !except,
+            })
+        }
+        "none" => {
+            return Ok(Shown {
+                names: HashSet::new(),
+                except,
+            })
+        }
+        _ => {}
+    }
+    let mut names = HashSet::new();
     for n in list.split(',').filter(|n| !n.is_empty()) {
+        if n == "%file" {
+            let tables = [Abi::X86_64, Abi::I386]
+                .into_iter()
+                .filter_map(syscalls::table);
+            for s in tables.flat_map(|t| t.syscalls()) {
+                if s.args.contains(&Arg::Path) {
+                    names.insert(s.name.to_string());
+                }
+            }
+            continue;
+        }
+        if n.starts_with('%') {
+            return Err(format!(
+                "-e: unknown syscall class {n} (utrace knows %file)"
+            ));
+        }
         if syscalls::number(Abi::X86_64, n).is_none() && syscalls::number(Abi::I386, n).is_none() {
             return Err(format!("-e: unknown syscall {n}"));
         }
-        set.insert(n.to_string());
+        names.insert(n.to_string());
     }
-    if set.is_empty() {
+    if names.is_empty() {
         return Err("-e: no syscall named".into());
     }
-    Ok(set)
+    Ok(Shown { names, except })
 }
 
 /// A syscall entered and not yet returned, per thread.
@@ -247,7 +299,7 @@ struct Tracer {
     /// The kernel captures the memory the lines show (`captured.rs`):
     /// read live only while a thread waits for a decision.
     capture: bool,
-    filter: Option<HashSet<String>>,
+    filter: Option<Shown>,
     inject: Vec<Inject>,
     pending: Calls,
     /// exec calls returned 0, waiting for their EXEC record.
@@ -973,9 +1025,22 @@ mod tests {
     #[test]
     fn filters() {
         let f = parse_filter("trace=openat,read").unwrap();
-        assert!(f.contains("openat") && f.contains("read") && f.len() == 2);
+        assert!(f.contains("openat") && f.contains("read") && f.names.len() == 2 && !f.except);
         assert!(parse_filter("openat,nosuch").is_err());
         assert!(parse_filter("trace=").is_err());
+        let f = parse_filter("trace=!getppid,read").unwrap();
+        assert!(!f.contains("getppid") && !f.contains("read") && f.contains("openat"));
+        let f = parse_filter("%file,read").unwrap();
+        assert!(f.contains("openat") && f.contains("execve") && f.contains("read"));
+        assert!(!f.contains("getppid") && !f.contains("write"));
+        let none = parse_filter("trace=none").unwrap();
+        let all = parse_filter("all").unwrap();
+        assert!(
+            !none.contains("read")
+                && all.contains("read")
+                && !parse_filter("!all").unwrap().contains("read")
+        );
+        assert!(parse_filter("%network").is_err());
     }
 
     /// Every exit-only syscall is one the formatter decodes from its
@@ -1023,7 +1088,7 @@ mod tests {
         assert!(folded.iter().any(|i| i64::from(i.nr) == write
             && u32::from(i.abi) == uapi::ABI_X86_64
             && u32::from(i.flags) & uapi::CAPTURE_AT_EXIT != 0));
-        let shown: HashSet<String> = ["openat".to_string()].into();
+        let shown = parse_filter("openat").unwrap();
         let f = syscall_filter(Some(&shown), &[], true);
         let x = |n| nr(Abi::X86_64, n);
         assert!(

@@ -5,11 +5,13 @@
 # execve, the syscalls sysseq says it made, a SIGSEGV and the exit lines,
 # and exits as CMD did; memory shows as the call had it (a path in a page
 # not yet touched, a buffer changed right after the call); a user without privileges traces their own
-# program; `utrace trace -p` works on a process gdb is attached to; a
+# program; `-e` shows the syscalls strace's -e shows (names, !, all, none,
+# %file); `utrace trace -p` works on a process gdb is attached to; a
 # reader that is gone or a full disk ends utrace (quietly, or saying so);
 # `utrace events --json` shows a tree's execs and exits, and ends with its
 # tree also when its DEATH records were lost; `utrace top` counts a
-# command's syscalls.
+# command's syscalls, and with --all those of every process the user may
+# trace.
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
@@ -32,7 +34,7 @@ echo "ok: without /dev/utrace each subcommand asks whether utrace_dev is loaded"
 
 load utrace_rs
 load utrace_dev
-trap 'kill $victim $gdbpid 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
+trap 'kill $victim $gdbpid $mine $theirs 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 4
 # A reader that is gone ends utrace quietly (Rust ignores SIGPIPE, so a
 # write says EPIPE): `info` writes into a pipe whose reader has exited;
@@ -151,6 +153,19 @@ echo "ok: $(grep SIGSEGV /tmp/t53.segv | tr '\n' ' ')"
 out=$(runas $NOBODY $UT trace -- /bin/true 2>&1) || fail "nobody: utrace trace -- /bin/true: $out"
 echo "$out" | tail -n 1 | grep -q '^+++ exited with 0 +++$' || fail "nobody: $out"
 echo "ok: nobody traces /bin/true"
+
+# --- -e as strace spells it: names, `!` (all but), all, none, %file. The
+# oracle is Debian's strace on the same command: the same syscalls shown,
+# in the same order.
+names() { sed -E 's/\(.*//; s/^(\+\+\+ .*) \+\+\+$/\1/' "$1"; }
+for e in 'trace=%file' '%file,write' '!brk,mprotect' 'trace=none' 'all' 'trace=openat,exit_group'; do
+	strace -o /tmp/t53.e.strace -e "$e" cat /nonexistent 2>/dev/null
+	$UT trace -o /tmp/t53.e.ut -e "$e" -- cat /nonexistent 2>/dev/null
+	names /tmp/t53.e.strace >/tmp/t53.e.s
+	names /tmp/t53.e.ut >/tmp/t53.e.u
+	diff /tmp/t53.e.s /tmp/t53.e.u || fail "utrace trace -e '$e' shows other syscalls than strace (- strace, + utrace)"
+	echo "ok: -e '$e': the $(wc -l </tmp/t53.e.u) lines strace shows ($(tr '\n' ' ' </tmp/t53.e.u))"
+done
 
 # --- utrace trace -p on a process gdb is attached to
 rm -f /tmp/t53.go
@@ -279,3 +294,28 @@ else
 	[ $((calls + lost)) -ge 20000 ] || fail "utrace top: $calls getppid calls + $lost lost < 20000"
 fi
 echo "ok: utrace top counts sysloop's getppid calls ($calls, $lost records lost)"
+
+# --- utrace top --all: processes running before it started, attached one
+# by one (a global engine reports no syscalls). Root's table has root's
+# and nobody's sysloop; nobody's has only its own, and says what it left
+# out.
+echo g | sysloop 2000000000 >/dev/null &
+mine=$!
+echo g | runas $NOBODY "$(command -v sysloop)" 2000000000 >/dev/null &
+theirs=$!
+wait_until 10 "grep -q sysloop /proc/$mine/comm && grep -q sysloop /proc/$theirs/comm"
+row() { awk -v p="$1" '$1 == p && $2 == "sysloop" && $NF ~ /^\([0-9]+\)$/ && $(NF - 1) == "getppid"' "$2"; }
+$UT top -b -n 1 -d 2 --all >/tmp/t53.topall 2>/tmp/t53.topall.err || fail "utrace top --all: exit $?: $(cat /tmp/t53.topall.err)"
+cat /tmp/t53.topall.err /tmp/t53.topall
+[ -n "$(row $mine /tmp/t53.topall)" ] || fail "utrace top --all: no getppid row of root's sysloop $mine"
+[ -n "$(row $theirs /tmp/t53.topall)" ] || fail "utrace top --all: no getppid row of nobody's sysloop $theirs"
+runas $NOBODY $UT top -b -n 1 -d 2 --all >/tmp/t53.topall 2>/tmp/t53.topall.err ||
+	fail "nobody: utrace top --all: exit $?: $(cat /tmp/t53.topall.err)"
+cat /tmp/t53.topall.err /tmp/t53.topall
+[ -n "$(row $theirs /tmp/t53.topall)" ] || fail "nobody: utrace top --all: no getppid row of its sysloop $theirs"
+[ -z "$(row $mine /tmp/t53.topall)" ] || fail "nobody: utrace top --all shows root's sysloop $mine"
+grep -q "left out (not this user's to trace)" /tmp/t53.topall.err || fail "nobody: utrace top --all does not say what it left out"
+kill $mine $theirs
+wait $mine
+wait $theirs
+echo "ok: utrace top --all: root sees every process, nobody its own"
