@@ -219,6 +219,16 @@ pub fn attach_every(session: &Session, opts: &Attach) -> Result<Every, String> {
     Ok(every)
 }
 
+/// Refuses `-p` of utrace itself: its own syscalls would make records,
+/// whose reading makes more, without end (and a thread deciding on its own
+/// syscalls would wait for itself).
+pub fn not_me(pid: i32) -> Result<(), String> {
+    if u32::try_from(pid).is_ok_and(|p| p == std::process::id()) {
+        return Err(format!("-p {pid}: that is this utrace itself"));
+    }
+    Ok(())
+}
+
 /// What [`attach`] made.
 pub struct Attached {
     /// The engine (0 with `all`).
@@ -249,6 +259,7 @@ pub fn attach(
         });
     }
     if let Some(pid) = t.pid {
+        not_me(pid)?;
         let engine = session
             .attach(Target::Pid(pid), opts)
             .map_err(|e| format!("attach to {pid}: {e}"))?;

@@ -882,6 +882,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
             (None, taken.pid, taken.engine)
         }
         (Some(pid), None) => {
+            target::not_me(pid)?;
             let engine = session
                 .attach(Target::Pid(pid), &opts)
                 .map_err(|e| format!("attach to {pid}: {e}"))?;

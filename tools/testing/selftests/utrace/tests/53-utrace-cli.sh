@@ -64,6 +64,9 @@ grep -v "process $victim attached" /tmp/t53.epipe && fail "utrace trace -p | hea
 kill $victim
 wait $victim
 echo "ok: utrace info and utrace trace end quietly when their reader is gone"
+out=$(timeout 20 sh -c "exec $UT trace -p \$\$" 2>&1) && fail "utrace trace -p of itself succeeded: $out"
+echo "$out" | grep -q 'that is this utrace itself' || fail "utrace trace -p of itself: $out"
+echo "ok: utrace trace -p of itself is refused: $out"
 if [ -c /dev/full ]; then
 	$UT trace -o /dev/full -- /bin/true 2>/tmp/t53.full || fail "utrace trace -o /dev/full -- /bin/true: exit $?"
 	grep -q '^utrace: writing the trace: No space left on device' /tmp/t53.full ||
