@@ -169,6 +169,11 @@ for e in 'trace=%file' '%file,write' '!brk,mprotect' 'trace=none' 'all' 'trace=o
 	diff /tmp/t53.e.s /tmp/t53.e.u || fail "utrace trace -e '$e' shows other syscalls than strace (- strace, + utrace)"
 	echo "ok: -e '$e': the $(wc -l </tmp/t53.e.u) lines strace shows ($(tr '\n' ' ' </tmp/t53.e.u))"
 done
+# Each thread's end has its line with -f, as strace -f shows it.
+echo g | strace -f -o /tmp/t53.th.strace spawn thread 3 /bin/true
+echo g | $UT trace -f -o /tmp/t53.th.ut -- spawn thread 3 /bin/true
+expect_eq "utrace trace -f: '+++ exited' lines of spawn's 3 threads and itself (strace's count)" \
+	"$(grep -c '+++ exited with' /tmp/t53.th.ut)" "$(grep -c '+++ exited with' /tmp/t53.th.strace)"
 
 # --- utrace trace -p on a process gdb is attached to
 rm -f /tmp/t53.go
