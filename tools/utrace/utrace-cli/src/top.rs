@@ -29,10 +29,20 @@ pub struct TopArgs {
     delay: f64,
     /// Print this many tables, then end (default: until Ctrl-C, or until
     /// the traced processes are gone).
-    #[arg(short = 'n', long = "iterations", value_name = "N")]
+    #[arg(
+        short = 'n',
+        long = "iterations",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     iterations: Option<u64>,
     /// Rows per table.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+    )]
     rows: usize,
     /// Plain tables one after the other (the default when the output is
     /// not a terminal), instead of redrawing the screen.

@@ -23,6 +23,12 @@ for sub in "" trace events info hold top handoff; do
 	echo "$out" | grep -q '^Usage: utrace' || fail "utrace $sub --help: no usage line: $out"
 done
 echo "ok: utrace --help and each subcommand's"
+for bad in "top -n 0" "top --rows 0"; do
+	# shellcheck disable=SC2086 # $bad: words
+	out=$($UT $bad -- /bin/true 2>&1) && fail "utrace $bad succeeded: $out"
+	echo "$out" | grep -q "invalid value '0'" || fail "utrace $bad: $out"
+done
+echo "ok: utrace top refuses -n 0 and --rows 0"
 # Without the device every subcommand says what is missing, and fails.
 for sub in "info" "trace -- /bin/true" "events -- /bin/true" "hold -- /bin/true" "top -b -n 1 -- /bin/true"; do
 	# shellcheck disable=SC2086 # $sub: words
