@@ -73,6 +73,10 @@ echo "ok: utrace info and utrace trace end quietly when their reader is gone"
 out=$(timeout 20 sh -c "exec $UT trace -p \$\$" 2>&1) && fail "utrace trace -p of itself succeeded: $out"
 echo "$out" | grep -q 'that is this utrace itself' || fail "utrace trace -p of itself: $out"
 echo "ok: utrace trace -p of itself is refused: $out"
+out=$($UT trace -- /nonexistent 2>&1) && fail "utrace trace -- /nonexistent succeeded: $out"
+expect_eq "utrace trace -- /nonexistent" "$out" "utrace: /nonexistent: No such file or directory (os error 2)"
+out=$($UT trace -- /etc/passwd 2>&1) && fail "utrace trace -- /etc/passwd succeeded: $out"
+expect_eq "utrace trace -- /etc/passwd" "$out" "utrace: /etc/passwd: Permission denied (not an executable file)"
 if [ -c /dev/full ]; then
 	$UT trace -o /dev/full -- /bin/true 2>/tmp/t53.full || fail "utrace trace -o /dev/full -- /bin/true: exit $?"
 	grep -q '^utrace: writing the trace: No space left on device' /tmp/t53.full ||
