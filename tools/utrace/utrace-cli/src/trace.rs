@@ -413,8 +413,10 @@ impl fmt::Display for Prefix {
 }
 
 impl Tracer {
+    /// `[pid TID] ` on every line of a thread other than the one named
+    /// (`-p` traces every thread of the process, `-f` the new ones too).
     fn prefix(&self, tid: i32) -> Prefix {
-        Prefix((self.follow && tid != self.first_pid).then_some(tid))
+        Prefix((tid != self.first_pid).then_some(tid))
     }
 
     fn shown(&self, abi: Abi, nr: i32) -> bool {
@@ -767,7 +769,7 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
             group_dead,
         } => {
             t.unfinished(h.tid);
-            if !group_dead && t.follow && h.tid != h.pid {
+            if !group_dead && h.tid != h.pid {
                 // A thread's end, on its own line as strace -f shows it.
                 let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
             }

@@ -40,7 +40,7 @@ echo "ok: without /dev/utrace each subcommand asks whether utrace_dev is loaded"
 
 load utrace_rs
 load utrace_dev
-trap 'kill $victim $gdbpid $mine $theirs 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
+trap 'kill $victim $gdbpid $mine $theirs $jp 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 4
 # A reader that is gone ends utrace quietly (Rust ignores SIGPIPE, so a
 # write says EPIPE): `info` writes into a pipe whose reader has exited;
@@ -73,6 +73,21 @@ echo "ok: utrace info and utrace trace end quietly when their reader is gone"
 out=$(timeout 20 sh -c "exec $UT trace -p \$\$" 2>&1) && fail "utrace trace -p of itself succeeded: $out"
 echo "$out" | grep -q 'that is this utrace itself' || fail "utrace trace -p of itself: $out"
 echo "ok: utrace trace -p of itself is refused: $out"
+# -p traces every thread of the process: a line of a thread other than
+# the one named starts with [pid TID] (before: no prefix without -f, so
+# the threads' lines could not be told apart).
+rm -f /tmp/t53.ids
+jobctl /tmp/t53.ids >/dev/null &
+jc=$!
+wait_until 10 "[ -s /tmp/t53.ids ]"
+read -r jp jt1 jt2 </tmp/t53.ids
+timeout 60 sh -c "$UT trace -p $jp 2>/dev/null | head -n 300 >/tmp/t53.threads"
+kill -9 "$jp"
+wait $jc
+grep -Eq "^\[pid +($jt1|$jt2)\] sched_yield\(\)" /tmp/t53.threads ||
+	fail "utrace trace -p $jp: no [pid $jt1] or [pid $jt2] line: $(head -n 5 /tmp/t53.threads)"
+grep -q '^sched_yield()' /tmp/t53.threads || fail "utrace trace -p $jp: no line of its main thread"
+echo "ok: utrace trace -p of a 3-thread process: the other threads' lines carry their [pid TID]"
 out=$($UT trace -- /nonexistent 2>&1) && fail "utrace trace -- /nonexistent succeeded: $out"
 expect_eq "utrace trace -- /nonexistent" "$out" "utrace: /nonexistent: No such file or directory (os error 2)"
 out=$($UT trace -- /etc/passwd 2>&1) && fail "utrace trace -- /etc/passwd succeeded: $out"
