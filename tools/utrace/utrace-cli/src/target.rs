@@ -117,13 +117,33 @@ pub fn exec_child(a: ExecArgs) -> Result<ExitCode, String> {
 /// the tools that end with their processes, whose DEATH records a lossy
 /// session may drop.
 pub fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            let state = s.rsplit_once(") ")?.1.chars().next()?;
-            Some(!matches!(state, 'Z' | 'X'))
-        })
-        .unwrap_or(false)
+    stat(pid).is_some_and(|st| st.alive())
+}
+
+/// What `/proc/PID/stat` says of a task that [`alive`] and
+/// [`attach_every`] read.
+struct Stat {
+    /// The state letter (`R`, `S`, `Z`, ...).
+    state: char,
+    /// `PF_*` flags.
+    flags: u64,
+}
+
+impl Stat {
+    /// Not gone, not a zombie.
+    fn alive(&self) -> bool {
+        !matches!(self.state, 'Z' | 'X')
+    }
+}
+
+/// `/proc/PID/stat`'s state and flags (fields 3 and 9, after the name,
+/// which may hold spaces and parentheses); `None` once the task is gone.
+fn stat(pid: i32) -> Option<Stat> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut f = s.rsplit_once(") ")?.1.split(' ');
+    let state = f.next()?.chars().next()?;
+    let flags = f.nth(5)?.parse().ok()?;
+    Some(Stat { state, flags })
 }
 
 /// The exit status of a run with `child` (the command started under the
@@ -168,7 +188,6 @@ pub struct Every {
 pub fn attach_every(session: &Session, opts: &Attach) -> Result<Every, String> {
     use std::os::unix::fs::MetadataExt;
     const PF_KTHREAD: u64 = 0x0020_0000;
-    let me = std::process::id() as i32;
     let my_uid = std::fs::metadata("/proc/self")
         .map_err(|e| format!("/proc/self: {e}"))?
         .uid();
@@ -186,18 +205,12 @@ pub fn attach_every(session: &Session, opts: &Attach) -> Result<Every, String> {
         else {
             continue;
         };
-        if pid == me {
+        if not_me(pid).is_err() {
             continue;
         }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the name: state (3), ..., flags (9).
-        let mut f = stat.rsplit_once(") ").map(|x| x.1).unwrap_or("").split(' ');
-        let state = f.next().unwrap_or("X");
-        let flags: u64 = f.nth(5).and_then(|v| v.parse().ok()).unwrap_or(0);
-        if flags & PF_KTHREAD != 0 || matches!(state, "Z" | "X") {
-            continue;
+        match stat(pid) {
+            Some(st) if st.alive() && st.flags & PF_KTHREAD == 0 => {}
+            _ => continue,
         }
         if my_uid != 0 && entry.metadata().map(|m| m.uid()).ok() != Some(my_uid) {
             every.refused += 1;

@@ -74,6 +74,11 @@ struct Shown<'a> {
     lost: u64,
 }
 
+/// "1 process", "2 processes".
+fn processes(n: usize) -> String {
+    format!("{n} process{}", if n == 1 { "" } else { "es" })
+}
+
 fn table(out: &mut impl Write, rows: &HashMap<i32, Row>, s: &Shown<'_>) -> io::Result<()> {
     let (a, secs, lost) = (s.args, s.secs, s.lost);
     let mut v: Vec<(&i32, &Row)> = rows.iter().collect();
@@ -81,9 +86,8 @@ fn table(out: &mut impl Write, rows: &HashMap<i32, Row>, s: &Shown<'_>) -> io::R
     let total: u64 = rows.values().map(|r| r.syscalls).sum();
     writeln!(
         out,
-        "utrace top: {} process{}, {:.0} syscalls/s, {lost} records lost, every {:.1} s",
-        rows.len(),
-        if rows.len() == 1 { "" } else { "es" },
+        "utrace top: {}, {:.0} syscalls/s, {lost} records lost, every {:.1} s",
+        processes(rows.len()),
         total as f64 / secs,
         a.delay
     )?;
@@ -137,11 +141,7 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
     let child = if a.all {
         // Not a global engine: those report no syscalls.
         let every = target::attach_every(&session, &opts)?;
-        let n = every.attached;
-        let mut note = format!(
-            "utrace top: {n} process{} attached",
-            if n == 1 { "" } else { "es" }
-        );
+        let mut note = format!("utrace top: {} attached", processes(every.attached));
         if every.refused > 0 {
             note += &format!(", {} left out (not this user's to trace)", every.refused);
         }

@@ -769,12 +769,12 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
             group_dead,
         } => {
             t.unfinished(h.tid);
-            if !group_dead && h.tid != h.pid {
-                // A thread's end, on its own line as strace -f shows it.
+            // The process's end, or a thread's on its own line as strace
+            // -f shows it.
+            if group_dead || h.tid != h.pid {
                 let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
             }
             if group_dead {
-                let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
                 t.live.remove(&h.pid);
                 if t.live.is_empty() {
                     return true;
