@@ -205,7 +205,7 @@ pub fn attach_every(session: &Session, opts: &Attach) -> Result<Every, String> {
         else {
             continue;
         };
-        if not_me(pid).is_err() {
+        if is_me(pid) {
             continue;
         }
         match stat(pid) {
@@ -232,14 +232,43 @@ pub fn attach_every(session: &Session, opts: &Attach) -> Result<Every, String> {
     Ok(every)
 }
 
-/// Refuses `-p` of utrace itself: its own syscalls would make records,
-/// whose reading makes more, without end (and a thread deciding on its own
-/// syscalls would wait for itself).
-pub fn not_me(pid: i32) -> Result<(), String> {
-    if u32::try_from(pid).is_ok_and(|p| p == std::process::id()) {
-        return Err(format!("-p {pid}: that is this utrace itself"));
+/// The process `-p N` names: `N` itself, or the process of thread `N`
+/// (the engine attaches to every thread of the process, and its records
+/// name the process by its first thread's id, as the tools' ends and
+/// prefixes must). `N` as given where `/proc/N` says nothing: the attach
+/// then says why. Refuses utrace itself: its own syscalls would make
+/// records, whose reading makes more, without end (and a thread deciding
+/// on its own syscalls would wait for itself).
+pub fn process(n: i32) -> Result<i32, String> {
+    let pid = tgid(n).unwrap_or(n);
+    if is_me(pid) {
+        return Err(format!("-p {n}: that is this utrace itself"));
     }
-    Ok(())
+    Ok(pid)
+}
+
+fn is_me(pid: i32) -> bool {
+    u32::try_from(pid).is_ok_and(|p| p == std::process::id())
+}
+
+/// The `Tgid:` of `/proc/TID/status` (a thread's directory is there
+/// though `ls /proc` does not list it).
+fn tgid(tid: i32) -> Option<i32> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// What to say of `-p N` attached as process `pid`.
+pub fn attached(n: i32, pid: i32) -> String {
+    if n == pid {
+        format!("process {pid} attached")
+    } else {
+        format!("process {pid} attached (thread {n} is one of its threads)")
+    }
 }
 
 /// What [`attach`] made.
@@ -271,8 +300,8 @@ pub fn attach(
             child: None,
         });
     }
-    if let Some(pid) = t.pid {
-        not_me(pid)?;
+    if let Some(n) = t.pid {
+        let pid = process(n)?;
         let engine = session
             .attach(Target::Pid(pid), opts)
             .map_err(|e| format!("attach to {pid}: {e}"))?;

@@ -887,12 +887,12 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
             live.extend(taken.live.iter().copied());
             (None, taken.pid, taken.engine)
         }
-        (Some(pid), None) => {
-            target::not_me(pid)?;
+        (Some(n), None) => {
+            let pid = target::process(n)?;
             let engine = session
                 .attach(Target::Pid(pid), &opts)
                 .map_err(|e| format!("attach to {pid}: {e}"))?;
-            say!("utrace: process {pid} attached");
+            say!("utrace: {}", target::attached(n, pid));
             (None, pid, engine)
         }
         (None, None) => {

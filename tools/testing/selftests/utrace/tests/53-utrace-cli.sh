@@ -82,6 +82,10 @@ jc=$!
 wait_until 10 "[ -s /tmp/t53.ids ]"
 read -r jp jt1 jt2 </tmp/t53.ids
 timeout 60 sh -c "$UT trace -p $jp 2>/dev/null | head -n 1000 >/tmp/t53.threads"
+# -p of a thread other than the first traces its process as well, and says
+# so (before: "process $jt1 attached", and the first thread's lines were
+# the ones with a prefix).
+timeout 60 sh -c "$UT trace -p $jt1 2>/tmp/t53.tid.err | head -n 1000 >/tmp/t53.tid"
 kill -9 "$jp"
 wait $jc
 grep -Eq "^\[pid +($jt1|$jt2)\] sched_yield\(\)" /tmp/t53.threads ||
@@ -89,6 +93,12 @@ grep -Eq "^\[pid +($jt1|$jt2)\] sched_yield\(\)" /tmp/t53.threads ||
 others=$(grep -E '^\[pid' /tmp/t53.threads | grep -Ev "^\[pid +($jt1|$jt2)\] ")
 [ -z "$others" ] || fail "utrace trace -p $jp: lines of threads it does not have: $others"
 echo "ok: utrace trace -p of a 3-thread process: the other threads' lines carry their [pid TID]"
+expect_eq "utrace trace -p $jt1 (a thread of $jp): stderr" "$(cat /tmp/t53.tid.err)" \
+	"utrace: process $jp attached (thread $jt1 is one of its threads)"
+grep -Eq "^\[pid +($jt1|$jt2)\] sched_yield\(\)" /tmp/t53.tid ||
+	fail "utrace trace -p $jt1: no [pid $jt1] or [pid $jt2] line: $(head -n 5 /tmp/t53.tid)"
+others=$(grep -E '^\[pid' /tmp/t53.tid | grep -Ev "^\[pid +($jt1|$jt2)\] ")
+[ -z "$others" ] || fail "utrace trace -p $jt1: lines of threads other than $jt1 and $jt2: $others"
 out=$($UT trace -- /nonexistent 2>&1) && fail "utrace trace -- /nonexistent succeeded: $out"
 expect_eq "utrace trace -- /nonexistent" "$out" "utrace: /nonexistent: No such file or directory (os error 2)"
 out=$($UT trace -- /etc/passwd 2>&1) && fail "utrace trace -- /etc/passwd succeeded: $out"
