@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Reading a session's records while SIGINT, SIGTERM and SIGHUP are taken
-//! through a signalfd: they end the loop cleanly (the session closes, every
-//! engine detaches, the traced processes run on).
+//! through a signalfd: they end the loop cleanly (the records already in
+//! the session are still read, [`Pump::drain`]; then the session closes,
+//! every engine detaches, the traced processes run on).
 //!
 //! Batching: the session wakes its reader at every record, and a reader
 //! that drains each one as it comes costs the traced task a wake-up and a
@@ -27,6 +28,8 @@ pub const SMALL: usize = 64;
 /// How long records may gather after a small drain: far below what a
 /// person notices on a terminal.
 pub const BATCH: Duration = Duration::from_millis(2);
+/// How long records are still read after a terminating signal.
+pub const DRAIN: Duration = Duration::from_millis(100);
 /// Records read at most per read().
 const READ_MAX: usize = 1024;
 
@@ -77,6 +80,23 @@ impl Pump {
     pub fn rest(&mut self) -> Result<Vec<Event>, String> {
         let mut rest = Vec::new();
         while self.session.wait(0).map_err(|e| e.to_string())? {
+            rest.extend(
+                self.session
+                    .read_events(READ_MAX)
+                    .map_err(|e| e.to_string())?,
+            );
+        }
+        Ok(rest)
+    }
+
+    /// The records the session holds now, read without waiting, for at
+    /// most [`DRAIN`]: what was recorded up to a terminating signal while
+    /// the engines are still attached (a busy process makes more
+    /// meanwhile, hence the limit).
+    pub fn drain(&mut self) -> Result<Vec<Event>, String> {
+        let end = Instant::now() + DRAIN;
+        let mut rest = Vec::new();
+        while Instant::now() < end && self.session.wait(0).map_err(|e| e.to_string())? {
             rest.extend(
                 self.session
                     .read_events(READ_MAX)

@@ -15,6 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 use utrace::event::Captures;
 use utrace::syscalls::{self, Arg};
 use utrace::{uapi, Abi, Attach, Event, Payload, Session, SyscallFilter, Target, Verdict};
@@ -306,6 +307,13 @@ struct Tracer {
     exec_wait: TidMap<(Pending, i64)>,
     /// Processes still traced.
     live: TidSet,
+    /// Threads other than their process's first seen and not dead yet:
+    /// tid to pid.
+    threads: TidMap<i32>,
+    /// Processes whose last thread died while another thread's DEATH
+    /// record is still to come: their exit status. Their end line waits
+    /// for those (see [`Tracer::death`]).
+    ending: TidMap<i32>,
     /// `-- COMMAND`: nothing is shown before its first execve.
     started: bool,
     /// The line being written, and call texts to reuse (no allocation
@@ -320,6 +328,10 @@ struct Tracer {
     /// whose entry it leaves out is shown whole from its exit record.
     syscalls: Option<SyscallFilter>,
 }
+
+/// How long a process whose group is dead waits for its other threads'
+/// DEATH records without any record coming ([`Tracer::death`]).
+const ENDING: Duration = Duration::from_secs(1);
 
 /// Hashes thread ids for the per-record maps: one multiplication, where
 /// the default SipHash costs a few hundred instructions per record. The
@@ -677,15 +689,75 @@ impl Tracer {
 
     /// The calls under way at a handoff: the taker prints their ends.
     fn unfinished_at_switch(&mut self) {
+        self.end_pending("<unfinished ...>");
+    }
+
+    /// The calls under way at a terminating signal: the session closes
+    /// before they return. (A call recorded only at its exit has no line.)
+    fn detached(&mut self) {
+        self.end_pending("<detached ...>");
+    }
+
+    /// Ends the line of every call under way with `how`.
+    fn end_pending(&mut self, how: &str) {
         let tids: Vec<i32> = self.exec_wait.keys().copied().collect();
         for tid in tids {
             self.flush_exec(tid);
         }
         for (tid, p) in self.pending.drain_sorted() {
             if self.shown(p.abi, p.nr) {
-                let _ = writeln!(self.out, "{}{} <unfinished ...>", self.prefix(tid), p.text);
+                let _ = writeln!(self.out, "{}{} {how}", self.prefix(tid), p.text);
             }
         }
+    }
+
+    /// A DEATH record of thread `tid` of process `pid`; `true` once every
+    /// traced process ended. A thread's end has its own line, as strace
+    /// -f shows it; the process's end comes last, under its first
+    /// thread's id, as strace's (to whom the kernel reports a group's
+    /// first thread last). The DEATH that says the group is dead (of the
+    /// thread that went last) may come before another thread's: a thread
+    /// that exited just before it (say, one `pthread_join()` returned
+    /// for, which is told before the thread reaches its DEATH report)
+    /// may still be on its way. The process's line then waits for the
+    /// DEATH records of its threads still known to live, or for
+    /// [`ENDING`] without any record ([`Tracer::end_overdue`]).
+    fn death(&mut self, pid: i32, tid: i32, exit_code: i32, group_dead: bool) -> bool {
+        if tid != pid {
+            self.threads.remove(&tid);
+            let _ = writeln!(self.out, "{}{}", self.prefix(tid), wait_status(exit_code));
+        }
+        if group_dead {
+            self.ending.insert(pid, exit_code);
+        }
+        if self.ending.contains_key(&pid) && !self.threads.values().any(|&p| p == pid) {
+            return self.process_end(pid);
+        }
+        false
+    }
+
+    /// The end line of process `pid` (its group dead); `true` once every
+    /// traced process ended.
+    fn process_end(&mut self, pid: i32) -> bool {
+        if let Some(code) = self.ending.remove(&pid) {
+            let _ = writeln!(self.out, "{}{}", self.prefix(pid), wait_status(code));
+            self.threads.retain(|_, p| *p != pid);
+            self.live.remove(&pid);
+        }
+        self.live.is_empty()
+    }
+
+    /// [`ENDING`] passed without a record while processes wait in
+    /// `ending`: the DEATH records they wait for are not coming (lost by
+    /// a lossy session, or of a thread whose engine detached). Ends them;
+    /// `true` once every traced process ended.
+    fn end_overdue(&mut self) -> bool {
+        let pids: Vec<i32> = self.ending.keys().copied().collect();
+        let mut all = self.live.is_empty();
+        for pid in pids {
+            all = self.process_end(pid);
+        }
+        all
     }
 
     /// A thread that died inside a syscall: `= ?`.
@@ -713,6 +785,9 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
     let h = ev.header;
     if !matches!(ev.payload, Payload::Exec { .. }) {
         t.flush_exec(h.tid);
+    }
+    if h.tid != h.pid && h.pid > 0 && !matches!(ev.payload, Payload::Death { .. }) {
+        t.threads.insert(h.tid, h.pid);
     }
     match ev.payload {
         Payload::SyscallEntry {
@@ -745,14 +820,24 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
                 captures: &captures,
             },
         ),
-        Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
+        Payload::Exec { old_tid, filename } => {
+            // A thread that exec'd took its process's first id: its own
+            // is gone, without a DEATH record.
+            if old_tid != h.tid {
+                t.threads.remove(&old_tid);
+            }
+            t.exec(h.tid, old_tid, filename);
+        }
         Payload::Clone {
             clone_flags: flags,
             child_pid,
+            child_tid,
             ..
         } => {
             const CLONE_THREAD: u64 = 0x10000;
-            if t.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {
+            if flags & CLONE_THREAD != 0 && child_tid > 0 && h.pid > 0 {
+                t.threads.insert(child_tid, h.pid);
+            } else if t.follow && child_pid > 0 {
                 t.live.insert(child_pid);
             }
         }
@@ -769,17 +854,7 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
             group_dead,
         } => {
             t.unfinished(h.tid);
-            // The process's end, or a thread's on its own line as strace
-            // -f shows it.
-            if group_dead || h.tid != h.pid {
-                let _ = writeln!(t.out, "{}{}", t.prefix(h.tid), wait_status(exit_code));
-            }
-            if group_dead {
-                t.live.remove(&h.pid);
-                if t.live.is_empty() {
-                    return true;
-                }
-            }
+            return t.death(h.pid, h.tid, exit_code, group_dead);
         }
         Payload::Lost { count, .. } => {
             let why = if lossless {
@@ -923,6 +998,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         inject,
         pending: Calls::default(),
         exec_wait: TidMap::default(),
+        threads: TidMap::default(),
+        ending: TidMap::default(),
         live,
         started: child.is_none(),
         line: String::with_capacity(256),
@@ -938,10 +1015,31 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     let mut interrupted = false;
     let mut handed = false;
     'outer: while !t.live.is_empty() {
-        let evs = match pump.next_with(giver.as_ref().map(Giver::fd))? {
+        let fd = giver.as_ref().map(Giver::fd);
+        let next = if t.ending.is_empty() {
+            pump.next_with(fd)?
+        } else {
+            match pump.next_with_by(fd, Instant::now() + ENDING)? {
+                Some(n) => n,
+                None => {
+                    t.end_overdue();
+                    continue;
+                }
+            }
+        };
+        let evs = match next {
             Next::Events(e) => e,
             Next::Signal => {
-                interrupted = true;
+                // What was recorded up to the signal still has its lines
+                // (the process may have ended meanwhile); the calls under
+                // way then end as strace's do at a detach.
+                interrupted = !pump
+                    .drain()?
+                    .into_iter()
+                    .any(|ev| handle(&mut t, &pump.session, ev, lossless));
+                if interrupted {
+                    t.detached();
+                }
                 break;
             }
             Next::Extra => {
@@ -988,6 +1086,97 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// What a test tracer wrote.
+    #[derive(Clone, Default)]
+    struct Written(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Written {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Written {
+        fn lines(&self) -> Vec<String> {
+            String::from_utf8_lossy(&self.0.borrow())
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    }
+
+    /// A tracer of process `pid` writing into `w`.
+    fn tracer(pid: i32, w: &Written) -> Tracer {
+        Tracer {
+            out: Output {
+                w: Box::new(w.clone()),
+                err: None,
+            },
+            follow: false,
+            memory: false,
+            capture: false,
+            filter: None,
+            inject: Vec::new(),
+            pending: Calls::default(),
+            exec_wait: TidMap::default(),
+            live: TidSet::from_iter([pid]),
+            threads: TidMap::default(),
+            ending: TidMap::default(),
+            started: true,
+            line: String::new(),
+            spare: Vec::new(),
+            first_pid: pid,
+            taken: false,
+            syscalls: None,
+        }
+    }
+
+    /// The process's end line comes last, after every thread's, whichever
+    /// thread's DEATH said the group is dead and in whatever order the
+    /// records came.
+    #[test]
+    fn process_end_last() {
+        let exited = "+++ exited with 0 +++";
+        // The first thread went last, but thread 103's DEATH comes after.
+        let w = Written::default();
+        let mut t = tracer(100, &w);
+        t.threads.insert(101, 100);
+        t.threads.insert(103, 100);
+        assert!(!t.death(100, 101, 0, false));
+        assert!(!t.death(100, 100, 0, true));
+        assert!(t.death(100, 103, 0, false));
+        let want = [
+            format!("[pid   101] {exited}"),
+            format!("[pid   103] {exited}"),
+            exited.to_string(),
+        ];
+        assert_eq!(w.lines(), want);
+        // Thread 101 went last: its line, then the process's.
+        let w = Written::default();
+        let mut t = tracer(100, &w);
+        t.threads.insert(101, 100);
+        assert!(!t.death(100, 100, 0, false));
+        assert!(t.death(100, 101, 0, true));
+        assert_eq!(
+            w.lines(),
+            [format!("[pid   101] {exited}"), exited.to_string()]
+        );
+        // A thread whose DEATH never comes: the end after ENDING.
+        let w = Written::default();
+        let mut t = tracer(100, &w);
+        t.threads.insert(105, 100);
+        assert!(!t.death(100, 100, 0, true));
+        assert!(w.lines().is_empty());
+        assert!(t.end_overdue());
+        assert_eq!(w.lines(), [exited]);
+    }
 
     #[test]
     fn inject_specs() {

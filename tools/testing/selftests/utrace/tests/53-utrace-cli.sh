@@ -8,6 +8,8 @@
 # program; `-e` shows the syscalls strace's -e shows (names, !, all, none,
 # %file); `utrace trace -p` works on a process gdb is attached to; a
 # reader that is gone or a full disk ends utrace (quietly, or saying so);
+# SIGINT ends it keeping what its session held, a call under way
+# "<detached ...>"; -p of a thread names its process;
 # `utrace events --json` shows a tree's execs and exits, and ends with its
 # tree also when its DEATH records were lost; `utrace top` counts a
 # command's syscalls, and with --all those of every process the user may
@@ -16,6 +18,21 @@
 . /utrace/selftests/lib.sh
 NOBODY=65534
 UT=/utrace/bin/utrace
+# child_sh PID: the pid of PID's child shell, if it has one.
+child_sh() { ps -o pid,ppid,comm | awk -v p="$1" '$2 == p && $3 == "sh" { print $1 }'; }
+# events_stopped OUT GATE SCRIPT: `utrace events -- sh -c SCRIPT` into
+# OUT, whose shell first reads the FIFO GATE; once the shell runs, utrace
+# is stopped (SIGSTOP) and the gate opened. Sets ut and sh.
+events_stopped() {
+	rm -f "$2"
+	mkfifo "$2"
+	$UT events -- sh -c "$3" >"$1" 2>&1 &
+	ut=$!
+	wait_until 10 "[ -n \"\$(child_sh $ut)\" ]"
+	sh=$(child_sh $ut)
+	kill -STOP $ut
+	echo go >"$2"
+}
 
 for sub in "" trace events info hold top handoff; do
 	# shellcheck disable=SC2086 # $sub: no word or one
@@ -40,7 +57,7 @@ echo "ok: without /dev/utrace each subcommand asks whether utrace_dev is loaded"
 
 load utrace_rs
 load utrace_dev
-trap 'kill $victim $gdbpid $mine $theirs $jp 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
+trap 'kill $victim $gdbpid $mine $theirs $jp $sl 2>/dev/null; unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 expect_eq "utrace info: version" "$($UT info | sed -n 's/^version //p')" 4
 # A reader that is gone ends utrace quietly (Rust ignores SIGPIPE, so a
 # write says EPIPE): `info` writes into a pipe whose reader has exited;
@@ -73,6 +90,40 @@ echo "ok: utrace info and utrace trace end quietly when their reader is gone"
 out=$(timeout 20 sh -c "exec $UT trace -p \$\$" 2>&1) && fail "utrace trace -p of itself succeeded: $out"
 echo "$out" | grep -q 'that is this utrace itself' || fail "utrace trace -p of itself: $out"
 echo "ok: utrace trace -p of itself is refused: $out"
+# SIGINT ends utrace -p: the records read by then have their lines, and a
+# call under way ends in "<detached ...>", as strace's does (before: the
+# session closed with neither). The shell execs sleep once utrace is
+# attached, so its clock_nanosleep's entry is recorded.
+rm -f /tmp/t53.det
+mkfifo /tmp/t53.det
+sh -c 'read x </tmp/t53.det; exec sleep 1000' &
+sl=$!
+$UT trace -o /tmp/t53.det.out -p $sl 2>/tmp/t53.det.err &
+ut=$!
+wait_until 10 "grep -q 'process $sl attached' /tmp/t53.det.err"
+echo g >/tmp/t53.det
+wait_until 10 "[ \"\$(cat /proc/$sl/comm)\" = sleep ] && [ \"\$(state_of $sl)\" = S ]"
+sleep 0.5
+kill -INT $ut
+wait $ut || fail "utrace trace -p $sl: exit $? on SIGINT"
+kill "$sl"
+wait $sl
+tail -n 1 /tmp/t53.det.out | grep -Eq '^(clock_)?nanosleep\(.*\{tv_sec=1000, tv_nsec=0\}.* <detached \.\.\.>$' ||
+	fail "utrace trace -p, SIGINT: the last line is not sleep's call <detached ...>: $(tail -n 3 /tmp/t53.det.out)"
+expect_eq "utrace trace -p $sl, SIGINT: stderr" "$(tail -n 1 /tmp/t53.det.err)" "utrace: process $sl detached"
+echo "ok: SIGINT: the call under way: $(tail -n 1 /tmp/t53.det.out)"
+# The same for utrace events: the records the session holds when SIGINT
+# comes are printed (before: dropped). utrace is stopped while the shell
+# execs, so they are all still in its session when the signal is read.
+events_stopped /tmp/t53.ev.out /tmp/t53.evg 'read x </tmp/t53.evg; /bin/true; exec sleep 1000'
+sl=$sh
+wait_until 10 "[ \"\$(cat /proc/$sl/comm)\" = sleep ]"
+kill -INT $ut
+kill -CONT $ut
+wait_until 10 "grep -q ' exec /bin/true\$' /tmp/t53.ev.out"
+kill "$sl"
+wait $ut
+echo "ok: utrace events, SIGINT: the records it held are shown: $(grep -c . /tmp/t53.ev.out) lines"
 # -p traces every thread of the process: a line of a thread other than
 # the one named starts with [pid TID] (before: no prefix without -f, so
 # the threads' lines could not be told apart).
@@ -240,16 +291,9 @@ echo "ok: utrace trace -p and gdb on one process"
 # records than its 64 KiB ring holds); the shell ends (a zombie: utrace does
 # not reap it while stopped); continued, utrace prints what its ring kept
 # and a lost count, and ends by its liveness check.
-rm -f /tmp/t53.gate
-mkfifo /tmp/t53.gate
 # shellcheck disable=SC2016 # the script's $i is the traced shell's
-$UT events -- /bin/sh -c 'read x </tmp/t53.gate; i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done' \
-	>/tmp/t53.lossy 2>&1 &
-ut=$!
-wait_until 10 "ps -o pid,ppid,comm | awk -v p=$ut '\$2 == p && \$3 == \"sh\"' | grep -q ."
-sh=$(ps -o pid,ppid,comm | awk -v p=$ut '$2 == p && $3 == "sh" { print $1 }')
-kill -STOP $ut
-echo go >/tmp/t53.gate
+events_stopped /tmp/t53.lossy /tmp/t53.gate \
+	'read x </tmp/t53.gate; i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done'
 wait_until 60 "[ \"\$(state_of $sh)\" = Z ]"
 kill -CONT $ut
 wait_until 10 "! kill -0 $ut"
