@@ -3,11 +3,12 @@
 //! `utrace events`: the process-tree events of a process, a command or
 //! every task, as text or JSON lines.
 
+use crate::ends::Ends;
 use crate::handoff::{self, Giver};
 use crate::pump::{Next, Pump};
 use crate::{format, target, TargetArgs};
 use clap::Args;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -157,10 +158,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut handed = false;
-    // Threads seen born and not dead yet (tid to pid), and processes whose
-    // group is dead waiting for their DEATH records.
-    let mut threads: HashMap<i32, i32> = HashMap::new();
-    let mut ending = HashSet::new();
+    let mut ends = Ends::default();
     'outer: loop {
         // The tree's ends come as DEATH records, which a lossy session may
         // drop: without them, its liveness (checked every second) ends
@@ -207,43 +205,32 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
             if writeln!(out, "{}", line(&ev, a.json)?).is_err() {
                 break 'outer;
             }
-            const CLONE_THREAD: u64 = 0x10000;
             let (pid, tid) = (ev.header.pid, ev.header.tid);
             match ev.payload {
                 Payload::Clone {
                     clone_flags: flags,
                     child_pid,
-                    child_tid,
                     ..
+                } if flags & 0x10000 == 0 && child_pid > 0 && !a.all => {
+                    live.insert(child_pid);
+                }
+                // The process ends once its threads' ends are in (`Ends`).
+                Payload::Death {
+                    exit_code,
+                    group_dead,
                 } if !a.all => {
-                    if flags & CLONE_THREAD != 0 && child_tid > 0 {
-                        threads.insert(child_tid, pid);
-                    } else if flags & CLONE_THREAD == 0 && child_pid > 0 {
-                        live.insert(child_pid);
-                    }
-                }
-                Payload::Exec { old_tid, .. } if old_tid != tid => {
-                    threads.remove(&old_tid);
-                }
-                // The process ends once its group is dead and the DEATH
-                // records of its threads known to live are in: the one
-                // that says the group is dead (of the thread that went
-                // last) may come before another's (a thread that exited
-                // just before, say one that pthread_join() returned for).
-                Payload::Death { group_dead, .. } if !a.all => {
-                    threads.remove(&tid);
-                    if group_dead {
-                        ending.insert(pid);
-                    }
-                    if ending.contains(&pid) && !threads.values().any(|&p| p == pid) {
-                        ending.remove(&pid);
+                    if ends.death(pid, tid, exit_code, group_dead).is_some() {
                         live.remove(&pid);
                         if live.is_empty() && !handed {
                             break 'outer;
                         }
                     }
+                    continue;
                 }
                 _ => {}
+            }
+            if !a.all {
+                ends.record(pid, tid, &ev.payload);
             }
         }
         if out.flush().is_err() || handed {

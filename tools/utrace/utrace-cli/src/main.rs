@@ -18,6 +18,7 @@ macro_rules! say {
 }
 
 mod captured;
+mod ends;
 mod events;
 mod format;
 mod handoff;
@@ -25,6 +26,7 @@ mod hold;
 mod pump;
 mod siginfo;
 mod target;
+mod tids;
 mod top;
 mod trace;
 

@@ -78,15 +78,7 @@ impl Pump {
     /// Every record the session holds now, without waiting: what is left
     /// after its tasks are gone or handed off.
     pub fn rest(&mut self) -> Result<Vec<Event>, String> {
-        let mut rest = Vec::new();
-        while self.session.wait(0).map_err(|e| e.to_string())? {
-            rest.extend(
-                self.session
-                    .read_events(READ_MAX)
-                    .map_err(|e| e.to_string())?,
-            );
-        }
-        Ok(rest)
+        self.read_now(None)
     }
 
     /// The records the session holds now, read without waiting, for at
@@ -94,9 +86,16 @@ impl Pump {
     /// the engines are still attached (a busy process makes more
     /// meanwhile, hence the limit).
     pub fn drain(&mut self) -> Result<Vec<Event>, String> {
-        let end = Instant::now() + DRAIN;
+        self.read_now(Some(Instant::now() + DRAIN))
+    }
+
+    /// The records the session holds, read without waiting while there
+    /// are any (and until `deadline`, if given).
+    fn read_now(&mut self, deadline: Option<Instant>) -> Result<Vec<Event>, String> {
         let mut rest = Vec::new();
-        while Instant::now() < end && self.session.wait(0).map_err(|e| e.to_string())? {
+        while deadline.is_none_or(|d| Instant::now() < d)
+            && self.session.wait(0).map_err(|e| e.to_string())?
+        {
             rest.extend(
                 self.session
                     .read_events(READ_MAX)

@@ -3,15 +3,16 @@
 //! `utrace trace`: strace's output from a session's records.
 
 use crate::captured::{self, Captured};
+use crate::ends::Ends;
 use crate::format::{self, Mem, NoMem, ProcMem};
 use crate::handoff::{self, Giver};
 use crate::pump::{Next, Pump};
+use crate::tids::{TidMap, TidSet};
 use crate::{siginfo, target, TargetArgs};
 use clap::Args;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -307,13 +308,8 @@ struct Tracer {
     exec_wait: TidMap<(Pending, i64)>,
     /// Processes still traced.
     live: TidSet,
-    /// Threads other than their process's first seen and not dead yet:
-    /// tid to pid.
-    threads: TidMap<i32>,
-    /// Processes whose last thread died while another thread's DEATH
-    /// record is still to come: their exit status. Their end line waits
-    /// for those (see [`Tracer::death`]).
-    ending: TidMap<i32>,
+    /// When each process has ended (its line waits for its threads').
+    ends: Ends,
     /// `-- COMMAND`: nothing is shown before its first execve.
     started: bool,
     /// The line being written, and call texts to reuse (no allocation
@@ -330,33 +326,8 @@ struct Tracer {
 }
 
 /// How long a process whose group is dead waits for its other threads'
-/// DEATH records without any record coming ([`Tracer::death`]).
+/// DEATH records without any record coming ([`Ends`]).
 const ENDING: Duration = Duration::from_secs(1);
-
-/// Hashes thread ids for the per-record maps: one multiplication, where
-/// the default SipHash costs a few hundred instructions per record. The
-/// kernel hands out the ids, so they are not chosen to collide.
-#[derive(Default)]
-struct TidHasher(u64);
-
-impl Hasher for TidHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_i32(&mut self, v: i32) {
-        self.0 = u64::from(v as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-type TidMap<V> = HashMap<i32, V, BuildHasherDefault<TidHasher>>;
-type TidSet = HashSet<i32, BuildHasherDefault<TidHasher>>;
 
 /// The calls under way, by thread: the latest apart, since its exit is
 /// nearly always the next record (a hash map's insert and remove cost
@@ -715,49 +686,30 @@ impl Tracer {
     /// traced process ended. A thread's end has its own line, as strace
     /// -f shows it; the process's end comes last, under its first
     /// thread's id, as strace's (to whom the kernel reports a group's
-    /// first thread last). The DEATH that says the group is dead (of the
-    /// thread that went last) may come before another thread's: a thread
-    /// that exited just before it (say, one `pthread_join()` returned
-    /// for, which is told before the thread reaches its DEATH report)
-    /// may still be on its way. The process's line then waits for the
-    /// DEATH records of its threads still known to live, or for
+    /// first thread last), once [`Ends`] says it has ended, or after
     /// [`ENDING`] without any record ([`Tracer::end_overdue`]).
     fn death(&mut self, pid: i32, tid: i32, exit_code: i32, group_dead: bool) -> bool {
         if tid != pid {
-            self.threads.remove(&tid);
             let _ = writeln!(self.out, "{}{}", self.prefix(tid), wait_status(exit_code));
         }
-        if group_dead {
-            self.ending.insert(pid, exit_code);
-        }
-        if self.ending.contains_key(&pid) && !self.threads.values().any(|&p| p == pid) {
-            return self.process_end(pid);
-        }
-        false
-    }
-
-    /// The end line of process `pid` (its group dead); `true` once every
-    /// traced process ended.
-    fn process_end(&mut self, pid: i32) -> bool {
-        if let Some(code) = self.ending.remove(&pid) {
-            let _ = writeln!(self.out, "{}{}", self.prefix(pid), wait_status(code));
-            self.threads.retain(|_, p| *p != pid);
-            self.live.remove(&pid);
+        if let Some(code) = self.ends.death(pid, tid, exit_code, group_dead) {
+            self.process_end(pid, code);
         }
         self.live.is_empty()
     }
 
+    /// The end line of process `pid`, which ended with `code`.
+    fn process_end(&mut self, pid: i32, code: i32) {
+        let _ = writeln!(self.out, "{}{}", self.prefix(pid), wait_status(code));
+        self.live.remove(&pid);
+    }
+
     /// [`ENDING`] passed without a record while processes wait in
-    /// `ending`: the DEATH records they wait for are not coming (lost by
-    /// a lossy session, or of a thread whose engine detached). Ends them;
-    /// `true` once every traced process ended.
-    fn end_overdue(&mut self) -> bool {
-        let pids: Vec<i32> = self.ending.keys().copied().collect();
-        let mut all = self.live.is_empty();
-        for pid in pids {
-            all = self.process_end(pid);
+    /// [`Ends`]: the DEATH records they wait for are not coming. Ends them.
+    fn end_overdue(&mut self) {
+        for (pid, code) in self.ends.overdue() {
+            self.process_end(pid, code);
         }
-        all
     }
 
     /// A thread that died inside a syscall: `= ?`.
@@ -786,8 +738,8 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
     if !matches!(ev.payload, Payload::Exec { .. }) {
         t.flush_exec(h.tid);
     }
-    if h.tid != h.pid && h.pid > 0 && !matches!(ev.payload, Payload::Death { .. }) {
-        t.threads.insert(h.tid, h.pid);
+    if !matches!(ev.payload, Payload::Death { .. }) {
+        t.ends.record(h.pid, h.tid, &ev.payload);
     }
     match ev.payload {
         Payload::SyscallEntry {
@@ -820,24 +772,14 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
                 captures: &captures,
             },
         ),
-        Payload::Exec { old_tid, filename } => {
-            // A thread that exec'd took its process's first id: its own
-            // is gone, without a DEATH record.
-            if old_tid != h.tid {
-                t.threads.remove(&old_tid);
-            }
-            t.exec(h.tid, old_tid, filename);
-        }
+        Payload::Exec { old_tid, filename } => t.exec(h.tid, old_tid, filename),
         Payload::Clone {
             clone_flags: flags,
             child_pid,
-            child_tid,
             ..
         } => {
             const CLONE_THREAD: u64 = 0x10000;
-            if flags & CLONE_THREAD != 0 && child_tid > 0 && h.pid > 0 {
-                t.threads.insert(child_tid, h.pid);
-            } else if t.follow && child_pid > 0 {
+            if t.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {
                 t.live.insert(child_pid);
             }
         }
@@ -998,8 +940,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         inject,
         pending: Calls::default(),
         exec_wait: TidMap::default(),
-        threads: TidMap::default(),
-        ending: TidMap::default(),
+        ends: Ends::default(),
         live,
         started: child.is_none(),
         line: String::with_capacity(256),
@@ -1016,7 +957,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     let mut handed = false;
     'outer: while !t.live.is_empty() {
         let fd = giver.as_ref().map(Giver::fd);
-        let next = if t.ending.is_empty() {
+        let next = if !t.ends.waiting() {
             pump.next_with(fd)?
         } else {
             match pump.next_with_by(fd, Instant::now() + ENDING)? {
@@ -1127,8 +1068,7 @@ mod tests {
             pending: Calls::default(),
             exec_wait: TidMap::default(),
             live: TidSet::from_iter([pid]),
-            threads: TidMap::default(),
-            ending: TidMap::default(),
+            ends: Ends::default(),
             started: true,
             line: String::new(),
             spare: Vec::new(),
@@ -1147,8 +1087,8 @@ mod tests {
         // The first thread went last, but thread 103's DEATH comes after.
         let w = Written::default();
         let mut t = tracer(100, &w);
-        t.threads.insert(101, 100);
-        t.threads.insert(103, 100);
+        t.ends.record(100, 101, &Payload::Exit { code: 0 });
+        t.ends.record(100, 103, &Payload::Exit { code: 0 });
         assert!(!t.death(100, 101, 0, false));
         assert!(!t.death(100, 100, 0, true));
         assert!(t.death(100, 103, 0, false));
@@ -1161,7 +1101,7 @@ mod tests {
         // Thread 101 went last: its line, then the process's.
         let w = Written::default();
         let mut t = tracer(100, &w);
-        t.threads.insert(101, 100);
+        t.ends.record(100, 101, &Payload::Exit { code: 0 });
         assert!(!t.death(100, 100, 0, false));
         assert!(t.death(100, 101, 0, true));
         assert_eq!(
@@ -1171,10 +1111,11 @@ mod tests {
         // A thread whose DEATH never comes: the end after ENDING.
         let w = Written::default();
         let mut t = tracer(100, &w);
-        t.threads.insert(105, 100);
+        t.ends.record(100, 105, &Payload::Exit { code: 0 });
         assert!(!t.death(100, 100, 0, true));
         assert!(w.lines().is_empty());
-        assert!(t.end_overdue());
+        t.end_overdue();
+        assert!(t.live.is_empty());
         assert_eq!(w.lines(), [exited]);
     }
 
