@@ -223,6 +223,23 @@ pub(crate) fn signal(w: &mut Line, sig: i64) -> fmt::Result {
 }
 
 /// One from a list of names by value, else the number.
+/// The clocks of `<linux/time.h>` by id (a negative id, a CPU-time clock
+/// of a process or thread, shows as the number).
+const CLOCKS: &[&str] = &[
+    "CLOCK_REALTIME",
+    "CLOCK_MONOTONIC",
+    "CLOCK_PROCESS_CPUTIME_ID",
+    "CLOCK_THREAD_CPUTIME_ID",
+    "CLOCK_MONOTONIC_RAW",
+    "CLOCK_REALTIME_COARSE",
+    "CLOCK_MONOTONIC_COARSE",
+    "CLOCK_BOOTTIME",
+    "CLOCK_REALTIME_ALARM",
+    "CLOCK_BOOTTIME_ALARM",
+    "",
+    "CLOCK_TAI",
+];
+
 fn named(w: &mut Line, v: u64, names: &[&str]) -> fmt::Result {
     match usize::try_from(v).ok().and_then(|i| names.get(i)) {
         Some(name) if !name.is_empty() => w.write_str(name),
@@ -386,6 +403,8 @@ fn arg(
         Arg::Timespec32 => timespec(w, cx, v, true),
         Arg::PipeFds => pipe_fds(w, cx, v, ret),
         Arg::Whence => named(w, v, &["SEEK_SET", "SEEK_CUR", "SEEK_END"]),
+        Arg::ClockId => named(w, v & 0xffff_ffff, CLOCKS),
+        Arg::TimerFlags => flags(w, v & 0xffff_ffff, &[(1, "TIMER_ABSTIME")], "0"),
     }
 }
 

@@ -73,6 +73,10 @@ pub(crate) enum Arg {
     PipeFds,
     /// `SEEK_SET`, `SEEK_CUR`, `SEEK_END`.
     Whence,
+    /// A `clockid_t`: `CLOCK_REALTIME`, `CLOCK_MONOTONIC`...
+    ClockId,
+    /// The flags of `clock_nanosleep()`: `0` or `TIMER_ABSTIME`.
+    TimerFlags,
 }
 
 use Arg::*;
@@ -196,8 +200,12 @@ const SYSCALLS_64: &[Syscall] = &[
     sys(202, "futex", &[Ptr, Int, Int, Ptr, Ptr, Int]),
     sys(217, "getdents64", &[Fd, Ptr, UInt]),
     sys(218, "set_tid_address", &[Ptr]),
-    sys(228, "clock_gettime", &[Int, Ptr]),
-    sys(230, "clock_nanosleep", &[Int, Int, Timespec, Ptr]),
+    sys(228, "clock_gettime", &[ClockId, Ptr]),
+    sys(
+        230,
+        "clock_nanosleep",
+        &[ClockId, TimerFlags, Timespec, Ptr],
+    ),
     sys(231, "exit_group", &[Int]),
     sys(234, "tgkill", &[Int, Int, Signal]),
     sys(257, "openat", &[DirFd, Path, OpenFlags, Mode]),
@@ -318,8 +326,12 @@ const SYSCALLS_32: &[Syscall] = &[
     sys(243, "set_thread_area", &[Ptr]),
     sys(252, "exit_group", &[Int]),
     sys(258, "set_tid_address", &[Ptr]),
-    sys(265, "clock_gettime", &[Int, Ptr]),
-    sys(267, "clock_nanosleep", &[Int, Int, Timespec32, Ptr]),
+    sys(265, "clock_gettime", &[ClockId, Ptr]),
+    sys(
+        267,
+        "clock_nanosleep",
+        &[ClockId, TimerFlags, Timespec32, Ptr],
+    ),
     sys(270, "tgkill", &[Int, Int, Signal]),
     sys(295, "openat", &[DirFd, Path, OpenFlags, Mode]),
     sys(296, "mkdirat", &[DirFd, Path, Mode]),
@@ -348,8 +360,12 @@ const SYSCALLS_32: &[Syscall] = &[
     sys(383, "statx", &[DirFd, Path, AtFlags, Hex, Ptr]),
     sys(384, "arch_prctl", &[Hex, Hex]),
     sys(386, "rseq", &[Ptr, UInt, Int, Hex]),
-    sys(403, "clock_gettime64", &[Int, Ptr]),
-    sys(407, "clock_nanosleep_time64", &[Int, Int, Timespec, Ptr]),
+    sys(403, "clock_gettime64", &[ClockId, Ptr]),
+    sys(
+        407,
+        "clock_nanosleep_time64",
+        &[ClockId, TimerFlags, Timespec, Ptr],
+    ),
     sys(413, "pselect6_time64", &[Int, Ptr, Ptr, Ptr, Ptr, Ptr]),
     sys(414, "ppoll_time64", &[Ptr, UInt, Ptr, Ptr, UInt]),
     sys(422, "futex_time64", &[Ptr, Int, Int, Ptr, Ptr, Int]),

@@ -300,6 +300,23 @@ pub fn signal(w: &mut Line, sig: i64) -> fmt::Result {
 }
 
 /// One from a list of names by value, else the number.
+/// The clocks of `<linux/time.h>` by id (a negative id, a CPU-time clock
+/// of a process or thread, shows as the number).
+const CLOCKS: &[&str] = &[
+    "CLOCK_REALTIME",
+    "CLOCK_MONOTONIC",
+    "CLOCK_PROCESS_CPUTIME_ID",
+    "CLOCK_THREAD_CPUTIME_ID",
+    "CLOCK_MONOTONIC_RAW",
+    "CLOCK_REALTIME_COARSE",
+    "CLOCK_MONOTONIC_COARSE",
+    "CLOCK_BOOTTIME",
+    "CLOCK_REALTIME_ALARM",
+    "CLOCK_BOOTTIME_ALARM",
+    "",
+    "CLOCK_TAI",
+];
+
 fn named(w: &mut Line, v: u64, names: &[&str]) -> fmt::Result {
     match usize::try_from(v).ok().and_then(|i| names.get(i)) {
         Some(name) if !name.is_empty() => w.write_str(name),
@@ -455,6 +472,8 @@ fn arg(
         Arg::Timespec32 => timespec(w, cx, v, true),
         Arg::PipeFds => pipe_fds(w, cx, v, ret),
         Arg::Whence => named(w, v, &["SEEK_SET", "SEEK_CUR", "SEEK_END"]),
+        Arg::ClockId => named(w, v & 0xffff_ffff, CLOCKS),
+        Arg::TimerFlags => flags(w, v & 0xffff_ffff, &[(1, "TIMER_ABSTIME")], "0"),
     }
 }
 
@@ -578,6 +597,33 @@ mod tests {
         assert_eq!(
             w,
             " = -1 errno 4000 = ? ERESTARTSYS (To be restarted if SA_RESTART is set)"
+        );
+    }
+
+    #[test]
+    fn clocks_as_strace_names_them() {
+        let line = |abi, nr, args: [u64; 6]| {
+            let sys = utrace::syscalls::table(abi).and_then(|t| t.by_number(nr));
+            let mut w = String::new();
+            call(&mut w, &NoMem, abi, nr, sys, &args, None).unwrap();
+            w
+        };
+        assert_eq!(
+            line(Abi::X86_64, 230, [0, 0, 0, 0, 0, 0]),
+            "clock_nanosleep(CLOCK_REALTIME, 0, NULL, NULL)"
+        );
+        assert_eq!(
+            line(Abi::X86_64, 230, [1, 1, 0, 0, 0, 0]),
+            "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, NULL, NULL)"
+        );
+        // A CPU-time clock (negative), an unknown one and unknown flags.
+        assert_eq!(
+            line(Abi::I386, 265, [(-6i32) as u32 as u64, 0, 0, 0, 0, 0]),
+            "clock_gettime(-6, NULL)"
+        );
+        assert_eq!(
+            line(Abi::X86_64, 230, [10, 3, 0, 0, 0, 0]),
+            "clock_nanosleep(10, TIMER_ABSTIME|0x2, NULL, NULL)"
         );
     }
 }

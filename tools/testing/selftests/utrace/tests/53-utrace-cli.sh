@@ -108,7 +108,7 @@ kill -INT $ut
 wait $ut || fail "utrace trace -p $sl: exit $? on SIGINT"
 kill "$sl"
 wait $sl
-tail -n 1 /tmp/t53.det.out | grep -Eq '^(clock_)?nanosleep\(.*\{tv_sec=1000, tv_nsec=0\}.* <detached \.\.\.>$' ||
+tail -n 1 /tmp/t53.det.out | grep -Eq '^(clock_nanosleep\(CLOCK_REALTIME, 0, |nanosleep\()\{tv_sec=1000, tv_nsec=0\}.* <detached \.\.\.>$' ||
 	fail "utrace trace -p, SIGINT: the last line is not sleep's call <detached ...>: $(tail -n 3 /tmp/t53.det.out)"
 expect_eq "utrace trace -p $sl, SIGINT: stderr" "$(tail -n 1 /tmp/t53.det.err)" "utrace: process $sl detached"
 echo "ok: SIGINT: the call under way: $(tail -n 1 /tmp/t53.det.out)"
@@ -256,6 +256,16 @@ for e in 'trace=%file' '%file,write' '!brk,mprotect' 'trace=none' 'all' 'trace=o
 	diff /tmp/t53.e.s /tmp/t53.e.u || fail "utrace trace -e '$e' shows other syscalls than strace (- strace, + utrace)"
 	echo "ok: -e '$e': the $(wc -l </tmp/t53.e.u) lines strace shows ($(tr '\n' ' ' </tmp/t53.e.u))"
 done
+# Clocks and clock_nanosleep()'s flags by name, as strace shows them
+# (before: numbers). The addresses differ between the two runs.
+strace -o /tmp/t53.cl.strace -e clock_nanosleep sleep 0.01
+$UT trace -o /tmp/t53.cl.ut -e clock_nanosleep -- sleep 0.01
+sed -E 's/0x[0-9a-f]+/0x.../g' /tmp/t53.cl.strace >/tmp/t53.cl.s
+sed -E 's/0x[0-9a-f]+/0x.../g' /tmp/t53.cl.ut >/tmp/t53.cl.u
+diff /tmp/t53.cl.s /tmp/t53.cl.u || fail "utrace trace shows sleep's clock_nanosleep() otherwise than strace (- strace, + utrace)"
+grep -q '^clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=10000000}, ' /tmp/t53.cl.u ||
+	fail "sleep 0.01: no clock_nanosleep(CLOCK_REALTIME, 0, ...) line: $(cat /tmp/t53.cl.u)"
+echo "ok: as strace shows it: $(head -n 1 /tmp/t53.cl.u)"
 # Each thread's end has its line with -f, as strace -f shows it.
 echo g | strace -f -o /tmp/t53.th.strace spawn thread 3 /bin/true
 echo g | $UT trace -f -o /tmp/t53.th.ut -- spawn thread 3 /bin/true
