@@ -33,6 +33,21 @@ fn find_match<'a>(
     })
 }
 
+/// `ESRCH` for `task` because of its state (`why`): the task has begun to
+/// exit, so its `PF_EXITING` is set. Were it not, the state would be wrong:
+/// that is logged (a few times), since the caller sees only `ESRCH`.
+fn gone(task: &Task, state: u32, why: &str) -> Error {
+    if !task::is_exiting(task) && !task::is_dead(task) {
+        pr_warn_limited!(
+            "{}: tid {} refused (ESRCH) while it is not exiting: its state {:#x}\n",
+            why,
+            task::pid(task),
+            state
+        );
+    }
+    ESRCH
+}
+
 /// `utrace_attach_task()`; `task` is `None` for a global engine.
 pub(crate) fn attach(
     st: &State,
@@ -97,8 +112,9 @@ pub(crate) fn attach(
             return Err(EEXIST);
         }
         if let Target::Task(ut) = target {
-            if ut.state() & (EXIT_SEEN | DEATH_BEGUN | REAP_BEGUN) != 0 {
-                return Err(ESRCH);
+            let state = ut.state();
+            if state & (EXIT_SEEN | DEATH_BEGUN | REAP_BEGUN) != 0 {
+                return Err(gone(ut.task(), state, "attach"));
             }
         }
         // INVARIANT: Sequence numbers are handed out under the writer lock,
@@ -205,7 +221,11 @@ pub(crate) fn resolve(
 ) -> Result<Option<ARef<UTask>>> {
     let ut = match task {
         None => None,
-        Some(task) => Some(st.table.get(task::raw(task)).ok_or(ESRCH)?),
+        Some(task) => match st.table.get(task::raw(task)) {
+            Some(ut) => Some(ut),
+            None if task::is_released(task) => return Err(ESRCH),
+            None => return Err(gone(task, 0, "no utrace state")),
+        },
     };
     let identity = ut
         .as_ref()
@@ -259,13 +279,14 @@ pub(crate) fn set_events(
             let state = ut.state();
             let adds_exit = events & !old & events::EXIT_EVENTS != 0;
             if state & REAP_BEGUN != 0 {
-                return Err(ESRCH);
+                return Err(gone(ut.task(), state, "set_events"));
             }
             // Past the exit hook, DEATH can no longer be queued; while it is
             // being reported, it can no longer be taken back.
             if adds_exit && state & EXIT_SEEN != 0
                 || state & DEATH_BEGUN != 0 && old & !events & events::DEATH != 0
             {
+                let _ = gone(ut.task(), state, "set_events");
                 return Err(ealready());
             }
         }

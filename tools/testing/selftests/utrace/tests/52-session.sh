@@ -90,7 +90,8 @@ echo "$out"
 # --- captures: the memory a syscall passed, in its record
 out=$(runas $NOBODY /utrace/bin/utsess capture) || fail "capture: $out"
 echo "$out"
-# --- a STOPPED record is read once the thread sleeps in its stop
+# --- a STOPPED record is read once the thread sleeps in its stop, and no
+# user code runs after it until RESUME
 out=$(runas $NOBODY /utrace/bin/utsess stopstate 50) || fail "stopstate: $out"
 echo "$out"
 # --- compact records: the same records as whole ones, fewer bytes
