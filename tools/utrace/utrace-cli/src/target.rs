@@ -12,11 +12,12 @@ use nix::errno::Errno;
 use nix::sys::signal::{kill, raise, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
+use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode};
-use utrace::{Attach, EngineId, Session, Target};
+use utrace::{Abi, Attach, EngineId, Session, Target};
 
 #[derive(Args)]
 pub struct ExecArgs {
@@ -260,6 +261,46 @@ fn tgid(tid: i32) -> Option<i32> {
         .trim()
         .parse()
         .ok()
+}
+
+/// The threads of process `pid` (`/proc/PID/task`), in order.
+pub fn threads(pid: i32) -> Vec<i32> {
+    let mut tids: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    tids.sort_unstable();
+    tids
+}
+
+/// The syscall thread `tid` of process `pid` is blocked in, as
+/// `/proc/PID/task/TID/syscall` shows it (the kernel's ptrace check
+/// decides, as for the attach): its ABI (the ELF class of the process's
+/// executable), number and arguments. `None` if the thread runs, is not in
+/// a syscall, or is gone.
+pub fn syscall_under_way(pid: i32, tid: i32) -> Option<(Abi, i32, [u64; 6])> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall")).ok()?;
+    let mut words = text.split_whitespace();
+    // "running", or -1 for a thread blocked outside any syscall.
+    let nr = words.next()?.parse::<i32>().ok().filter(|&nr| nr >= 0)?;
+    let mut args = [0u64; 6];
+    for a in &mut args {
+        *a = u64::from_str_radix(words.next()?.strip_prefix("0x")?, 16).ok()?;
+    }
+    Some((abi_of(pid), nr, args))
+}
+
+/// i386 for a 32-bit executable (`ELFCLASS32`), else x86-64.
+fn abi_of(pid: i32) -> Abi {
+    let mut ident = [0u8; 5];
+    let read =
+        std::fs::File::open(format!("/proc/{pid}/exe")).and_then(|mut f| f.read_exact(&mut ident));
+    if read.is_ok() && ident == *b"\x7fELF\x01" {
+        Abi::I386
+    } else {
+        Abi::X86_64
+    }
 }
 
 /// What to say of `-p N` attached as process `pid`.

@@ -365,6 +365,14 @@ impl Calls {
         }
     }
 
+    /// The threads with a call under way.
+    fn tids(&self) -> impl Iterator<Item = i32> + '_ {
+        self.last
+            .iter()
+            .map(|l| l.0)
+            .chain(self.rest.keys().copied())
+    }
+
     /// Every call, by thread id.
     fn drain_sorted(&mut self) -> Vec<(i32, Pending)> {
         let mut all: Vec<(i32, Pending)> = self.rest.drain().chain(self.last.take()).collect();
@@ -553,8 +561,29 @@ impl Tracer {
                 .is_some_and(|f| !f.records_entry(abi, i64::from(nr)));
             if whole {
                 self.exit_only(tid, e);
-            } else if self.taken && self.shown(abi, nr) {
-                self.resumed(tid, abi, nr, ret);
+                return;
+            }
+            // Its entry was not seen.
+            if syscalls::table(abi).is_some_and(|t| t.no_return(i64::from(nr))) {
+                // Shown as `= ?` at its entry (rt_sigreturn's exit).
+                return;
+            }
+            if ret == 0
+                && syscalls::name(abi, i64::from(nr))
+                    .is_some_and(|n| matches!(n, "clone" | "clone3" | "fork" | "vfork"))
+            {
+                // A new child's return from its parent's call: strace
+                // shows none.
+                return;
+            }
+            if self.taken {
+                if self.shown(abi, nr) {
+                    self.resumed(tid, abi, nr, ret);
+                }
+            } else {
+                // A call under way when the session attached (or whose
+                // entry record was lost): its line is the exit record's.
+                self.exit_only(tid, e);
             }
             return;
         };
@@ -620,8 +649,9 @@ impl Tracer {
         self.recycle(text);
     }
 
-    /// The line of a call the kernel records at its exit only (its
-    /// arguments are the exit record's).
+    /// The line of a call the kernel records at its exit only, or whose
+    /// entry came before the attach: its arguments are the exit record's
+    /// (memory as captured at the exit).
     fn exit_only(&mut self, tid: i32, e: &ExitRec<'_>) {
         let ExitRec {
             abi,
@@ -664,9 +694,33 @@ impl Tracer {
     }
 
     /// The calls under way at a terminating signal: the session closes
-    /// before they return. (A call recorded only at its exit has no line.)
+    /// before they return. Those whose entry the session did not record
+    /// (recorded at their exit only, or begun before the attach) are read
+    /// from `/proc`, where the threads are blocked in them.
     fn detached(&mut self) {
+        let recorded: TidSet = self.pending.tids().collect();
         self.end_pending("<detached ...>");
+        if !self.started {
+            return;
+        }
+        let pids: Vec<i32> = self.live.iter().copied().collect();
+        for pid in pids {
+            for tid in target::threads(pid) {
+                if recorded.contains(&tid) {
+                    continue;
+                }
+                let Some((abi, nr, args)) = target::syscall_under_way(pid, tid) else {
+                    continue;
+                };
+                if !self.shown(abi, nr) {
+                    continue;
+                }
+                let mut text = self.text_buf();
+                self.call_text(&mut text, tid, abi, nr, &args, None, None);
+                let _ = writeln!(self.out, "{}{text} <detached ...>", self.prefix(tid));
+                self.recycle(text);
+            }
+        }
     }
 
     /// Ends the line of every call under way with `how`.
@@ -1312,5 +1366,43 @@ mod tests {
         .unwrap();
         format::result(&mut w, Abi::I386, sys, 3).unwrap();
         assert_eq!(w, "open(0x3000, O_WRONLY|O_CREAT, 0644) = 3");
+    }
+
+    /// An exit record whose entry the tracer did not see: a call under
+    /// way at the attach has its line from it; a new child's return from
+    /// clone and rt_sigreturn's exit have none (strace shows none; the
+    /// latter's line was written at its entry).
+    #[test]
+    fn exit_without_entry() {
+        let w = Written::default();
+        let mut t = tracer(100, &w);
+        let nr = |name| syscalls::number(Abi::X86_64, name).unwrap() as i32;
+        let args = [0, 0, 0x1000, 0x2000, 0, 0];
+        let exit = |t: &mut Tracer, nr, ret| {
+            let c = Captures::default();
+            let e = ExitRec {
+                abi: Abi::X86_64,
+                nr,
+                args: &args,
+                ret,
+                captures: &c,
+            };
+            t.exit(100, &e);
+        };
+        exit(&mut t, nr("clock_nanosleep"), -516);
+        exit(&mut t, nr("clone"), 0);
+        exit(&mut t, nr("rt_sigreturn"), 0);
+        exit(&mut t, nr("clone"), 101);
+        let lines = w.lines();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].starts_with("clock_nanosleep(CLOCK_REALTIME, 0, 0x1000, 0x2000)")
+                && lines[0].ends_with(" = ? ERESTART_RESTARTBLOCK (Interrupted by signal)"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("clone(") && lines[1].ends_with(" = 101"),
+            "{lines:?}"
+        );
     }
 }

@@ -20,6 +20,13 @@ NOBODY=65534
 UT=/utrace/bin/utrace
 # child_sh PID: the pid of PID's child shell, if it has one.
 child_sh() { ps -o pid,ppid,comm | awk -v p="$1" '$2 == p && $3 == "sh" { print $1 }'; }
+# trace_p OUT PID: `utrace trace -o OUT -p PID` in the background (its
+# stderr in OUT.err), once it says it attached. Sets ut.
+trace_p() {
+	$UT trace -o "$1" -p "$2" 2>"$1.err" &
+	ut=$!
+	wait_until 10 "grep -q 'process $2 attached' $1.err"
+}
 # events_stopped OUT GATE SCRIPT: `utrace events -- sh -c SCRIPT` into
 # OUT, whose shell first reads the FIFO GATE; once the shell runs, utrace
 # is stopped (SIGSTOP) and the gate opened. Sets ut and sh.
@@ -98,9 +105,7 @@ rm -f /tmp/t53.det
 mkfifo /tmp/t53.det
 sh -c 'read x </tmp/t53.det; exec sleep 1000' &
 sl=$!
-$UT trace -o /tmp/t53.det.out -p $sl 2>/tmp/t53.det.err &
-ut=$!
-wait_until 10 "grep -q 'process $sl attached' /tmp/t53.det.err"
+trace_p /tmp/t53.det.out $sl
 echo g >/tmp/t53.det
 wait_until 10 "[ \"\$(cat /proc/$sl/comm)\" = sleep ] && [ \"\$(state_of $sl)\" = S ]"
 sleep 0.5
@@ -110,8 +115,39 @@ kill "$sl"
 wait $sl
 tail -n 1 /tmp/t53.det.out | grep -Eq '^(clock_nanosleep\(CLOCK_REALTIME, 0, |nanosleep\()\{tv_sec=1000, tv_nsec=0\}.* <detached \.\.\.>$' ||
 	fail "utrace trace -p, SIGINT: the last line is not sleep's call <detached ...>: $(tail -n 3 /tmp/t53.det.out)"
-expect_eq "utrace trace -p $sl, SIGINT: stderr" "$(tail -n 1 /tmp/t53.det.err)" "utrace: process $sl detached"
+expect_eq "utrace trace -p $sl, SIGINT: stderr" "$(tail -n 1 /tmp/t53.det.out.err)" "utrace: process $sl detached"
 echo "ok: SIGINT: the call under way: $(tail -n 1 /tmp/t53.det.out)"
+# So does a call the session records at its exit only (before: no line):
+# the shell waits in openat() of a FIFO no one writes, since before the
+# attach.
+rm -f /tmp/t53.det2
+mkfifo /tmp/t53.det2
+sh -c 'read x </tmp/t53.det2' &
+sl=$!
+wait_until 10 "grep -q '^257 ' /proc/$sl/syscall"
+trace_p /tmp/t53.det2.out $sl
+kill -INT $ut
+wait $ut || fail "utrace trace -p $sl: exit $? on SIGINT"
+echo >/tmp/t53.det2
+wait $sl
+grep -Eqx 'openat\(AT_FDCWD, "/tmp/t53.det2", O_RDONLY(\|O_LARGEFILE)?\) <detached \.\.\.>' /tmp/t53.det2.out ||
+	fail "utrace trace -p of a shell in openat(), SIGINT: not its line: $(cat /tmp/t53.det2.out)"
+echo "ok: SIGINT: the call under way, recorded at its exit only: $(cat /tmp/t53.det2.out)"
+# A call under way when utrace attaches has its line when it returns,
+# from its exit record (before: none, for a call whose entry the session
+# records). sleep's clock_nanosleep returns when SIGSTOP stops it.
+sleep 1000 &
+sl=$!
+wait_until 10 "[ \"\$(state_of $sl)\" = S ]"
+trace_p /tmp/t53.mid.out $sl
+kill -STOP $sl
+wait_until 10 "[ \"\$(state_of $sl)\" = T ]"
+kill -KILL $sl
+wait $ut
+wait $sl
+grep -Eq '^clock_nanosleep\(CLOCK_REALTIME, 0, .*\) = \? ERESTART_RESTARTBLOCK \(Interrupted by signal\)$' /tmp/t53.mid.out ||
+	fail "utrace trace -p of a sleep, then SIGSTOP: no line of the call under way at the attach: $(cat /tmp/t53.mid.out)"
+echo "ok: the call under way at the attach: $(head -n 1 /tmp/t53.mid.out)"
 # The same for utrace events: the records the session holds when SIGINT
 # comes are printed (before: dropped). utrace is stopped while the shell
 # execs, so they are all still in its session when the signal is read.
@@ -271,6 +307,11 @@ echo g | strace -f -o /tmp/t53.th.strace spawn thread 3 /bin/true
 echo g | $UT trace -f -o /tmp/t53.th.ut -- spawn thread 3 /bin/true
 expect_eq "utrace trace -f: '+++ exited' lines of spawn's 3 threads and itself (strace's count)" \
 	"$(grep -c '+++ exited with' /tmp/t53.th.ut)" "$(grep -c '+++ exited with' /tmp/t53.th.strace)"
+# A clone line for each call, none for a new thread's return from it
+# (strace -f -o starts each line with the pid).
+clones() { grep -cE '^(\[pid +[0-9]+\] |[0-9]+ +)?clone3?\(' "$1"; }
+expect_eq "utrace trace -f: clone lines of spawn's 3 threads (strace's count)" \
+	"$(clones /tmp/t53.th.ut)" "$(clones /tmp/t53.th.strace)"
 
 # --- utrace trace -p on a process gdb is attached to
 rm -f /tmp/t53.go
