@@ -39,7 +39,7 @@ fn find_match<'a>(
 fn gone(task: &Task, state: u32, why: &str) -> Error {
     if !task::is_exiting(task) && !task::is_dead(task) {
         pr_warn_limited!(
-            "{}: tid {} refused (ESRCH) while it is not exiting: its state {:#x}\n",
+            "{}: tid {} refused while it is not exiting: its utrace state {:#x}\n",
             why,
             task::pid(task),
             state
@@ -114,7 +114,7 @@ pub(crate) fn attach(
         if let Target::Task(ut) = target {
             let state = ut.state();
             if state & (EXIT_SEEN | DEATH_BEGUN | REAP_BEGUN) != 0 {
-                return Err(gone(ut.task(), state, "attach"));
+                return Err(gone(ut.task(), state, "attach (ESRCH)"));
             }
         }
         // INVARIANT: Sequence numbers are handed out under the writer lock,
@@ -224,7 +224,7 @@ pub(crate) fn resolve(
         Some(task) => match st.table.get(task::raw(task)) {
             Some(ut) => Some(ut),
             None if task::is_released(task) => return Err(ESRCH),
-            None => return Err(gone(task, 0, "no utrace state")),
+            None => return Err(gone(task, 0, "no utrace state (ESRCH)")),
         },
     };
     let identity = ut
@@ -279,14 +279,14 @@ pub(crate) fn set_events(
             let state = ut.state();
             let adds_exit = events & !old & events::EXIT_EVENTS != 0;
             if state & REAP_BEGUN != 0 {
-                return Err(gone(ut.task(), state, "set_events"));
+                return Err(gone(ut.task(), state, "set_events (ESRCH)"));
             }
             // Past the exit hook, DEATH can no longer be queued; while it is
             // being reported, it can no longer be taken back.
             if adds_exit && state & EXIT_SEEN != 0
                 || state & DEATH_BEGUN != 0 && old & !events & events::DEATH != 0
             {
-                let _ = gone(ut.task(), state, "set_events");
+                let _ = gone(ut.task(), state, "set_events (EALREADY)");
                 return Err(ealready());
             }
         }

@@ -222,9 +222,7 @@ pub(crate) fn signal(w: &mut Line, sig: i64) -> fmt::Result {
     }
 }
 
-/// One from a list of names by value, else the number.
-/// The clocks of `<linux/time.h>` by id (a negative id, a CPU-time clock
-/// of a process or thread, shows as the number).
+/// The clocks of `<linux/time.h>` by id.
 const CLOCKS: &[&str] = &[
     "CLOCK_REALTIME",
     "CLOCK_MONOTONIC",
@@ -236,10 +234,32 @@ const CLOCKS: &[&str] = &[
     "CLOCK_BOOTTIME",
     "CLOCK_REALTIME_ALARM",
     "CLOCK_BOOTTIME_ALARM",
-    "",
+    "CLOCK_SGI_CYCLE",
     "CLOCK_TAI",
 ];
 
+/// A clock id as strace shows it: its name, else (a CPU-time clock of a
+/// process or thread, or an unknown id) hex with a comment.
+fn clock(w: &mut Line, v: u32) -> fmt::Result {
+    match CLOCKS.get(v as usize) {
+        Some(name) => w.write_str(name),
+        None => write!(w, "{v:#x} /* CLOCK_??? */"),
+    }
+}
+
+/// The flags of `clock_nanosleep()` as strace shows them: `0`,
+/// `TIMER_ABSTIME`, `TIMER_ABSTIME|0x2`, or unknown bits alone as
+/// `0x2 /* TIMER_??? */`.
+fn timer_flags(w: &mut Line, v: u32) -> fmt::Result {
+    match (v & 1, v & !1) {
+        (0, 0) => w.write_char('0'),
+        (_, 0) => w.write_str("TIMER_ABSTIME"),
+        (0, rest) => write!(w, "{rest:#x} /* TIMER_??? */"),
+        (_, rest) => write!(w, "TIMER_ABSTIME|{rest:#x}"),
+    }
+}
+
+/// One from a list of names by value, else the number.
 fn named(w: &mut Line, v: u64, names: &[&str]) -> fmt::Result {
     match usize::try_from(v).ok().and_then(|i| names.get(i)) {
         Some(name) if !name.is_empty() => w.write_str(name),
@@ -403,8 +423,8 @@ fn arg(
         Arg::Timespec32 => timespec(w, cx, v, true),
         Arg::PipeFds => pipe_fds(w, cx, v, ret),
         Arg::Whence => named(w, v, &["SEEK_SET", "SEEK_CUR", "SEEK_END"]),
-        Arg::ClockId => named(w, v & 0xffff_ffff, CLOCKS),
-        Arg::TimerFlags => flags(w, v & 0xffff_ffff, &[(1, "TIMER_ABSTIME")], "0"),
+        Arg::ClockId => clock(w, v as u32),
+        Arg::TimerFlags => timer_flags(w, v as u32),
     }
 }
 

@@ -118,6 +118,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
     if !a.all && a.target.pid.is_none() && a.target.command.is_empty() && a.take.is_none() {
         return Err("events: -p PID, --all, -- COMMAND [ARGS] or --take PATH is required".into());
     }
+    crate::pump::block_signals()?;
     let session = crate::open_session()?;
     let info = session.info().map_err(|e| e.to_string())?;
     if a.lossless && info.attach_flags & u64::from(uapi::ATTACH_F_LOSSLESS) == 0 {

@@ -73,6 +73,7 @@ pub fn run(a: HoldArgs) -> Result<ExitCode, String> {
     if a.target.pid.is_none() && a.target.command.is_empty() {
         return Err("hold: -p PID or -- COMMAND [ARGS] is required".into());
     }
+    crate::pump::block_signals()?;
     let session = crate::open_session()?;
     let info = session.info().map_err(|e| e.to_string())?;
     if info.attach_flags & u64::from(uapi::ATTACH_F_DECIDE_SIGNAL) == 0 {

@@ -51,14 +51,36 @@ pub enum Next {
     Extra,
 }
 
+/// SIGINT, SIGTERM and SIGHUP: the signals that end a pump's loop.
+fn terminating() -> SigSet {
+    let mut mask = SigSet::empty();
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        mask.add(s);
+    }
+    mask
+}
+
+/// Blocks the terminating signals until a [`Pump`] takes them: called
+/// before the attach, so that one that comes after "attached" is said ends
+/// the trace cleanly instead of killing utrace. A command started after
+/// this unblocks them before its exec ([`unblock_signals`]).
+pub fn block_signals() -> Result<(), String> {
+    terminating()
+        .thread_block()
+        .map_err(|e| format!("sigprocmask: {e}"))
+}
+
+/// Undoes [`block_signals`] (in the child that execs the command).
+pub fn unblock_signals() -> Result<(), String> {
+    terminating()
+        .thread_unblock()
+        .map_err(|e| format!("sigprocmask: {e}"))
+}
+
 impl Pump {
     pub fn new(session: Session) -> Result<Pump, String> {
-        let mut mask = SigSet::empty();
-        for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
-            mask.add(s);
-        }
-        mask.thread_block()
-            .map_err(|e| format!("sigprocmask: {e}"))?;
+        block_signals()?;
+        let mask = terminating();
         let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK)
             .map_err(|e| format!("signalfd: {e}"))?;
         Ok(Pump {

@@ -105,6 +105,8 @@ pub fn start(command: &[String]) -> Result<Started, String> {
 
 /// The child side: stops, then execs.
 pub fn exec_child(a: ExecArgs) -> Result<ExitCode, String> {
+    // The command gets them as it would without utrace.
+    crate::pump::unblock_signals()?;
     raise(Signal::SIGSTOP).map_err(|e| format!("__exec: {e}"))?;
     let err = Command::new(&a.path)
         .arg0(&a.command[0])
@@ -140,7 +142,12 @@ impl Stat {
 /// `/proc/PID/stat`'s state and flags (fields 3 and 9, after the name,
 /// which may hold spaces and parentheses); `None` once the task is gone.
 fn stat(pid: i32) -> Option<Stat> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat_at(&format!("/proc/{pid}/stat"))
+}
+
+/// [`stat`] of the `stat` file at `path`.
+fn stat_at(path: &str) -> Option<Stat> {
+    let s = std::fs::read_to_string(path).ok()?;
     let mut f = s.rsplit_once(") ")?.1.split(' ');
     let state = f.next()?.chars().next()?;
     let flags = f.nth(5)?.parse().ok()?;
@@ -276,11 +283,17 @@ pub fn threads(pid: i32) -> Vec<i32> {
 
 /// The syscall thread `tid` of process `pid` is blocked in, as
 /// `/proc/PID/task/TID/syscall` shows it (the kernel's ptrace check
-/// decides, as for the attach): its ABI (the ELF class of the process's
-/// executable), number and arguments. `None` if the thread runs, is not in
-/// a syscall, or is gone.
+/// decides, as for the attach): its ABI (the process's executable's),
+/// number and arguments. `None` if the thread runs, is not in a syscall,
+/// or is gone. Only a thread asleep (`S` or `D`) counts: a stopped one
+/// (`T`, `t`, or a utrace stop's `I`) shows the last syscall it made,
+/// which has returned.
 pub fn syscall_under_way(pid: i32, tid: i32) -> Option<(Abi, i32, [u64; 6])> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall")).ok()?;
+    let dir = format!("/proc/{pid}/task/{tid}");
+    if !stat_at(&format!("{dir}/stat")).is_some_and(|st| matches!(st.state, 'S' | 'D')) {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("{dir}/syscall")).ok()?;
     let mut words = text.split_whitespace();
     // "running", or -1 for a thread blocked outside any syscall.
     let nr = words.next()?.parse::<i32>().ok().filter(|&nr| nr >= 0)?;
@@ -291,15 +304,20 @@ pub fn syscall_under_way(pid: i32, tid: i32) -> Option<(Abi, i32, [u64; 6])> {
     Some((abi_of(pid), nr, args))
 }
 
-/// i386 for a 32-bit executable (`ELFCLASS32`), else x86-64.
+/// The ABI of process `pid`'s executable: from its ELF header's class
+/// and machine (i386: 32-bit `EM_386`; x32: 32-bit `EM_X86_64`), x86-64
+/// otherwise.
 fn abi_of(pid: i32) -> Abi {
-    let mut ident = [0u8; 5];
+    const EM_386: u16 = 3;
+    const EM_X86_64: u16 = 62;
+    let mut head = [0u8; 20];
     let read =
-        std::fs::File::open(format!("/proc/{pid}/exe")).and_then(|mut f| f.read_exact(&mut ident));
-    if read.is_ok() && ident == *b"\x7fELF\x01" {
-        Abi::I386
-    } else {
-        Abi::X86_64
+        std::fs::File::open(format!("/proc/{pid}/exe")).and_then(|mut f| f.read_exact(&mut head));
+    let machine = u16::from_le_bytes([head[18], head[19]]);
+    match (read.is_ok() && head[..4] == *b"\x7fELF", head[4], machine) {
+        (true, 1, EM_386) => Abi::I386,
+        (true, 1, EM_X86_64) => Abi::X32,
+        _ => Abi::X86_64,
     }
 }
 

@@ -132,6 +132,7 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
             a.delay
         ));
     }
+    crate::pump::block_signals()?;
     let session = crate::open_session()?;
     let mut opts = Attach::new(
         uapi::EV_SYSCALL_ENTRY | uapi::EV_SIGNAL | uapi::EV_CLONE | uapi::EV_EXEC | uapi::EV_DEATH,

@@ -306,6 +306,9 @@ struct Tracer {
     pending: Calls,
     /// exec calls returned 0, waiting for their EXEC record.
     exec_wait: TidMap<(Pending, i64)>,
+    /// Threads whose exec returned 0 under a new id (a thread other than
+    /// the first exec'd), waiting for the EXEC record that names the old.
+    exec_returned: TidSet,
     /// Processes still traced.
     live: TidSet,
     /// When each process has ended (its line waits for its threads').
@@ -564,8 +567,16 @@ impl Tracer {
                 return;
             }
             // Its entry was not seen.
-            if syscalls::table(abi).is_some_and(|t| t.no_return(i64::from(nr))) {
+            let table = syscalls::table(abi);
+            if table.is_some_and(|t| t.no_return(i64::from(nr))) {
                 // Shown as `= ?` at its entry (rt_sigreturn's exit).
+                return;
+            }
+            if ret == 0 && table.is_some_and(|t| t.is_exec(i64::from(nr))) {
+                // A thread other than the first exec'd: its entry waits
+                // under its old id, which the EXEC record names (the
+                // registers are the new program's already).
+                self.exec_returned.insert(tid);
                 return;
             }
             if ret == 0
@@ -606,8 +617,13 @@ impl Tracer {
             self.finish(tid, p, ret, &Captures::default());
         } else if let Some(mut p) = self.pending.remove(old) {
             p.exec = Some(filename);
-            self.pending.insert(tid, p);
+            if self.exec_returned.remove(&tid) {
+                self.finish(tid, p, 0, &Captures::default());
+            } else {
+                self.pending.insert(tid, p);
+            }
         }
+        self.exec_returned.remove(&tid);
     }
 
     /// Any other record of `tid`: an exec line still waiting for its
@@ -716,7 +732,12 @@ impl Tracer {
                     continue;
                 }
                 let mut text = self.text_buf();
-                self.call_text(&mut text, tid, abi, nr, &args, None, None);
+                if syscalls::name(abi, i64::from(nr)) == Some("restart_syscall") {
+                    // Its registers are not the interrupted call's.
+                    text.push_str("restart_syscall(<... resuming interrupted call ...>)");
+                } else {
+                    self.call_text(&mut text, tid, abi, nr, &args, None, None);
+                }
                 let _ = writeln!(self.out, "{}{text} <detached ...>", self.prefix(tid));
                 self.recycle(text);
             }
@@ -883,6 +904,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
     if a.target.pid.is_none() && a.target.command.is_empty() && a.take.is_none() {
         return Err("trace: -p PID, -- COMMAND [ARGS] or --take PATH is required".into());
     }
+    crate::pump::block_signals()?;
     let session = crate::open_session()?;
     let info = session.info().map_err(|e| e.to_string())?;
     let can_decide = info.attach_flags & u64::from(uapi::ATTACH_F_DECIDE_SYSCALL) != 0;
@@ -994,6 +1016,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         inject,
         pending: Calls::default(),
         exec_wait: TidMap::default(),
+        exec_returned: TidSet::default(),
         ends: Ends::default(),
         live,
         started: child.is_none(),
@@ -1121,6 +1144,7 @@ mod tests {
             inject: Vec::new(),
             pending: Calls::default(),
             exec_wait: TidMap::default(),
+            exec_returned: TidSet::default(),
             live: TidSet::from_iter([pid]),
             ends: Ends::default(),
             started: true,
@@ -1402,6 +1426,43 @@ mod tests {
         );
         assert!(
             lines[1].starts_with("clone(") && lines[1].ends_with(" = 101"),
+            "{lines:?}"
+        );
+    }
+
+    /// A thread other than the first execs: its exit record comes under
+    /// the process's id with the new program's registers, its entry was
+    /// under its own id, and the EXEC record names both. One line, with
+    /// the entry's arguments.
+    #[test]
+    fn exec_of_another_thread() {
+        let w = Written::default();
+        let mut t = tracer(100, &w);
+        let execve = syscalls::number(Abi::X86_64, "execve").unwrap() as i32;
+        let c = Captures::default();
+        t.entry(
+            101,
+            execve,
+            Abi::X86_64,
+            [0x1000, 0x2000, 0x3000, 0, 0, 0],
+            &c,
+            false,
+        );
+        let zero = [0; 6];
+        let e = ExitRec {
+            abi: Abi::X86_64,
+            nr: execve,
+            args: &zero,
+            ret: 0,
+            captures: &c,
+        };
+        t.exit(100, &e);
+        t.exec(100, 101, "/bin/true".to_string());
+        let lines = w.lines();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("execve(\"/bin/true\", 0x2000, 0x3000)")
+                && lines[0].ends_with(" = 0"),
             "{lines:?}"
         );
     }

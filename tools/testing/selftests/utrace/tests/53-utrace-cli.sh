@@ -135,18 +135,22 @@ grep -Eqx 'openat\(AT_FDCWD, "/tmp/t53.det2", O_RDONLY(\|O_LARGEFILE)?\) <detach
 echo "ok: SIGINT: the call under way, recorded at its exit only: $(cat /tmp/t53.det2.out)"
 # A call under way when utrace attaches has its line when it returns,
 # from its exit record (before: none, for a call whose entry the session
-# records). sleep's clock_nanosleep returns when SIGSTOP stops it.
+# records). sleep's clock_nanosleep returns when SIGSTOP stops it. Then
+# SIGINT: the stopped sleep is in no call (its /proc/PID/syscall still
+# shows the one it made), so no <detached ...> line.
 sleep 1000 &
 sl=$!
 wait_until 10 "[ \"\$(state_of $sl)\" = S ]"
 trace_p /tmp/t53.mid.out $sl
 kill -STOP $sl
 wait_until 10 "[ \"\$(state_of $sl)\" = T ]"
+kill -INT $ut
+wait $ut || fail "utrace trace -p $sl: exit $? on SIGINT"
 kill -KILL $sl
-wait $ut
 wait $sl
 grep -Eq '^clock_nanosleep\(CLOCK_REALTIME, 0, .*\) = \? ERESTART_RESTARTBLOCK \(Interrupted by signal\)$' /tmp/t53.mid.out ||
 	fail "utrace trace -p of a sleep, then SIGSTOP: no line of the call under way at the attach: $(cat /tmp/t53.mid.out)"
+! grep -q 'detached' /tmp/t53.mid.out || fail "utrace trace -p of a stopped sleep, SIGINT: $(cat /tmp/t53.mid.out)"
 echo "ok: the call under way at the attach: $(head -n 1 /tmp/t53.mid.out)"
 # The same for utrace events: the records the session holds when SIGINT
 # comes are printed (before: dropped). utrace is stopped while the shell
