@@ -309,6 +309,8 @@ struct Tracer {
     /// Threads whose exec returned 0 under a new id (a thread other than
     /// the first exec'd), waiting for the EXEC record that names the old.
     exec_returned: TidSet,
+    /// The call a thread's next `restart_syscall` resumes.
+    interrupted: TidMap<(Abi, i32)>,
     /// Processes still traced.
     live: TidSet,
     /// When each process has ended (its line waits for its threads').
@@ -326,6 +328,17 @@ struct Tracer {
     /// The session's syscall filter, if the kernel took it: a syscall
     /// whose entry it leaves out is shown whole from its exit record.
     syscalls: Option<SyscallFilter>,
+}
+
+/// The kernel's restart code of a call that `restart_syscall` resumes.
+const ERESTART_RESTARTBLOCK: i64 = 516;
+
+/// Whether syscall `nr` of `abi` is `restart_syscall`.
+fn is_restart(abi: Abi, nr: i32) -> bool {
+    matches!(
+        (abi, nr),
+        (Abi::X86_64, 219) | (Abi::I386, 0) | (Abi::X32, 0x4000_00db)
+    )
 }
 
 /// How long a process whose group is dead waits for its other threads'
@@ -448,6 +461,19 @@ impl Tracer {
         ret: Option<i64>,
         mem: Option<&dyn Mem>,
     ) {
+        if is_restart(abi, nr) {
+            // Its registers are not the interrupted call's: strace names
+            // that call instead.
+            let name = self
+                .interrupted
+                .get(&tid)
+                .and_then(|&(abi, nr)| syscalls::name(abi, i64::from(nr)))
+                .unwrap_or("system call");
+            for part in ["restart_syscall(<... resuming interrupted ", name, " ...>)"] {
+                w.push_str(part);
+            }
+            return;
+        }
         let table = syscalls::table(abi);
         let sys = table.and_then(|t| t.by_number(i64::from(nr)));
         let pm = ProcMem(tid);
@@ -557,6 +583,9 @@ impl Tracer {
 
     fn exit(&mut self, tid: i32, e: &ExitRec<'_>) {
         let (abi, nr, ret, captures) = (e.abi, e.nr, e.ret, e.captures);
+        if ret == -ERESTART_RESTARTBLOCK || is_restart(abi, nr) {
+            self.note_restart(tid, abi, nr, ret);
+        }
         let Some(p) = self.pending.remove(tid) else {
             let whole = self
                 .syscalls
@@ -665,6 +694,17 @@ impl Tracer {
         self.recycle(text);
     }
 
+    /// Keeps which call of `tid` a `restart_syscall` resumes: the last
+    /// one that returned `ERESTART_RESTARTBLOCK` (the restart itself may
+    /// too), until the restart returns otherwise.
+    fn note_restart(&mut self, tid: i32, abi: Abi, nr: i32, ret: i64) {
+        if !is_restart(abi, nr) {
+            self.interrupted.insert(tid, (abi, nr));
+        } else if ret != -ERESTART_RESTARTBLOCK {
+            self.interrupted.remove(&tid);
+        }
+    }
+
     /// The line of a call the kernel records at its exit only, or whose
     /// entry came before the attach: its arguments are the exit record's
     /// (memory as captured at the exit).
@@ -732,12 +772,7 @@ impl Tracer {
                     continue;
                 }
                 let mut text = self.text_buf();
-                if syscalls::name(abi, i64::from(nr)) == Some("restart_syscall") {
-                    // Its registers are not the interrupted call's.
-                    text.push_str("restart_syscall(<... resuming interrupted call ...>)");
-                } else {
-                    self.call_text(&mut text, tid, abi, nr, &args, None, None);
-                }
+                self.call_text(&mut text, tid, abi, nr, &args, None, None);
                 let _ = writeln!(self.out, "{}{text} <detached ...>", self.prefix(tid));
                 self.recycle(text);
             }
@@ -1017,6 +1052,7 @@ pub fn run(a: TraceArgs) -> Result<ExitCode, String> {
         pending: Calls::default(),
         exec_wait: TidMap::default(),
         exec_returned: TidSet::default(),
+        interrupted: TidMap::default(),
         ends: Ends::default(),
         live,
         started: child.is_none(),
@@ -1145,6 +1181,7 @@ mod tests {
             pending: Calls::default(),
             exec_wait: TidMap::default(),
             exec_returned: TidSet::default(),
+            interrupted: TidMap::default(),
             live: TidSet::from_iter([pid]),
             ends: Ends::default(),
             started: true,
@@ -1465,5 +1502,39 @@ mod tests {
                 && lines[0].ends_with(" = 0"),
             "{lines:?}"
         );
+    }
+
+    /// `restart_syscall` as strace shows it: the call it resumes, named.
+    #[test]
+    fn restart_names_the_interrupted_call() {
+        let w = Written::default();
+        let mut t = tracer(100, &w);
+        let nr = |name| syscalls::number(Abi::X86_64, name).unwrap() as i32;
+        let c = Captures::default();
+        let args = [0; 6];
+        let exit = |t: &mut Tracer, nr, ret| {
+            let e = ExitRec {
+                abi: Abi::X86_64,
+                nr,
+                args: &args,
+                ret,
+                captures: &c,
+            };
+            t.exit(100, &e);
+        };
+        t.entry(100, nr("clock_nanosleep"), Abi::X86_64, args, &c, false);
+        exit(&mut t, nr("clock_nanosleep"), -ERESTART_RESTARTBLOCK);
+        t.entry(100, nr("restart_syscall"), Abi::X86_64, args, &c, false);
+        exit(&mut t, nr("restart_syscall"), 0);
+        // Its resumed call's end is known no more.
+        t.entry(100, nr("restart_syscall"), Abi::X86_64, args, &c, false);
+        exit(&mut t, nr("restart_syscall"), 0);
+        let lines = w.lines();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(
+            lines[1].starts_with("restart_syscall(<... resuming interrupted clock_nanosleep ...>)")
+        );
+        assert!(lines[1].ends_with(" = 0"), "{lines:?}");
+        assert!(lines[2].starts_with("restart_syscall(<... resuming interrupted system call ...>)"));
     }
 }

@@ -135,22 +135,32 @@ grep -Eqx 'openat\(AT_FDCWD, "/tmp/t53.det2", O_RDONLY(\|O_LARGEFILE)?\) <detach
 echo "ok: SIGINT: the call under way, recorded at its exit only: $(cat /tmp/t53.det2.out)"
 # A call under way when utrace attaches has its line when it returns,
 # from its exit record (before: none, for a call whose entry the session
-# records). sleep's clock_nanosleep returns when SIGSTOP stops it. Then
-# SIGINT: the stopped sleep is in no call (its /proc/PID/syscall still
-# shows the one it made), so no <detached ...> line.
+# records). sleep's clock_nanosleep returns when SIGSTOP stops it. A
+# second utrace attached to the stopped sleep, then SIGINT: it is in no
+# call (its /proc/PID/syscall still shows the one it made), so no
+# <detached ...> line. SIGCONT: the sleep goes on in restart_syscall,
+# shown as strace shows it.
 sleep 1000 &
 sl=$!
 wait_until 10 "[ \"\$(state_of $sl)\" = S ]"
 trace_p /tmp/t53.mid.out $sl
+first=$ut
 kill -STOP $sl
 wait_until 10 "[ \"\$(state_of $sl)\" = T ]"
+trace_p /tmp/t53.stopped.out $sl
 kill -INT $ut
 wait $ut || fail "utrace trace -p $sl: exit $? on SIGINT"
+! grep -q 'detached' /tmp/t53.stopped.out || fail "utrace trace -p of a stopped sleep, SIGINT: $(cat /tmp/t53.stopped.out)"
+kill -CONT $sl
+wait_until 10 "grep -q '^219 ' /proc/$sl/syscall && [ \"\$(state_of $sl)\" = S ]"
+kill -INT $first
+wait $first || fail "utrace trace -p $sl: exit $? on SIGINT"
 kill -KILL $sl
 wait $sl
 grep -Eq '^clock_nanosleep\(CLOCK_REALTIME, 0, .*\) = \? ERESTART_RESTARTBLOCK \(Interrupted by signal\)$' /tmp/t53.mid.out ||
 	fail "utrace trace -p of a sleep, then SIGSTOP: no line of the call under way at the attach: $(cat /tmp/t53.mid.out)"
-! grep -q 'detached' /tmp/t53.mid.out || fail "utrace trace -p of a stopped sleep, SIGINT: $(cat /tmp/t53.mid.out)"
+expect_eq "utrace trace -p of a sleep stopped and continued, SIGINT: its last line" "$(tail -n 1 /tmp/t53.mid.out)" \
+	'restart_syscall(<... resuming interrupted clock_nanosleep ...>) <detached ...>'
 echo "ok: the call under way at the attach: $(head -n 1 /tmp/t53.mid.out)"
 # The same for utrace events: the records the session holds when SIGINT
 # comes are printed (before: dropped). utrace is stopped while the shell
