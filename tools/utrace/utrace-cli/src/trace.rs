@@ -1193,6 +1193,24 @@ mod tests {
         }
     }
 
+    /// The number of x86-64 syscall `name`.
+    fn nr(name: &str) -> i32 {
+        syscalls::number(Abi::X86_64, name).unwrap() as i32
+    }
+
+    /// Feeds `t` an x86-64 exit record of thread 100.
+    fn exit_of(t: &mut Tracer, nr: i32, args: &[u64; 6], ret: i64) {
+        let c = Captures::default();
+        let e = ExitRec {
+            abi: Abi::X86_64,
+            nr,
+            args,
+            ret,
+            captures: &c,
+        };
+        t.exit(100, &e);
+    }
+
     /// The process's end line comes last, after every thread's, whichever
     /// thread's DEATH said the group is dead and in whatever order the
     /// records came.
@@ -1437,23 +1455,11 @@ mod tests {
     fn exit_without_entry() {
         let w = Written::default();
         let mut t = tracer(100, &w);
-        let nr = |name| syscalls::number(Abi::X86_64, name).unwrap() as i32;
         let args = [0, 0, 0x1000, 0x2000, 0, 0];
-        let exit = |t: &mut Tracer, nr, ret| {
-            let c = Captures::default();
-            let e = ExitRec {
-                abi: Abi::X86_64,
-                nr,
-                args: &args,
-                ret,
-                captures: &c,
-            };
-            t.exit(100, &e);
-        };
-        exit(&mut t, nr("clock_nanosleep"), -516);
-        exit(&mut t, nr("clone"), 0);
-        exit(&mut t, nr("rt_sigreturn"), 0);
-        exit(&mut t, nr("clone"), 101);
+        exit_of(&mut t, nr("clock_nanosleep"), &args, -516);
+        exit_of(&mut t, nr("clone"), &args, 0);
+        exit_of(&mut t, nr("rt_sigreturn"), &args, 0);
+        exit_of(&mut t, nr("clone"), &args, 101);
         let lines = w.lines();
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(
@@ -1475,25 +1481,10 @@ mod tests {
     fn exec_of_another_thread() {
         let w = Written::default();
         let mut t = tracer(100, &w);
-        let execve = syscalls::number(Abi::X86_64, "execve").unwrap() as i32;
         let c = Captures::default();
-        t.entry(
-            101,
-            execve,
-            Abi::X86_64,
-            [0x1000, 0x2000, 0x3000, 0, 0, 0],
-            &c,
-            false,
-        );
-        let zero = [0; 6];
-        let e = ExitRec {
-            abi: Abi::X86_64,
-            nr: execve,
-            args: &zero,
-            ret: 0,
-            captures: &c,
-        };
-        t.exit(100, &e);
+        let args = [0x1000, 0x2000, 0x3000, 0, 0, 0];
+        t.entry(101, nr("execve"), Abi::X86_64, args, &c, false);
+        exit_of(&mut t, nr("execve"), &[0; 6], 0);
         t.exec(100, 101, "/bin/true".to_string());
         let lines = w.lines();
         assert_eq!(lines.len(), 1, "{lines:?}");
@@ -1509,26 +1500,15 @@ mod tests {
     fn restart_names_the_interrupted_call() {
         let w = Written::default();
         let mut t = tracer(100, &w);
-        let nr = |name| syscalls::number(Abi::X86_64, name).unwrap() as i32;
         let c = Captures::default();
         let args = [0; 6];
-        let exit = |t: &mut Tracer, nr, ret| {
-            let e = ExitRec {
-                abi: Abi::X86_64,
-                nr,
-                args: &args,
-                ret,
-                captures: &c,
-            };
-            t.exit(100, &e);
-        };
         t.entry(100, nr("clock_nanosleep"), Abi::X86_64, args, &c, false);
-        exit(&mut t, nr("clock_nanosleep"), -ERESTART_RESTARTBLOCK);
+        exit_of(&mut t, nr("clock_nanosleep"), &args, -ERESTART_RESTARTBLOCK);
         t.entry(100, nr("restart_syscall"), Abi::X86_64, args, &c, false);
-        exit(&mut t, nr("restart_syscall"), 0);
+        exit_of(&mut t, nr("restart_syscall"), &args, 0);
         // Its resumed call's end is known no more.
         t.entry(100, nr("restart_syscall"), Abi::X86_64, args, &c, false);
-        exit(&mut t, nr("restart_syscall"), 0);
+        exit_of(&mut t, nr("restart_syscall"), &args, 0);
         let lines = w.lines();
         assert_eq!(lines.len(), 3, "{lines:?}");
         assert!(
