@@ -9,9 +9,7 @@
 //! way.
 
 use crate::tids::TidMap;
-use utrace::Payload;
-
-const CLONE_THREAD: u64 = 0x10000;
+use utrace::{Payload, CLONE_THREAD};
 
 #[derive(Default)]
 pub struct Ends {

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use utrace::{uapi, Attach, Event, Payload};
+use utrace::{uapi, Attach, Event, Payload, CLONE_THREAD};
 
 #[derive(Args, Debug)]
 pub struct EventsArgs {
@@ -53,7 +53,7 @@ fn text(ev: &Event) -> String {
             child_tid,
             ..
         } => {
-            let kind = if flags & 0x10000 != 0 {
+            let kind = if flags & CLONE_THREAD != 0 {
                 "thread"
             } else {
                 "process"
@@ -212,7 +212,7 @@ pub fn run(a: EventsArgs) -> Result<ExitCode, String> {
                     clone_flags: flags,
                     child_pid,
                     ..
-                } if flags & 0x10000 == 0 && child_pid > 0 && !a.all => {
+                } if flags & CLONE_THREAD == 0 && child_pid > 0 && !a.all => {
                     live.insert(child_pid);
                 }
                 // The process ends once its threads' ends are in (`Ends`).

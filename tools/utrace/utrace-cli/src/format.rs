@@ -622,33 +622,45 @@ mod tests {
 
     #[test]
     fn clocks_as_strace_names_them() {
-        let line = |abi, nr, args: [u64; 6]| {
+        // The last three: a CPU-time clock (negative), an unknown one and
+        // unknown flags, as strace 6.1 shows them.
+        let cases: [(Abi, i64, [u64; 6], &str); 5] = [
+            (
+                Abi::X86_64,
+                230,
+                [0, 0, 0, 0, 0, 0],
+                "clock_nanosleep(CLOCK_REALTIME, 0, NULL, NULL)",
+            ),
+            (
+                Abi::X86_64,
+                230,
+                [1, 1, 0, 0, 0, 0],
+                "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, NULL, NULL)",
+            ),
+            (
+                Abi::I386,
+                265,
+                [(-6i32) as u32 as u64, 0, 0, 0, 0, 0],
+                "clock_gettime(0xfffffffa /* CLOCK_??? */, NULL)",
+            ),
+            (
+                Abi::X86_64,
+                230,
+                [10, 3, 0, 0, 0, 0],
+                "clock_nanosleep(CLOCK_SGI_CYCLE, TIMER_ABSTIME|0x2, NULL, NULL)",
+            ),
+            (
+                Abi::X86_64,
+                230,
+                [12, 2, 0, 0, 0, 0],
+                "clock_nanosleep(0xc /* CLOCK_??? */, 0x2 /* TIMER_??? */, NULL, NULL)",
+            ),
+        ];
+        for (abi, nr, args, want) in cases {
             let sys = utrace::syscalls::table(abi).and_then(|t| t.by_number(nr));
             let mut w = String::new();
             call(&mut w, &NoMem, abi, nr, sys, &args, None).unwrap();
-            w
-        };
-        assert_eq!(
-            line(Abi::X86_64, 230, [0, 0, 0, 0, 0, 0]),
-            "clock_nanosleep(CLOCK_REALTIME, 0, NULL, NULL)"
-        );
-        assert_eq!(
-            line(Abi::X86_64, 230, [1, 1, 0, 0, 0, 0]),
-            "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, NULL, NULL)"
-        );
-        // A CPU-time clock (negative), an unknown one and unknown flags,
-        // as strace 6.1 shows them.
-        assert_eq!(
-            line(Abi::I386, 265, [(-6i32) as u32 as u64, 0, 0, 0, 0, 0]),
-            "clock_gettime(0xfffffffa /* CLOCK_??? */, NULL)"
-        );
-        assert_eq!(
-            line(Abi::X86_64, 230, [10, 3, 0, 0, 0, 0]),
-            "clock_nanosleep(CLOCK_SGI_CYCLE, TIMER_ABSTIME|0x2, NULL, NULL)"
-        );
-        assert_eq!(
-            line(Abi::X86_64, 230, [12, 2, 0, 0, 0, 0]),
-            "clock_nanosleep(0xc /* CLOCK_??? */, 0x2 /* TIMER_??? */, NULL, NULL)"
-        );
+            assert_eq!(w, want);
+        }
     }
 }

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use utrace::{uapi, Attach, EngineId, Event, Payload, SigClass, Verdict};
+use utrace::{uapi, Attach, EngineId, Event, Payload, SigClass, Verdict, CLONE_THREAD};
 
 #[derive(Args, Debug)]
 pub struct HoldArgs {
@@ -31,9 +31,6 @@ pub struct HoldArgs {
     #[command(flatten)]
     target: TargetArgs,
 }
-
-/// `CLONE_THREAD`: a CLONE record of a new thread, not a process.
-const CLONE_THREAD: u64 = 0x10000;
 
 /// A held process.
 struct Held {

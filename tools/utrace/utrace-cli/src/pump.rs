@@ -63,11 +63,13 @@ fn terminating() -> SigSet {
 /// Blocks the terminating signals until a [`Pump`] takes them: called
 /// before the attach, so that one that comes after "attached" is said ends
 /// the trace cleanly instead of killing utrace. A command started after
-/// this unblocks them before its exec ([`unblock_signals`]).
-pub fn block_signals() -> Result<(), String> {
-    terminating()
-        .thread_block()
-        .map_err(|e| format!("sigprocmask: {e}"))
+/// this unblocks them before its exec ([`unblock_signals`]). Returns
+/// them.
+pub fn block_signals() -> Result<SigSet, String> {
+    let mask = terminating();
+    mask.thread_block()
+        .map_err(|e| format!("sigprocmask: {e}"))?;
+    Ok(mask)
 }
 
 /// Undoes [`block_signals`] (in the child that execs the command).
@@ -79,8 +81,7 @@ pub fn unblock_signals() -> Result<(), String> {
 
 impl Pump {
     pub fn new(session: Session) -> Result<Pump, String> {
-        block_signals()?;
-        let mask = terminating();
+        let mask = block_signals()?;
         let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK)
             .map_err(|e| format!("signalfd: {e}"))?;
         Ok(Pump {

@@ -283,12 +283,12 @@ pub fn threads(pid: i32) -> Vec<i32> {
 
 /// The syscall thread `tid` of process `pid` is blocked in, as
 /// `/proc/PID/task/TID/syscall` shows it (the kernel's ptrace check
-/// decides, as for the attach): its ABI (the process's executable's),
-/// number and arguments. `None` if the thread runs, is not in a syscall,
-/// or is gone. Only a thread asleep (`S` or `D`) counts: a stopped one
+/// decides, as for the attach): its number and arguments (of the ABI
+/// [`abi_of`] the process). `None` if the thread runs, is not in a
+/// syscall, or is gone. Only a thread asleep (`S` or `D`) counts: a stopped one
 /// (`T`, `t`, or a utrace stop's `I`) shows the last syscall it made,
 /// which has returned.
-pub fn syscall_under_way(pid: i32, tid: i32) -> Option<(Abi, i32, [u64; 6])> {
+pub fn syscall_under_way(pid: i32, tid: i32) -> Option<(i32, [u64; 6])> {
     let dir = format!("/proc/{pid}/task/{tid}");
     if !stat_at(&format!("{dir}/stat")).is_some_and(|st| matches!(st.state, 'S' | 'D')) {
         return None;
@@ -301,13 +301,13 @@ pub fn syscall_under_way(pid: i32, tid: i32) -> Option<(Abi, i32, [u64; 6])> {
     for a in &mut args {
         *a = u64::from_str_radix(words.next()?.strip_prefix("0x")?, 16).ok()?;
     }
-    Some((abi_of(pid), nr, args))
+    Some((nr, args))
 }
 
 /// The ABI of process `pid`'s executable: from its ELF header's class
 /// and machine (i386: 32-bit `EM_386`; x32: 32-bit `EM_X86_64`), x86-64
 /// otherwise.
-fn abi_of(pid: i32) -> Abi {
+pub fn abi_of(pid: i32) -> Abi {
     const EM_386: u16 = 3;
     const EM_X86_64: u16 = 62;
     let mut head = [0u8; 20];

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use utrace::{syscalls, uapi, Attach, Payload};
+use utrace::{syscalls, uapi, Attach, Payload, CLONE_THREAD};
 
 #[derive(Args, Debug)]
 pub struct TopArgs {
@@ -204,7 +204,7 @@ pub fn run(a: TopArgs) -> Result<ExitCode, String> {
                             ..
                         } => {
                             r.clones += 1;
-                            if clone_flags & 0x10000 == 0 && child_pid > 0 && !a.all {
+                            if clone_flags & CLONE_THREAD == 0 && child_pid > 0 && !a.all {
                                 live.insert(child_pid);
                             }
                         }

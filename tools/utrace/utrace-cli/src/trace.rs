@@ -19,7 +19,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use utrace::event::Captures;
 use utrace::syscalls::{self, Arg};
-use utrace::{uapi, Abi, Attach, Event, Payload, Session, SyscallFilter, Target, Verdict};
+use utrace::{
+    uapi, Abi, Attach, Event, Payload, Session, SyscallFilter, Target, Verdict, CLONE_THREAD,
+};
 
 #[derive(Args, Debug)]
 pub struct TraceArgs {
@@ -331,14 +333,16 @@ struct Tracer {
 }
 
 /// The kernel's restart code of a call that `restart_syscall` resumes.
-const ERESTART_RESTARTBLOCK: i64 = 516;
+const ERESTART_RESTARTBLOCK: i64 = utrace::errno::ERESTART_RESTARTBLOCK as i64;
 
-/// Whether syscall `nr` of `abi` is `restart_syscall`.
+/// Whether syscall `nr` of `abi` is `restart_syscall` (x32's numbers are
+/// x86-64's with the x32 bit).
 fn is_restart(abi: Abi, nr: i32) -> bool {
-    matches!(
-        (abi, nr),
-        (Abi::X86_64, 219) | (Abi::I386, 0) | (Abi::X32, 0x4000_00db)
-    )
+    let (abi, nr) = match abi {
+        Abi::X32 => (Abi::X86_64, i64::from(nr) - 0x4000_0000),
+        _ => (abi, i64::from(nr)),
+    };
+    syscalls::table(abi).is_some_and(|t| t.is_restart(nr))
 }
 
 /// How long a process whose group is dead waits for its other threads'
@@ -608,10 +612,7 @@ impl Tracer {
                 self.exec_returned.insert(tid);
                 return;
             }
-            if ret == 0
-                && syscalls::name(abi, i64::from(nr))
-                    .is_some_and(|n| matches!(n, "clone" | "clone3" | "fork" | "vfork"))
-            {
+            if ret == 0 && table.is_some_and(|t| t.is_fork(i64::from(nr))) {
                 // A new child's return from its parent's call: strace
                 // shows none.
                 return;
@@ -761,11 +762,12 @@ impl Tracer {
         }
         let pids: Vec<i32> = self.live.iter().copied().collect();
         for pid in pids {
+            let abi = target::abi_of(pid);
             for tid in target::threads(pid) {
                 if recorded.contains(&tid) {
                     continue;
                 }
-                let Some((abi, nr, args)) = target::syscall_under_way(pid, tid) else {
+                let Some((nr, args)) = target::syscall_under_way(pid, tid) else {
                     continue;
                 };
                 if !self.shown(abi, nr) {
@@ -887,11 +889,8 @@ fn handle(t: &mut Tracer, session: &Session, ev: Event, lossless: bool) -> bool 
             clone_flags: flags,
             child_pid,
             ..
-        } => {
-            const CLONE_THREAD: u64 = 0x10000;
-            if t.follow && flags & CLONE_THREAD == 0 && child_pid > 0 {
-                t.live.insert(child_pid);
-            }
+        } if t.follow && flags & CLONE_THREAD == 0 && child_pid > 0 => {
+            t.live.insert(child_pid);
         }
         Payload::Signal {
             signo,

@@ -10,12 +10,19 @@
 use nix::errno::Errno;
 use std::sync::OnceLock;
 
+/// The restart code of a call that `restart_syscall` resumes.
+pub const ERESTART_RESTARTBLOCK: i32 = 516;
+
 const RESTART: &[(i32, &str, &str)] = &[
     (512, "ERESTARTSYS", "To be restarted if SA_RESTART is set"),
     (513, "ERESTARTNOINTR", "To be restarted"),
     (514, "ERESTARTNOHAND", "To be restarted if no handler"),
     (515, "ENOIOCTLCMD", "No ioctl command"),
-    (516, "ERESTART_RESTARTBLOCK", "Interrupted by signal"),
+    (
+        ERESTART_RESTARTBLOCK,
+        "ERESTART_RESTARTBLOCK",
+        "Interrupted by signal",
+    ),
 ];
 
 /// Errnos below this are looked up in a table made once (the C library's

@@ -292,6 +292,10 @@ impl Captures {
     }
 }
 
+/// `CLONE_THREAD` in a CLONE record's `clone_flags`: the child is a
+/// thread of the parent's process, not a process.
+pub const CLONE_THREAD: u64 = 0x10000;
+
 /// A record's payload, by type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -305,7 +309,8 @@ pub enum Payload {
     /// The thread reached a stop or a report point (`before`: the
     /// `UTRACE_EV_*` it stops before, 0 for a safe point).
     Quiesce { before: u64 },
-    /// The thread made a new process or thread.
+    /// The thread made a new process or thread (a thread: [`CLONE_THREAD`]
+    /// in `clone_flags`).
     Clone {
         clone_flags: u64,
         child_pid: i32,

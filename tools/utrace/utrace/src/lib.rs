@@ -34,7 +34,7 @@ mod sys;
 pub mod syscalls;
 pub mod uapi;
 
-pub use event::{parse, Abi, DetachReason, Event, Header, Payload, SigClass};
+pub use event::{parse, Abi, DetachReason, Event, Header, Payload, SigClass, CLONE_THREAD};
 pub use filter::SyscallFilter;
 pub use session::{
     Action, Attach, EngineId, Error, Result, Session, Target, Verdict, NT_PRFPREG, NT_PRSTATUS,

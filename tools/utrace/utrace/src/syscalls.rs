@@ -400,6 +400,10 @@ pub struct Table {
     no_return: &'static [i64],
     /// `execve` and `execveat`.
     exec: [i64; 2],
+    /// `clone`, `fork`, `vfork` and `clone3`.
+    fork: [i64; 4],
+    /// `restart_syscall`.
+    restart: i64,
 }
 
 static X86_64: Table = Table {
@@ -407,6 +411,8 @@ static X86_64: Table = Table {
     by_nr: by_nr(SYSCALLS_64),
     no_return: &[60, 231, 15],
     exec: [59, 322],
+    fork: [56, 57, 58, 435],
+    restart: 219,
 };
 
 static I386: Table = Table {
@@ -414,6 +420,8 @@ static I386: Table = Table {
     by_nr: by_nr(SYSCALLS_32),
     no_return: &[1, 252, 173, 119],
     exec: [11, 358],
+    fork: [120, 2, 190, 435],
+    restart: 0,
 };
 
 /// The table of syscall ABI `abi` (x32 and unknown ABIs have none).
@@ -518,11 +526,37 @@ impl Table {
     pub fn is_exec(&self, nr: i64) -> bool {
         self.exec.contains(&nr)
     }
+
+    /// Whether syscall `nr` makes a task (whose return in the new task is
+    /// 0).
+    pub fn is_fork(&self, nr: i64) -> bool {
+        self.fork.contains(&nr)
+    }
+
+    /// Whether syscall `nr` is `restart_syscall`, which resumes a call that
+    /// returned `ERESTART_RESTARTBLOCK`.
+    pub fn is_restart(&self, nr: i64) -> bool {
+        nr == self.restart
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fork_exec_restart_by_name() {
+        for abi in [Abi::X86_64, Abi::I386] {
+            let t = table(abi).unwrap();
+            for n in ["clone", "fork", "vfork", "clone3"] {
+                assert!(t.is_fork(number(abi, n).unwrap()), "{n}");
+            }
+            for n in ["execve", "execveat"] {
+                assert!(t.is_exec(number(abi, n).unwrap()), "{n}");
+            }
+            assert!(t.is_restart(number(abi, "restart_syscall").unwrap()));
+        }
+    }
 
     #[test]
     fn names_from_the_kernel_tables() {
