@@ -488,9 +488,9 @@ impl Session {
         };
         if stop {
             // As a session STOP that finds the thread stopped.
-            let mut rec = Record::new(uapi::REC_QUIESCE);
-            rec.h.flags |= uapi::REC_F_STOPPED;
-            core.emit(&task, d.engine_id, rec);
+            core.emit_new(&task, d.engine_id, uapi::REC_QUIESCE, false, |rec| {
+                rec.h.flags |= uapi::REC_F_STOPPED;
+            });
         }
         if resume {
             let _ = engine.control(Control::Resume);

@@ -198,6 +198,21 @@ fn set_header(rec: &mut Record, pid: i32, tid: i32, engine_id: u64) {
 }
 
 impl Thread {
+    /// Its ids as the reader sees them (`task` is its task), looked up
+    /// again only once `de_thread()` changed the task's kernel pid.
+    fn ids(&mut self, file: &FileHandle, task: &Task) -> (i32, i32) {
+        let now = task.pid();
+        if self.ids.for_pid != now {
+            let (pid, tid) = file.ids(task);
+            self.ids = Ids {
+                for_pid: now,
+                pid,
+                tid,
+            };
+        }
+        (self.ids.pid, self.ids.tid)
+    }
+
     /// Whether the session holds the thread: stopped by it, waiting for
     /// room (lossless) or for a decision.
     fn holds(&self) -> bool {
@@ -459,6 +474,37 @@ impl Core {
         self.wake(at_stop);
     }
 
+    /// [`Core::emit_waking`] of a new record of `type_` that `fill`
+    /// completes, written in its ring slot where [`State::slot_in_place`]
+    /// gives one: a record made on the stack is zeroed and copied whole
+    /// (256 bytes, each a counted step of `rep movsb`).
+    fn emit_new(
+        &self,
+        task: &Task,
+        engine_id: u64,
+        type_: u16,
+        at_stop: bool,
+        fill: impl FnOnce(&mut Record),
+    ) {
+        {
+            let mut st = self.state.lock();
+            let (pid, tid) = match st.find_mut(key(task)) {
+                Some(t) => t.ids(&self.file, task),
+                None => self.file.ids(task),
+            };
+            if let Some(rec) = st.slot_in_place(type_) {
+                set_header(rec, pid, tid, engine_id);
+                fill(rec);
+                drop(st);
+                self.wake(at_stop);
+                return;
+            }
+        }
+        let mut rec = Record::new(type_);
+        fill(&mut rec);
+        self.emit_waking(task, engine_id, rec, at_stop);
+    }
+
     fn wake(&self, at_stop: bool) {
         if at_stop {
             self.file.wake_at_stop();
@@ -614,12 +660,12 @@ impl utrace::Engine for Core {
             return Action::Stop;
         }
         if stop || (report && event == Events::NONE) {
-            let mut rec = Record::new(uapi::REC_QUIESCE);
-            rec.put_u64(uapi::QUIESCE_EVENT, event.bits());
-            if stop {
-                rec.h.flags |= uapi::REC_F_STOPPED;
-            }
-            self.emit_waking(cx.task(), id, rec, stop);
+            self.emit_new(cx.task(), id, uapi::REC_QUIESCE, stop, |rec| {
+                rec.put_u64(uapi::QUIESCE_EVENT, event.bits());
+                if stop {
+                    rec.h.flags |= uapi::REC_F_STOPPED;
+                }
+            });
         }
         if stop {
             Action::Stop
@@ -875,16 +921,7 @@ impl Core {
             return None;
         }
         let engine_id = t.engine_id;
-        let now = task.pid();
-        if t.ids.for_pid != now {
-            let (pid, tid) = self.file.ids(task);
-            t.ids = Ids {
-                for_pid: now,
-                pid,
-                tid,
-            };
-        }
-        let Ids { pid, tid, .. } = t.ids;
+        let (pid, tid) = t.ids(&self.file, task);
         let items = st.capture.get(regs.arch(), regs.nr());
         let decide_incomplete = !exit && st.capture.decide;
         let rec = st.slot_in_place(syscall_type(exit))?;
@@ -1047,8 +1084,8 @@ struct Dev {
 struct CtlLists {
     /// Key and user mask of each thread of the engine.
     targets: KVec<(usize, u64)>,
-    /// Their tasks, referenced for the calls that may sleep.
-    tasks: KVec<(ARefTask, u64)>,
+    /// Their engines, referenced for the calls that may sleep.
+    tasks: KVec<(EngineRef<Core>, u64)>,
 }
 
 /// One open of `/dev/utrace`.
@@ -1566,21 +1603,25 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
         stop: bool,
         ctl: Option<Control>,
         targets: &mut KVec<(usize, u64)>,
-        tasks: &mut KVec<(ARefTask, u64)>,
+        tasks: &mut KVec<(EngineRef<Core>, u64)>,
     ) -> Result<isize> {
         let core = self.core();
-        // The threads concerned: their tasks, referenced for the calls below.
-        {
-            let n = core.state.lock().threads.len();
-            targets.reserve(n, GFP_KERNEL)?;
-        }
-        {
-            let st = core.state.lock();
-            for t in st.threads.iter().filter(|t| t.engine_id == c.engine_id) {
-                if targets.len() < targets.capacity() {
-                    let _ = targets.push((t.key, t.events), GFP_ATOMIC);
+        // The threads concerned (the lists keep their capacity from call to
+        // call: the lock is taken once more only when they grow).
+        loop {
+            let n = {
+                let st = core.state.lock();
+                let n = st.threads.len();
+                if n <= targets.capacity() {
+                    for t in st.threads.iter().filter(|t| t.engine_id == c.engine_id) {
+                        // Room reserved: cannot fail.
+                        let _ = targets.push((t.key, t.events), GFP_ATOMIC);
+                    }
+                    break;
                 }
-            }
+                n
+            };
+            targets.reserve(n, GFP_KERNEL)?;
         }
         if targets.is_empty() {
             return Err(ENOENT);
@@ -1591,36 +1632,28 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
             let found = {
                 let mut st = core.state.lock();
                 match st.find_mut(k) {
-                    Some(t) => {
-                        let task = t.engine.as_ref().and_then(|e| e.task()).map(ARefTask::from);
-                        if let Some(task) = &task {
-                            if c.tid != 0 && core.file.ids(task).1 != c.tid {
-                                None
+                    Some(t) => match t.engine.as_ref().and_then(|e| e.task()) {
+                        Some(task) if c.tid == 0 || core.file.ids(task).1 == c.tid => {
+                            if c.action == uapi::CTL_SET_EVENTS {
+                                t.events = c.events;
                             } else {
-                                if c.action == uapi::CTL_SET_EVENTS {
-                                    t.events = c.events;
-                                } else {
-                                    t.stop = stop;
-                                }
-                                Some(task.clone())
+                                t.stop = stop;
                             }
-                        } else {
-                            None
+                            t.engine.clone()
                         }
-                    }
+                        _ => None,
+                    },
                     None => None,
                 }
             };
-            let Some(task) = found else { continue };
-            tasks.push((task, events), GFP_KERNEL)?;
+            let Some(engine) = found else { continue };
+            tasks.push((engine, events), GFP_KERNEL)?;
         }
         if tasks.is_empty() {
             return Err(ESRCH);
         }
-        for (task, events) in tasks.iter() {
-            let Ok(engine) = self.tracer.lookup(task) else {
-                continue;
-            };
+        for (engine, events) in tasks.iter() {
+            let Some(task) = engine.task() else { continue };
             let mut mask = Events::from_bits(*events).or(INTERNAL);
             if c.action == uapi::CTL_SET_EVENTS {
                 mask = Events::from_bits(c.events).or(INTERNAL);
@@ -1637,11 +1670,15 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
                 match engine.control(ctl) {
                     Ok(()) => {
                         // Already in a stop: no report will come.
-                        let mut rec = Record::new(uapi::REC_QUIESCE);
-                        rec.h.flags |= uapi::REC_F_STOPPED;
-                        core.emit(task, c.engine_id, rec);
+                        core.emit_new(task, c.engine_id, uapi::REC_QUIESCE, false, |rec| {
+                            rec.h.flags |= uapi::REC_F_STOPPED;
+                        });
                     }
                     Err(e) if e == device::errno(kernel::bindings::EINPROGRESS) => {}
+                    // Detached since the thread was read (its record is on
+                    // the way): nothing to stop. Only a live engine's
+                    // ESRCH (an exiting task) is the call's.
+                    Err(e) if e == ESRCH && self.tracer.lookup(task).is_err() => {}
                     Err(e) => return Err(e),
                 }
             } else {
@@ -1700,6 +1737,10 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
             // thread's later records cannot overtake its waiting one.
             st.move_pending();
             done += len;
+            if st.count == 0 && st.lost == 0 {
+                // Nothing left: no need to lock again to find that out.
+                break;
+            }
         }
         self.resume_due();
         if done == 0 {

@@ -141,6 +141,7 @@ extern "C" {
         ops: *const Ops,
         data: *mut c_void,
     ) -> *mut utrace_engine;
+    pub(super) fn utrace_engine_get(engine: *mut utrace_engine);
     pub(super) fn utrace_engine_put(engine: *mut utrace_engine);
     pub(super) fn utrace_handoff(
         target: TaskPtr,

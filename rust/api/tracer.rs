@@ -372,6 +372,21 @@ impl<E: Engine> PartialEq for EngineRef<E> {
     }
 }
 
+impl<E: Engine> Clone for EngineRef<E> {
+    /// Another counted reference on the same engine (and its task): no
+    /// lookup, unlike [`Tracer::lookup`], and one on a detached engine too.
+    fn clone(&self) -> Self {
+        // SAFETY: We hold a reference, so the engine is valid; the new one
+        // is the clone's, given up by its `drop`.
+        unsafe { raw::utrace_engine_get(self.engine.as_ptr()) };
+        EngineRef {
+            engine: self.engine,
+            task: self.task.clone(),
+            _engine: PhantomData,
+        }
+    }
+}
+
 impl<E: Engine> Drop for EngineRef<E> {
     fn drop(&mut self) {
         // SAFETY: Our reference, given up. If it is the last one and this

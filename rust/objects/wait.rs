@@ -116,6 +116,11 @@ pub(crate) fn wait_uninterruptible_idle(var: *const c_void, cond: impl Fn() -> b
 /// `TASK_KILLABLE`): `ERESTARTSYS` if a signal that `state` lets in comes
 /// first.
 pub(crate) fn wait_var(var: *const c_void, state: u32, cond: impl Fn() -> bool) -> Result {
+    // Nothing to wait for (a barrier with no callback in flight, the common
+    // case): no queue to look up, lock and leave.
+    if cond() {
+        return Ok(());
+    }
     let var = var.cast_mut();
     // SAFETY: Any address works as a key; the queue is the kernel's.
     let wq = unsafe { bindings::__var_waitqueue(var) };

@@ -302,6 +302,12 @@ stop_rows() {
 		echo "$out" | sed -n 's/^median_ns=//p' >>/tmp/res.stop.session_stop_median
 		echo "$out" | sed -n 's/^p99_ns=//p' >>/tmp/res.stop.session_stop_p99
 		echo "SPREAD stop session_stop max $(echo "$out" | sed -n 's/^max_ns=//p')"
+		if [ "${BENCH_PLAN:-}" = stop ]; then
+			# The median of each call apart: STOP, read() until
+			# STOPPED, RESUME (two more clock reads a round trip).
+			out=$(sessstop $T "$N_STOP" split) || fail "sessstop split"
+			echo "BENCH-SESSSPLIT $(echo "$out" | sed -n 's/^split_ns=//p') median $(echo "$out" | sed -n 's/^median_ns=//p')"
+		fi
 		kill $T; wait $T
 		teardown
 	done
