@@ -45,7 +45,7 @@ setup() {
 	gtrace) gtrace_on ;;
 	gtrace_reader) gtrace_on reader ;;
 	systrace|systrace_reader) insmod $M/utrace_rs.ko || fail load ;;
-	session|utrace_trace|utrace_nomem|reader) { insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
+	session|utrace_trace|utrace_nomem|reader|session_exit|reader_exit) { insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
 	sys_untraced) untraced_on ;;
 	sys_traced|engines_*) utrace_on ;;
 	tasks_*)
@@ -136,6 +136,12 @@ one() {
 		out=$(/utrace/bin/sessread /utrace/bin/bench "$w" "$n" 2>/dev/null) ;;
 	reader)
 		out=$(BENCH_TRACER_CPU=1 /utrace/bin/sessread /utrace/bin/bench "$w" "$n" 2>/dev/null) ;;
+	# The same with one record a call: exits only, whose records carry
+	# the arguments (what utrace trace asks for getppid()).
+	session_exit)
+		out=$(SESSREAD_EXIT=1 /utrace/bin/sessread /utrace/bin/bench "$w" "$n" 2>/dev/null) ;;
+	reader_exit)
+		out=$(SESSREAD_EXIT=1 BENCH_TRACER_CPU=1 /utrace/bin/sessread /utrace/bin/bench "$w" "$n" 2>/dev/null) ;;
 	*)
 		out=$(bench "$w" "$n") ;;
 	esac
@@ -350,7 +356,7 @@ tool_rows() {
 	else
 		echo "BENCH-NOTE no perf trace rows: $(head -c 200 /tmp/perf.err 2>/dev/null)"
 	fi
-	measure getppid "$N_PTRACE_SYS" strace utrace_trace utrace_nomem session reader $perf
+	measure getppid "$N_PTRACE_SYS" strace utrace_trace utrace_nomem session reader session_exit reader_exit $perf
 	measure files "$N_FILES_PTRACE" strace utrace_trace utrace_nomem session $perf
 }
 

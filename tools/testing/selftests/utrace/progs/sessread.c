@@ -9,7 +9,10 @@
  * until CMD's process is dead (its DEATH record, or, should a full buffer
  * have dropped that, its exit seen by waitpid()); then prints the count to stderr and exits
  * as CMD did. What a session costs its reader, with nothing done per
- * record but stepping over it: `make bench`'s reader row.
+ * record but stepping over it: `make bench`'s reader row. With
+ * SESSREAD_EXIT=1 in the environment it records syscall exits only (whose
+ * records carry the arguments too): one record a call, as `utrace trace`
+ * asks for the calls whose exit makes their whole line.
  */
 #include <poll.h>
 #include <sys/wait.h>
@@ -27,6 +30,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
+	if (getenv("SESSREAD_EXIT") && !strcmp(getenv("SESSREAD_EXIT"), "1"))
+		a.events = UTRACE_EV_SYSCALL_EXIT | UTRACE_EV_DEATH;
 	fd = sess_open_compact(1 << 20);
 	pid = fork_gated(&gate, 126);
 	if (pid == 0) {

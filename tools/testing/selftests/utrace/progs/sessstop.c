@@ -105,9 +105,11 @@ int main(int argc, char **argv)
 		ctl_or_die(fd, a.engine_id, UTRACE_CTL_RESUME);
 		t3 = ns();
 		took[i] = t3 - t0;
-		part[0][i] = t1 - t0;
-		part[1][i] = t2 - t1;
-		part[2][i] = t3 - t2;
+		if (split) {
+			part[0][i] = t1 - t0;
+			part[1][i] = t2 - t1;
+			part[2][i] = t3 - t2;
+		}
 	}
 	total = ns() - start;
 	cpu = cpu_ns(a.pid) - cpu;
