@@ -288,28 +288,13 @@ impl Session {
         if tree {
             close_tree(map, &self.engine_pairs()?)?;
         }
-        let (threads, stepping) = {
+        let threads = {
             let st = self.core().state.lock();
-            let mine = || {
-                st.threads
-                    .iter()
-                    .filter(|t| mapped(map, t.engine_id).is_some())
-            };
-            (
-                mine().count(),
-                mine().any(|t| t.step != super::step::Step::None),
-            )
+            st.threads
+                .iter()
+                .filter(|t| mapped(map, t.engine_id).is_some())
+                .count()
         };
-        if stepping {
-            // Its trap is this session's to take: B would not know it.
-            refusal!(
-                "uid {}: handoff of engine {} refused: a single step of one of its threads \
-                 is under way (read its STOPPED record first)\n",
-                self.uid,
-                h.engine_id
-            );
-            return Err(EBUSY);
-        }
         let firsts = self.engine_tasks(map)?;
         if threads == 0 || !firsts.iter().any(|f| f.0 == h.engine_id) {
             return Err(ENOENT);
@@ -462,7 +447,6 @@ impl Session {
                     engine: None,
                     parent_id: parent,
                     ids: Ids::NONE,
-                    step: super::step::Step::None,
                 },
                 GFP_ATOMIC,
             );

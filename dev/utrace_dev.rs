@@ -21,7 +21,6 @@ mod utrace;
 mod capture;
 mod decide;
 mod filter;
-mod step;
 
 use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
 use utrace::uapi::{self, Record};
@@ -144,6 +143,10 @@ fn over_tasks_limit(uid: u32, what: core::fmt::Arguments<'_>) -> kernel::error::
 mod examine;
 mod handoff;
 
+fn eopnotsupp() -> kernel::error::Error {
+    device::errno(kernel::bindings::EOPNOTSUPP)
+}
+
 fn param_usize(p: &utrace::IntParam) -> usize {
     usize::try_from(p.get()).unwrap_or(0)
 }
@@ -180,8 +183,6 @@ struct Thread {
     parent_id: u64,
     /// Its ids as the reader sees them, for its records.
     ids: Ids,
-    /// A single step under way (`UTRACE_CTL_SINGLESTEP`, step.rs).
-    step: step::Step,
 }
 
 /// Fills `rec`'s header with the ids `pid`/`tid` the reader knows the thread
@@ -216,19 +217,6 @@ impl Thread {
     /// room (lossless) or for a decision.
     fn holds(&self) -> bool {
         self.stop || self.blocked || self.deciding()
-    }
-
-    /// What its engine's callbacks return: its stop while the session holds
-    /// it, the step while one is under way (any other action ends it),
-    /// else resume.
-    fn action(&self) -> Action {
-        if self.holds() {
-            Action::Stop
-        } else if self.step == step::Step::Running {
-            Action::SingleStep
-        } else {
-            Action::Resume
-        }
     }
 }
 
@@ -611,7 +599,6 @@ impl Core {
             engine: None,
             parent_id,
             ids: Ids::NONE,
-            step: step::Step::None,
         };
         {
             let mut st = self.state.lock();
@@ -639,12 +626,15 @@ impl Core {
 }
 
 impl Core {
-    /// What a callback returns: [`Thread::action`] of `task`'s entry.
+    /// What a callback returns: a stop the session asked for holds (any
+    /// other action would drop it).
     fn action(&self, task: &Task) -> Action {
-        self.state
-            .lock()
-            .find(key(task))
-            .map_or(Action::Resume, Thread::action)
+        let stop = self.state.lock().find(key(task)).is_some_and(Thread::holds);
+        if stop {
+            Action::Stop
+        } else {
+            Action::Resume
+        }
     }
 }
 
@@ -653,7 +643,7 @@ impl utrace::Engine for Core {
         if cx.is_global() {
             return Action::Resume;
         }
-        let (id, stop, report, blocked, stepping) = {
+        let (id, stop, report, blocked) = {
             let st = self.state.lock();
             match st.find(key(cx.task())) {
                 Some(t) => (
@@ -661,7 +651,6 @@ impl utrace::Engine for Core {
                     t.stop,
                     t.events & Events::QUIESCE.bits() != 0,
                     t.blocked || t.deciding(),
-                    t.step == step::Step::Running,
                 ),
                 None => return Action::Resume,
             }
@@ -680,8 +669,6 @@ impl utrace::Engine for Core {
         }
         if stop {
             Action::Stop
-        } else if stepping {
-            Action::SingleStep
         } else {
             Action::Resume
         }
@@ -831,13 +818,6 @@ impl utrace::Engine for Core {
                 Signal::Keep
             };
         }
-        // A single step ends at its trap (discarded) or at a signal that
-        // comes first (decided below, the thread stopped).
-        if !cx.is_global() {
-            if let Some(decision) = self.step_signal(cx, sig, event) {
-                return decision;
-            }
-        }
         let record = |sig: &mut SignalReport<'_>| {
             let mut rec = Record::new(uapi::REC_SIGNAL);
             rec.put_u32(uapi::SIGNAL_SIGNO, sig.signo() as u32);
@@ -929,7 +909,11 @@ impl Core {
         let mut st = self.state.lock();
         let recorded = st.syscalls.records(exit, regs.arch(), regs.nr());
         let t = st.find_mut(key(task))?;
-        let action = t.action();
+        let action = if t.holds() {
+            Action::Stop
+        } else {
+            Action::Resume
+        };
         if t.events & event.bits() == 0 || !recorded {
             return Some(action);
         }
@@ -1002,10 +986,10 @@ impl utrace::SyscallEngine for Core {
             self.action(cx.task())
         });
         // Run would drop a session stop: stop before the syscall instead.
-        match act {
-            Action::Stop => SyscallEntry::Stop,
-            Action::SingleStep => SyscallEntry::Step,
-            _ => SyscallEntry::Run,
+        if act == Action::Stop {
+            SyscallEntry::Stop
+        } else {
+            SyscallEntry::Run
         }
     }
 
@@ -1442,7 +1426,6 @@ impl Session {
                         engine: None,
                         parent_id: 0,
                         ids: Ids::NONE,
-                        step: step::Step::None,
                     },
                     GFP_ATOMIC,
                 );
@@ -1599,7 +1582,7 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
             uapi::CTL_RESUME => (false, Some(Control::Resume)),
             uapi::CTL_INTERRUPT => (false, Some(Control::Interrupt)),
             uapi::CTL_SET_EVENTS => (false, None),
-            uapi::CTL_SINGLESTEP => (false, Some(Control::SingleStep)),
+            uapi::CTL_SINGLESTEP => return Err(eopnotsupp()),
             _ => return Err(EINVAL),
         };
         let mut lists = self.ctl.lock();
@@ -1632,7 +1615,7 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
                 if n <= targets.capacity() {
                     for t in st.threads.iter().filter(|t| t.engine_id == c.engine_id) {
                         // Room reserved: cannot fail.
-                        let _ = targets.push((t.key, 0), GFP_ATOMIC);
+                        let _ = targets.push((t.key, t.events), GFP_ATOMIC);
                     }
                     break;
                 }
@@ -1643,60 +1626,38 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
         if targets.is_empty() {
             return Err(ENOENT);
         }
-        // Threads left alone: not held stopped (SINGLESTEP), or stepping
-        // (RESUME, INTERRUPT: they stop when the step ends).
-        let mut busy = 0;
-        for &(k, _) in targets.iter() {
+        for &(k, events) in targets.iter() {
             // Find the engine again, by key, with the lock dropped for
-            // every call that may sleep. Its mask is the user's, and what a
-            // step under way needs.
+            // every call that may sleep.
             let found = {
                 let mut st = core.state.lock();
                 match st.find_mut(k) {
                     Some(t) => match t.engine.as_ref().and_then(|e| e.task()) {
                         Some(task) if c.tid == 0 || core.file.ids(task).1 == c.tid => {
-                            match c.action {
-                                uapi::CTL_SET_EVENTS => t.events = c.events,
-                                uapi::CTL_SINGLESTEP => {
-                                    if t.stop && t.step == step::Step::None && !t.deciding() {
-                                        t.stop = false;
-                                        t.step = step::Step::Running;
-                                    } else {
-                                        busy += 1;
-                                        continue;
-                                    }
-                                }
-                                _ if !stop && t.step == step::Step::Running => {
-                                    busy += 1;
-                                    continue;
-                                }
-                                _ => t.stop = stop,
+                            if c.action == uapi::CTL_SET_EVENTS {
+                                t.events = c.events;
+                            } else {
+                                t.stop = stop;
                             }
-                            let events = t.events | t.step.events().bits();
-                            t.engine.clone().map(|e| (e, events))
+                            t.engine.clone()
                         }
                         _ => None,
                     },
                     None => None,
                 }
             };
-            let Some(found) = found else { continue };
-            tasks.push(found, GFP_KERNEL)?;
-        }
-        if tasks.is_empty() && busy > 0 && ctl == Some(Control::SingleStep) {
-            refusal!(
-                "uid {}: single step of engine {} refused: the session does not hold the thread stopped (UTRACE_CTL_STOP and its STOPPED record first), or it is deciding or stepping\n",
-                self.uid,
-                c.engine_id
-            );
-            return Err(EBUSY);
+            let Some(engine) = found else { continue };
+            tasks.push((engine, events), GFP_KERNEL)?;
         }
         if tasks.is_empty() {
             return Err(ESRCH);
         }
         for (engine, events) in tasks.iter() {
             let Some(task) = engine.task() else { continue };
-            let mask = Events::from_bits(*events).or(INTERNAL);
+            let mut mask = Events::from_bits(*events).or(INTERNAL);
+            if c.action == uapi::CTL_SET_EVENTS {
+                mask = Events::from_bits(c.events).or(INTERNAL);
+            }
             let Some(ctl) = ctl else {
                 // A held thread keeps QUIESCE, with which its stop began.
                 let held = core.action(task) == Action::Stop;
@@ -1738,15 +1699,7 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
                     // cleared, and the Resume comes then.
                     Err(e) => return Err(e),
                 }
-                let done = engine.control(ctl);
-                if let (Control::SingleStep, Err(e)) = (ctl, done) {
-                    // Not stepping (an exiting thread): still stopped.
-                    if let Some(t) = core.state.lock().find_mut(key(task)) {
-                        t.step = step::Step::None;
-                        t.stop = true;
-                    }
-                    return Err(e);
-                }
+                let _ = engine.control(ctl);
             }
         }
         Ok(0)

@@ -178,11 +178,6 @@ pub(crate) enum SyscallEntry {
     /// Do not run it (as [`SyscallEntry::Abort`]) and stop the task when it
     /// returns to user mode.
     AbortAndStop,
-    /// Let it run and keep the single step this engine asked for
-    /// ([`Control::SingleStep`] or [`Action::SingleStep`]): the step's
-    /// trap comes after the syscall returns. ([`SyscallEntry::Run`] ends
-    /// the step.)
-    Step,
     /// Let it run and detach this engine.
     Detach,
 }
@@ -194,7 +189,6 @@ impl SyscallEntry {
             SyscallEntry::Abort => raw::UTRACE_RESUME | raw::UTRACE_SYSCALL_ABORT,
             SyscallEntry::Stop => raw::UTRACE_STOP,
             SyscallEntry::AbortAndStop => raw::UTRACE_STOP | raw::UTRACE_SYSCALL_ABORT,
-            SyscallEntry::Step => raw::UTRACE_SINGLESTEP,
             SyscallEntry::Detach => raw::UTRACE_DETACH,
         }
     }

@@ -77,10 +77,6 @@ pub(crate) enum Signal {
     /// not reported again. For an engine that holds the task stopped
     /// across a signal report (a [`Signal::Keep`] would end its stop).
     KeepStopped,
-    /// Discard it and keep this engine's stop (utrace's `UTRACE_STOP |
-    /// UTRACE_SIGNAL_IGN`): a debugger's own trap, such as the SIGTRAP of
-    /// the single step it asked for.
-    IgnoreStopped,
     /// Push it back and stop the task (utrace's `UTRACE_STOP |
     /// UTRACE_SIGNAL_HOLD`): it is reported again once every engine that
     /// stopped the task resumed it ([`Control::Resume`](super::Control)).
@@ -102,7 +98,6 @@ impl Signal {
             }
             Signal::Deliver => raw::UTRACE_SIGNAL_DELIVER | resume,
             Signal::Ignore => raw::UTRACE_SIGNAL_IGN | resume,
-            Signal::IgnoreStopped => raw::UTRACE_SIGNAL_IGN | raw::UTRACE_STOP,
             Signal::Term => raw::UTRACE_SIGNAL_TERM | resume,
             Signal::Core => raw::UTRACE_SIGNAL_CORE | resume,
             Signal::Stop => raw::UTRACE_SIGNAL_STOP | resume,

@@ -9,19 +9,8 @@
  *                  the syscall, rax the read's 1, orig_rax SYS_read, rsp
  *                  what the child itself reports later. SETREGS makes the
  *                  read return 42 (the child sees 42); a bad segment
- *                  selector is refused and changes nothing; two
- *                  SINGLESTEPs run the nop and the movabs after the
- *                  syscall, one at a time, each announced by a STOPPED
- *                  record (rip at the labels after them, r10 the movabs's
- *                  value), and the step's SIGTRAP never reaches the child.
- *                  Every misuse gets its errno.
- *   utregs step    SINGLESTEP across a syscall instruction, with the
- *                  engine's SYSCALL events on: stopped after a read(), the
- *                  child steps a mov, then the syscall instruction of a
- *                  getppid() (its entry and exit records come, then the
- *                  STOPPED record after it: the step survives the syscall's
- *                  reports), then a nop; rip at each label, rax the
- *                  getppid() result; then it runs on and exits 0.
+ *                  selector is refused and changes nothing; SINGLESTEP is
+ *                  EOPNOTSUPP. Every misuse gets its errno.
  *
  * Prints "ok: ..." lines, "FAIL: ..." and exits 1 when a check fails.
  */
@@ -75,34 +64,6 @@ static __attribute__((noinline)) void marker(int fd, char *buf, struct report *r
 	rep->ret = ret;
 	rep->sp = sp;
 	rep->r10 = r10;
-}
-
-/* The labels of step_child(): after its read, before and after its getppid
- * syscall instruction, after the nop that follows. */
-extern char s_read[], s_call[], s_after[], s_end[];
-
-/* read(fd, buf, 1), then getppid() as a mov and a syscall, then a nop;
- * returns getppid()'s result. */
-static __attribute__((noinline, noclone)) long step_child(int fd, char *buf)
-{
-	long rax = SYS_read;
-
-	asm volatile("syscall\n"
-		     ".globl s_read\n"
-		     "s_read:\n\t"
-		     "mov %[nr], %%eax\n"
-		     ".globl s_call\n"
-		     "s_call:\n\t"
-		     "syscall\n"
-		     ".globl s_after\n"
-		     "s_after:\n\t"
-		     "nop\n"
-		     ".globl s_end\n"
-		     "s_end:\n"
-		     : "+a"(rax)
-		     : "D"((long)fd), "S"(buf), "d"(1L), [nr] "i"(SYS_getppid)
-		     : "rcx", "r11", "memory");
-	return rax;
 }
 
 static int fd;
@@ -340,26 +301,9 @@ static int cmd_regs(void)
 	       "SETREGS rax = 42");
 	CHECK(len == sizeof(again), "SETREGS len out %llu", (unsigned long long)len);
 
-	/* One instruction a SINGLESTEP, each announced by a STOPPED record. */
+	/* Not in this version (sessions.rst says why). */
+	expect(control(UTRACE_CTL_SINGLESTEP, 0), EOPNOTSUPP, "SINGLESTEP of the stopped child");
 	extra = drain();
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP of the stopped child");
-	phase = "the STOPPED record of the first single step";
-	wait_stopped_record();
-	expect(getregs(&again), 0, "GETREGS after the first step");
-	CHECK(again.rip == (unsigned long)step1, "rip %#llx after one step, want step1 = %p (the nop run)",
-	      again.rip, (void *)step1);
-	CHECK(again.rax == 42, "rax %lld after the step, SETREGS made it 42", again.rax);
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "a second SINGLESTEP");
-	phase = "the STOPPED record of the second single step";
-	wait_stopped_record();
-	expect(getregs(&again), 0, "GETREGS after the second step");
-	CHECK(again.rip == (unsigned long)step2, "rip %#llx after two steps, want step2 = %p", again.rip,
-	      (void *)step2);
-	CHECK(again.r10 == MOVABS_VALUE, "r10 %#llx after the movabs step", again.r10);
-	if (again.rip == (unsigned long)step2 && again.r10 == MOVABS_VALUE)
-		printf("ok: two SINGLESTEPs: rip after_read -> step1 -> step2, r10 = %#llx\n",
-		       again.r10);
-	extra += drain();
 	if (extra)
 		printf("note: %d more STOPPED QUIESCE records than stops\n", extra);
 	expect(control(UTRACE_CTL_RESUME, 0), 0, "RESUME");
@@ -375,7 +319,6 @@ static int cmd_regs(void)
 	alarm(0);
 	/* Running again (blocked in its second read). */
 	expect(getregs(&again), EBUSY, "GETREGS after RESUME");
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), EBUSY, "SINGLESTEP of a thread not held stopped");
 
 	close(go[1]);
 	waitpid(child, &status, 0);
@@ -385,117 +328,10 @@ static int cmd_regs(void)
 	return fails ? 1 : 0;
 }
 
-/*
- * Reads records until a STOPPED QUIESCE; counts the SYSCALL_ENTRY and
- * SYSCALL_EXIT records of syscall @nr before it (*ret: the exit's return).
- */
-static void wait_stopped_counting(int nr, int *entries, int *exits, long *ret)
-{
-	struct utrace_record r;
-
-	*entries = *exits = 0;
-	alarm(30);
-	for (;;) {
-		if (read(fd, &r, sizeof(r)) != sizeof(r))
-			die("read record");
-		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED))
-			break;
-		if (r.h.type == UTRACE_REC_SYSCALL_ENTRY && r.syscall.nr == nr)
-			(*entries)++;
-		if (r.h.type == UTRACE_REC_SYSCALL_EXIT && r.syscall.nr == nr) {
-			(*exits)++;
-			*ret = r.syscall.ret;
-		}
-	}
-	alarm(0);
-}
-
-static int cmd_step(void)
-{
-	struct utrace_attach a = { .size = sizeof(a),
-				   .events = UTRACE_EV_SYSCALL_ENTRY | UTRACE_EV_SYSCALL_EXIT };
-	struct user_regs_struct regs;
-	int in[2], status, entries, exits;
-	long ret = 0;
-	char c = 'x';
-
-	if (pipe(in))
-		die("pipe");
-	signal(SIGALRM, timed_out);
-	child = fork();
-	if (child < 0)
-		die("fork");
-	if (child == 0) {
-		close(in[1]);
-		_exit(step_child(in[0], &c) == getppid() ? 0 : 5);
-	}
-	close(in[0]);
-	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die(UTRACE_DEV_PATH);
-	a.pid = child;
-	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
-		die("attach");
-	id = a.engine_id;
-	for (int i = 0; i < 1000 && !in_read(child); i++)
-		usleep(1000);
-	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP of the child blocked in read() (it is quiet there)");
-	if (write(in[1], "y", 1) != 1)
-		die("write");
-	phase = "the STOPPED record after the read";
-	wait_stopped_counting(SYS_getppid, &entries, &exits, &ret);
-	expect(getregs(&regs), 0, "GETREGS of the stopped child");
-	CHECK(regs.rip == (unsigned long)s_read, "rip %#llx, want s_read = %p", regs.rip,
-	      (void *)s_read);
-
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP over the mov");
-	phase = "the STOPPED record of the mov's step";
-	wait_stopped_counting(SYS_getppid, &entries, &exits, &ret);
-	getregs(&regs);
-	CHECK(regs.rip == (unsigned long)s_call, "rip %#llx after the mov, want s_call = %p",
-	      regs.rip, (void *)s_call);
-	CHECK(regs.rax == SYS_getppid, "rax %lld after the mov, want SYS_getppid", regs.rax);
-
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP over the syscall instruction");
-	phase = "the STOPPED record of the syscall's step";
-	wait_stopped_counting(SYS_getppid, &entries, &exits, &ret);
-	CHECK(entries == 1 && exits == 1, "getppid() records before the STOPPED one: %d entries, "
-	      "%d exits, want 1 and 1", entries, exits);
-	CHECK(ret == getpid(), "getppid()'s exit record says %ld, want %d", ret, getpid());
-	getregs(&regs);
-	CHECK(regs.rip == (unsigned long)s_after, "rip %#llx after the syscall step, want s_after = %p",
-	      regs.rip, (void *)s_after);
-	CHECK(regs.rax == (unsigned long long)getpid(), "rax %lld after getppid(), want %d", regs.rax,
-	      getpid());
-
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP over the nop");
-	phase = "the STOPPED record of the nop's step";
-	wait_stopped_counting(SYS_getppid, &entries, &exits, &ret);
-	getregs(&regs);
-	CHECK(regs.rip == (unsigned long)s_end, "rip %#llx after the nop, want s_end = %p", regs.rip,
-	      (void *)s_end);
-	if (!fails)
-		printf("ok: four stops: s_read -> s_call -> (getppid() entry and exit records) "
-		       "s_after -> s_end\n");
-
-	expect(control(UTRACE_CTL_RESUME, 0), 0, "RESUME");
-	phase = "the child's exit";
-	alarm(30);
-	waitpid(child, &status, 0);
-	alarm(0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	      "child status %#x, want exit 0 (no SIGTRAP, getppid() as the kernel gave it)", status);
-	close(fd);
-	printf("step: %s\n", fails ? "some checks failed" : "all checks passed");
-	return fails ? 1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "regs"))
 		return cmd_regs();
-	if (argc > 1 && !strcmp(argv[1], "step"))
-		return cmd_step();
 	return 2;
 }

@@ -5,11 +5,7 @@
 # child: GETREGS shows where the child stopped (rip after its read()'s
 # syscall instruction, rax the read's result, rsp as the child reports it),
 # SETREGS changes what read() returns to the child, a write the regset
-# refuses changes nothing, and every misuse gets its errno; then
-# UTRACE_CTL_SINGLESTEP runs one instruction a time (rip at the labels of the
-# child's assembly after each STOPPED record), across a syscall instruction
-# with the engine's syscall records on, and the step's SIGTRAP never reaches
-# the child (progs/utregs.c).
+# refuses changes nothing, and every misuse gets its errno (progs/utregs.c).
 # shellcheck source=../lib.sh
 . /utrace/selftests/lib.sh
 NOBODY=65534
@@ -19,12 +15,8 @@ trap 'unload_settled utrace_dev; unload_settled utrace_rs' EXIT
 mark
 out=$(runas $NOBODY /utrace/bin/utregs regs) || fail "utregs regs: $out"
 echo "$out"
-out=$(runas $NOBODY /utrace/bin/utregs step) || fail "utregs step: $out"
-echo "$out"
 ! dmesg_since_mark | grep -Eq "$SPLAT_RE" || fail "kernel splat during the register test"
 dmesg_has "GETREGS of tid [0-9]+ refused: the session does not hold it stopped" ||
 	fail "no log line says why GETREGS of a running thread was refused"
-dmesg_has "single step of engine [0-9]+ refused: the session does not hold the thread stopped" ||
-	fail "no log line says why SINGLESTEP of a running thread was refused"
 unload_settled utrace_dev || fail "rmmod utrace_dev after the session closed"
 echo "ok: utrace_dev unloaded"
