@@ -335,14 +335,23 @@ struct Tracer {
 /// The kernel's restart code of a call that `restart_syscall` resumes.
 const ERESTART_RESTARTBLOCK: i64 = utrace::errno::ERESTART_RESTARTBLOCK as i64;
 
-/// Whether syscall `nr` of `abi` is `restart_syscall` (x32's numbers are
-/// x86-64's with the x32 bit).
+/// The table that numbers syscall `nr` of `abi` and its number there, for
+/// the calls x32 shares with x86-64 (the kernel's "common" ones: the
+/// forks and `restart_syscall`), whose x32 numbers are x86-64's with
+/// [`syscalls::X32_BIT`].
+fn common(abi: Abi, nr: i32) -> Option<(&'static syscalls::Table, i64)> {
+    match abi {
+        Abi::X32 => Some((
+            syscalls::table(Abi::X86_64)?,
+            i64::from(nr) - syscalls::X32_BIT,
+        )),
+        _ => Some((syscalls::table(abi)?, i64::from(nr))),
+    }
+}
+
+/// Whether syscall `nr` of `abi` is `restart_syscall`.
 fn is_restart(abi: Abi, nr: i32) -> bool {
-    let (abi, nr) = match abi {
-        Abi::X32 => (Abi::X86_64, i64::from(nr) - 0x4000_0000),
-        _ => (abi, i64::from(nr)),
-    };
-    syscalls::table(abi).is_some_and(|t| t.is_restart(nr))
+    common(abi, nr).is_some_and(|(t, nr)| t.is_restart(nr))
 }
 
 /// How long a process whose group is dead waits for its other threads'
@@ -612,7 +621,7 @@ impl Tracer {
                 self.exec_returned.insert(tid);
                 return;
             }
-            if ret == 0 && table.is_some_and(|t| t.is_fork(i64::from(nr))) {
+            if ret == 0 && common(abi, nr).is_some_and(|(t, nr)| t.is_fork(nr)) {
                 // A new child's return from its parent's call: strace
                 // shows none.
                 return;
@@ -1470,6 +1479,24 @@ mod tests {
             lines[1].starts_with("clone(") && lines[1].ends_with(" = 101"),
             "{lines:?}"
         );
+    }
+
+    /// An x32 child's return from its parent's clone (x86-64's number with
+    /// the x32 bit) has no line either, as for x86-64.
+    #[test]
+    fn x32_fork_return() {
+        let w = Written::default();
+        let mut t = tracer(100, &w);
+        let c = Captures::default();
+        let e = ExitRec {
+            abi: Abi::X32,
+            nr: (syscalls::X32_BIT + i64::from(nr("clone"))) as i32,
+            args: &[0; 6],
+            ret: 0,
+            captures: &c,
+        };
+        t.exit(100, &e);
+        assert_eq!(w.lines(), Vec::<String>::new());
     }
 
     /// A thread other than the first execs: its exit record comes under

@@ -476,11 +476,14 @@ fn names(abi: Abi) -> Option<&'static [Option<&'static str>]> {
     }))
 }
 
+/// The bit x32's syscall numbers carry (`__X32_SYSCALL_BIT`).
+pub const X32_BIT: i64 = 0x4000_0000;
+
 /// The name of syscall `nr` of ABI `abi`, if the kernel's table has one
-/// (x32 numbers carry the x32 bit, 0x4000_0000).
+/// (x32 numbers carry [`X32_BIT`]).
 pub fn name(abi: Abi, nr: i64) -> Option<&'static str> {
     let nr = if abi == Abi::X32 {
-        nr.checked_sub(0x4000_0000)?
+        nr.checked_sub(X32_BIT)?
     } else {
         nr
     };
