@@ -322,15 +322,14 @@ impl Session {
                 continue;
             }
             if let Err(e) = r {
-                let says = if e == EPERM { "no" } else { "it is gone" };
                 refusal!(
                     "uid {}: handoff of engine {} refused: the ptrace check of tid {} with the \
-                     credentials of the receiving session (uid {}) says {}\n",
+                     credentials of the receiving session (uid {}): {}\n",
                     self.uid,
                     h.engine_id,
                     task.pid(),
                     to.uid,
-                    says
+                    ptrace_check_says(e)
                 );
                 return Err(e);
             }

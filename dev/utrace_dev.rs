@@ -139,6 +139,21 @@ fn over_tasks_limit(uid: u32, what: core::fmt::Arguments<'_>) -> kernel::error::
     ENOSPC
 }
 
+/// Why [`device::may_ptrace`] said `e`, for a refusal's log line.
+fn ptrace_check_says(e: kernel::error::Error) -> &'static str {
+    if e == EPERM {
+        "EPERM: the kernel's ptrace access check (credentials, dumpable, Yama, LSMs) says no"
+    } else if e == ESRCH {
+        "ESRCH: it is exiting"
+    } else if e == ENOENT {
+        "ENOENT: the caller has no procfs at /proc to run the ptrace check through"
+    } else if e == EAGAIN {
+        "EAGAIN: it exec'd again each time the ptrace check looked"
+    } else {
+        "the ptrace check failed"
+    }
+}
+
 // After `refusal!`, which it uses.
 mod examine;
 mod handoff;
@@ -1350,20 +1365,11 @@ impl Session {
         };
         let thread_only = a.flags & uapi::ATTACH_F_THREAD != 0;
         if let Err(e) = device::may_ptrace(&task) {
-            let why = if e == EPERM {
-                "EPERM: the kernel's ptrace access check (credentials, dumpable, Yama, LSMs) says no"
-            } else if e == ESRCH {
-                "ESRCH: it is exiting"
-            } else if e == ENOENT {
-                "ENOENT: the caller has no procfs at /proc to run the ptrace check through"
-            } else {
-                "the ptrace check failed"
-            };
             refusal!(
                 "uid {}: attach to tid {} refused: {}\n",
                 self.uid,
                 task.pid(),
-                why
+                ptrace_check_says(e)
             );
             return Err(e);
         }

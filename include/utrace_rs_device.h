@@ -72,7 +72,9 @@ int utrace_copy_out(u64 dst, const void *src, size_t len);
  * /proc/<tid>/mem with the caller's credentials (mm_access() ->
  * ptrace_may_access(PTRACE_MODE_ATTACH_FSCREDS): Yama, LSMs, dumpability).
  * 0, -EPERM (refused), -ESRCH (no user memory: exiting or kernel thread),
- * -ENOENT (no procfs at /proc in the caller's root, or @task not in it).
+ * -ENOENT (no procfs at /proc in the caller's root, or @task not in it),
+ * -EAGAIN (@task exec'd between each of nine looks: an exec meanwhile
+ * makes it judge the new image again).
  */
 int utrace_may_ptrace(struct task_struct *task);
 /*

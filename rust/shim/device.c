@@ -262,21 +262,16 @@ int utrace_may_ptrace(struct task_struct *task)
 	struct path proc;
 	struct file *mem;
 	char name[48];
+	int ret, tries;
+	bool same;
 	pid_t nr;
-	int ret;
 
 	/* ptrace refuses kernel threads with EPERM. */
 	if (task->flags & PF_KTHREAD)
 		return -EPERM;
-	mm = get_task_mm(task);
-	if (!mm)
-		return -ESRCH;
 	/* The procfs the caller sees at /proc, and the number it gives @task. */
-	ret = kern_path("/proc", LOOKUP_FOLLOW, &proc);
-	if (ret) {
-		ret = -ENOENT;
-		goto out_mm;
-	}
+	if (kern_path("/proc", LOOKUP_FOLLOW, &proc))
+		return -ENOENT;
 	/* A procfs mounted at its root (not a bind mount of one of its dirs). */
 	if (proc.dentry->d_sb->s_magic != PROC_SUPER_MAGIC ||
 	    proc.dentry != proc.dentry->d_sb->s_root) {
@@ -293,29 +288,51 @@ int utrace_may_ptrace(struct task_struct *task)
 	 * (the caller could mount something else there in between).
 	 */
 	snprintf(name, sizeof(name), "%d/mem", nr);
-	/* With the caller's credentials: mm_access(ATTACH | FSCREDS). */
-	mem = file_open_root(&proc, name, O_RDONLY | O_NOFOLLOW, 0);
-	if (IS_ERR(mem)) {
-		ret = PTR_ERR(mem);
+	for (tries = 0;; tries++) {
+		mm = get_task_mm(task);
+		if (!mm) {
+			ret = -ESRCH;
+			break;
+		}
+		/* With the caller's credentials: mm_access(ATTACH | FSCREDS). */
+		mem = file_open_root(&proc, name, O_RDONLY | O_NOFOLLOW, 0);
+		if (IS_ERR(mem)) {
+			ret = PTR_ERR(mem);
+			mmput(mm);
+			/*
+			 * ptrace(PTRACE_ATTACH) says EPERM where mem_open says
+			 * EACCES; but a task that began exiting since
+			 * get_task_mm() (its mm gone, /proc/PID/mem is root's)
+			 * is ESRCH, as for the attach.
+			 */
+			if (ret == -EACCES)
+				ret = (READ_ONCE(task->flags) & PF_EXITING) ? -ESRCH : -EPERM;
+			break;
+		}
 		/*
-		 * ptrace(PTRACE_ATTACH) says EPERM where mem_open says EACCES;
-		 * but a task that began exiting since get_task_mm() (its mm
-		 * gone, /proc/PID/mem is root's) is ESRCH, as for the attach.
+		 * The file checked the mm it holds. Another than @task's: an
+		 * exec between the two gave @task a new one (judge that), or
+		 * the number now names another task (ours exited meanwhile).
 		 */
-		if (ret == -EACCES)
-			ret = (READ_ONCE(task->flags) & PF_EXITING) ? -ESRCH : -EPERM;
-		goto out_path;
+		same = mem->private_data == mm;
+		filp_close(mem, NULL);
+		mmput(mm);
+		if (same) {
+			ret = 0;
+			break;
+		}
+		if (READ_ONCE(task->flags) & PF_EXITING) {
+			ret = -ESRCH;
+			break;
+		}
+		/* An exec each time: it execs faster than this can look. */
+		if (tries == 8) {
+			ret = -EAGAIN;
+			break;
+		}
 	}
-	/*
-	 * The file checked the mm it holds: the same as @task's, or the
-	 * number now names another task (ours exited meanwhile).
-	 */
-	ret = mem->private_data == mm ? 0 : -ESRCH;
-	filp_close(mem, NULL);
 out_path:
 	path_put(&proc);
-out_mm:
-	mmput(mm);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(utrace_may_ptrace);

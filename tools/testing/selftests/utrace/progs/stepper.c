@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stepper single|block: after a byte on stdin, run a known instruction
+ * stepper single|block|long: after a byte on stdin, run a known instruction
  * sequence between two getppid() markers (first argument STEP_START, then
  * STEP_END), which utrace_test.ko's "step" command steps through, counting
  * the traps before the end marker's syscall instruction:
@@ -9,6 +9,8 @@
  *           12 instructions.
  *   block:  3 nops, jmp, 3 nops, jmp, 3 nops, the two movs: 13
  *           instructions, 2 of them taken branches.
+ *   long:   a loop of 10 million rounds (20 million instructions), far
+ *           more than a test lets it step: its engine goes mid-loop.
  *
  * Prints "done" afterwards (the task survived its traps).
  */
@@ -53,6 +55,23 @@ static void block(void)
 		     : "rcx", "r11", "memory");
 }
 
+static void longloop(void)
+{
+	long nr = NR_GETPPID;
+
+	asm volatile("syscall\n\t"
+		     "mov $10000000, %%ecx\n"
+		     "1:\n\t"
+		     "dec %%ecx\n\t"
+		     "jnz 1b\n\t"
+		     "mov %%rsi, %%rdi\n\t"
+		     "mov %[nr], %%eax\n\t"
+		     "syscall\n\t"
+		     : "+a"(nr)
+		     : "D"(STEP_START), "S"(STEP_END), [nr] "i"(NR_GETPPID)
+		     : "rcx", "r11", "memory");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
@@ -62,6 +81,8 @@ int main(int argc, char **argv)
 		single();
 	else if (!strcmp(argv[1], "block"))
 		block();
+	else if (!strcmp(argv[1], "long"))
+		longloop();
 	else
 		return 2;
 	printf("done\n");

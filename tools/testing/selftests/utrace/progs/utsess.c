@@ -459,6 +459,40 @@ static int cmd_attach(pid_t pid)
 }
 
 /*
+ * utsess execrace N: N attaches, each by a session of its own, to a child
+ * that execs itself over and over. The ptrace check judges the task, not
+ * one image of it: every attach succeeds (one that met the mm of the image
+ * before an exec and the /proc/PID/mem of the image after it said ESRCH).
+ */
+static int cmd_execrace(int n)
+{
+	pid_t pid = fork();
+	int ok = 0, status;
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		execl("/proc/self/exe", "utsess", "reexec", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < n && !fails; i++) {
+		int fd = sess_open();
+		long long id = sess_attach(fd, pid, 0, UTRACE_EV_EXIT);
+
+		close(fd);
+		CHECK(id > 0, "attach %d of %d to pid %d while it execs: %s", i + 1, n, pid,
+		      errname((int)-id));
+		ok += id > 0;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "exec loop status %#x",
+	      status);
+	printf("execrace: %d of %d attaches during execs ok\n", ok, n);
+	return fails ? 1 : 0;
+}
+
+/*
  * utsess exiting N: N times, a child that exits as soon as it is let go,
  * let go just before an attach with EXIT, DEATH and SYSCALL_ENTRY (the
  * session the only one with syscall events: the attach puts the syscall
@@ -1843,6 +1877,11 @@ int main(int argc, char **argv)
 		return cmd_self();
 	if (!strcmp(argv[1], "attach") && argc > 2)
 		return cmd_attach(atoi(argv[2]));
+	if (!strcmp(argv[1], "execrace") && argc > 2)
+		return cmd_execrace(atoi(argv[2]));
+	if (!strcmp(argv[1], "reexec"))
+		for (;;)
+			execl("/proc/self/exe", "utsess", "reexec", (char *)NULL);
 	if (!strcmp(argv[1], "exiting") && argc > 2)
 		return cmd_exiting(atoi(argv[2]));
 	if (!strcmp(argv[1], "two") && argc > 2)

@@ -112,3 +112,23 @@ expect_eq "Rust: single steps between the markers" \
 	"$(echo "$line" | sed -n 's/.* steps=\([0-9]*\).*/\1/p')" 12
 expect_eq "Rust: the end marker's syscall-exit trap, consumed" \
 	"$(echo "$line" | sed -n 's/.* late_traps=\([0-9]*\).*/\1/p')" 1
+
+# --- the stepping engine's module unloads mid-step (its engines released,
+# not detached by a callback): stepping ends with it, the program runs on
+# to its end (an unconsumed trap would kill it with SIGTRAP's core dump)
+rm -f /tmp/t49.go
+mkfifo /tmp/t49.go
+stepper long </tmp/t49.go >/tmp/t49.out &
+pid=$!
+mark
+load utrace_api_rs pid=$pid step=1
+echo go >/tmp/t49.go
+# Stepping 20 million instructions takes far longer than this.
+sleep 1
+unload utrace_api_rs
+wait $pid
+expect_eq "unloaded mid-step: exit status" "$?" 0
+expect_eq "unloaded mid-step: output" "$(cat /tmp/t49.out)" "done"
+steps=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1 | sed -n 's/.* steps=\([0-9]*\).*/\1/p')
+echo "unloaded after $steps single steps"
+[ "${steps:-0}" -gt 100 ] || fail "unloaded after ${steps:-no} steps: not mid-step"

@@ -103,6 +103,10 @@ echo "$out"
 # An attach that races its target's exit: 0 or ESRCH, nothing else.
 out=$(runas $NOBODY /utrace/bin/utsess exiting 200) || fail "exiting: $out"
 echo "$out"
+# An attach that races its target's execs succeeds (the ptrace check said
+# ESRCH in about one attach of twenty: an exec between its two looks).
+out=$(runas $NOBODY /utrace/bin/utsess execrace 200) || fail "execrace: $out"
+echo "$out"
 # Ten rounds: a SET_EVENTS that resumed the thread let it run one loop
 # (to its next report, where the session's stop caught it) in about a
 # third of them.
