@@ -301,11 +301,15 @@ impl Session {
         }
         // B's opener must be allowed to trace them, as if it attached. A
         // followed descendant B may not trace stays with A: one that is
-        // exiting (no memory any more: A sees its end), one in the middle
-        // of an exec (its new memory is not dumpable until the exec is
-        // done), or one that is another user's now.
+        // exiting (no memory any more: A sees its end), or one that is
+        // another user's now (an exec under way is waited for).
         for (id, task) in firsts.iter() {
             let r = peer.may_ptrace(task);
+            if r == Err(ERESTARTNOINTR) {
+                // A signal while it waited for an exec: nothing moved yet;
+                // the call restarts.
+                return Err(ERESTARTNOINTR);
+            }
             if r.is_err() && *id != h.engine_id {
                 if r == Err(EPERM) {
                     refusal!(

@@ -147,8 +147,6 @@ fn ptrace_check_says(e: kernel::error::Error) -> &'static str {
         "ESRCH: it is exiting"
     } else if e == ENOENT {
         "ENOENT: the caller has no procfs at /proc to run the ptrace check through"
-    } else if e == EAGAIN {
-        "EAGAIN: it exec'd again each time the ptrace check looked"
     } else {
         "the ptrace check failed"
     }
@@ -1365,6 +1363,10 @@ impl Session {
         };
         let thread_only = a.flags & uapi::ATTACH_F_THREAD != 0;
         if let Err(e) = device::may_ptrace(&task) {
+            if e == ERESTARTNOINTR {
+                // A signal: the call restarts, nothing was refused.
+                return Err(e);
+            }
             refusal!(
                 "uid {}: attach to tid {} refused: {}\n",
                 self.uid,

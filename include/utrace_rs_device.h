@@ -73,8 +73,9 @@ int utrace_copy_out(u64 dst, const void *src, size_t len);
  * ptrace_may_access(PTRACE_MODE_ATTACH_FSCREDS): Yama, LSMs, dumpability).
  * 0, -EPERM (refused), -ESRCH (no user memory: exiting or kernel thread),
  * -ENOENT (no procfs at /proc in the caller's root, or @task not in it),
- * -EAGAIN (@task exec'd between each of nine looks: an exec meanwhile
- * makes it judge the new image again).
+ * -ERESTARTNOINTR (a signal came while it waited for an exec of @task to
+ * finish: it holds the task's cred_guard_mutex, as PTRACE_ATTACH does).
+ * May sleep.
  */
 int utrace_may_ptrace(struct task_struct *task);
 /*

@@ -401,7 +401,8 @@ unsafe extern "C" fn ioctl_cb<H: DeviceHandler>(s: *mut c_void, cmd: u32, arg: u
 /// The kernel's own ptrace attach check of the calling task on `task`
 /// (`utrace_may_ptrace()` of `include/utrace_rs_device.h`): `EPERM`
 /// refused, `ESRCH` no user memory (exiting, kernel thread), `ENOENT` no
-/// procfs at `/proc` for the caller. May sleep.
+/// procfs at `/proc` for the caller, `ERESTARTNOINTR` a signal while it
+/// waited for an exec of `task` to finish. May sleep.
 pub(crate) fn may_ptrace(task: &Task) -> Result {
     // SAFETY: `task` is alive; process context.
     to_result(unsafe { utrace_may_ptrace(task_ptr(task)) })

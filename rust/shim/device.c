@@ -262,9 +262,8 @@ int utrace_may_ptrace(struct task_struct *task)
 	struct path proc;
 	struct file *mem;
 	char name[48];
-	int ret, tries;
-	bool same;
 	pid_t nr;
+	int ret;
 
 	/* ptrace refuses kernel threads with EPERM. */
 	if (task->flags & PF_KTHREAD)
@@ -288,49 +287,48 @@ int utrace_may_ptrace(struct task_struct *task)
 	 * (the caller could mount something else there in between).
 	 */
 	snprintf(name, sizeof(name), "%d/mem", nr);
-	for (tries = 0;; tries++) {
-		mm = get_task_mm(task);
-		if (!mm) {
-			ret = -ESRCH;
-			break;
-		}
-		/* With the caller's credentials: mm_access(ATTACH | FSCREDS). */
-		mem = file_open_root(&proc, name, O_RDONLY | O_NOFOLLOW, 0);
-		if (IS_ERR(mem)) {
-			ret = PTR_ERR(mem);
-			mmput(mm);
-			/*
-			 * ptrace(PTRACE_ATTACH) says EPERM where mem_open says
-			 * EACCES; but a task that began exiting since
-			 * get_task_mm() (its mm gone, /proc/PID/mem is root's)
-			 * is ESRCH, as for the attach.
-			 */
-			if (ret == -EACCES)
-				ret = (READ_ONCE(task->flags) & PF_EXITING) ? -ESRCH : -EPERM;
-			break;
-		}
-		/*
-		 * The file checked the mm it holds. Another than @task's: an
-		 * exec between the two gave @task a new one (judge that), or
-		 * the number now names another task (ours exited meanwhile).
-		 */
-		same = mem->private_data == mm;
-		filp_close(mem, NULL);
-		mmput(mm);
-		if (same) {
-			ret = 0;
-			break;
-		}
-		if (READ_ONCE(task->flags) & PF_EXITING) {
-			ret = -ESRCH;
-			break;
-		}
-		/* An exec each time: it execs faster than this can look. */
-		if (tries == 8) {
-			ret = -EAGAIN;
-			break;
-		}
+	/*
+	 * As ptrace_attach(): an exec of @task is either done (its new mm,
+	 * credentials and dumpability all in place) or not begun while we
+	 * look. Without it the look could meet an exec half done: the mm
+	 * before it and /proc/PID/mem after it, or on 7.x a refusal of the
+	 * new image's mm before its dumpability was set. exec takes this
+	 * mutex before exec_update_lock, which mem_open() takes: the same
+	 * order here.
+	 */
+	if (mutex_lock_interruptible(&task->signal->cred_guard_mutex)) {
+		ret = -ERESTARTNOINTR;
+		goto out_path;
 	}
+	mm = get_task_mm(task);
+	if (!mm) {
+		ret = -ESRCH;
+		goto out_unlock;
+	}
+	/* With the caller's credentials: mm_access(ATTACH | FSCREDS). */
+	mem = file_open_root(&proc, name, O_RDONLY | O_NOFOLLOW, 0);
+	if (IS_ERR(mem)) {
+		ret = PTR_ERR(mem);
+		/*
+		 * ptrace(PTRACE_ATTACH) says EPERM where mem_open says EACCES;
+		 * but a task that began exiting since get_task_mm() (its mm
+		 * gone, /proc/PID/mem is root's) is ESRCH, as for the attach.
+		 */
+		if (ret == -EACCES)
+			ret = (READ_ONCE(task->flags) & PF_EXITING) ? -ESRCH : -EPERM;
+		goto out_mm;
+	}
+	/*
+	 * The file checked the mm it holds: the same as @task's (no exec can
+	 * come between), or the number now names another task (ours exited
+	 * meanwhile).
+	 */
+	ret = mem->private_data == mm ? 0 : -ESRCH;
+	filp_close(mem, NULL);
+out_mm:
+	mmput(mm);
+out_unlock:
+	mutex_unlock(&task->signal->cred_guard_mutex);
 out_path:
 	path_put(&proc);
 	return ret;
