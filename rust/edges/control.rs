@@ -197,19 +197,7 @@ pub(crate) fn handoff(
     // (the new engine holds none, as after an attach), what it suspended is
     // continued, and the task looks again whether anyone still steps it.
     detach::after_detach(st, target, from);
-    if let Some(ut) = ut.as_deref() {
-        recheck_stepping(st, ut);
-    }
     Ok(registered(new))
-}
-
-/// An engine of `ut` went (DETACH, handoff): if utrace-rs steps the task,
-/// have it look again whether anyone still does, before its next
-/// instruction if it is stopped.
-fn recheck_stepping(st: &State, ut: &UTask) {
-    if ut.stepping.load(core::sync::atomic::Ordering::SeqCst) {
-        ut.queue(&st.work, |inner| inner.pending.ask_resume(action::RESUME));
-    }
 }
 
 /// Resolves the target an API call names and checks the engine is on it.
@@ -319,9 +307,6 @@ pub(crate) fn control(st: &State, task: Option<&Task>, engine: &Engine, act: u32
             }
             let target = ut.as_deref().map_or(Target::Global, Target::Task);
             let in_flight = detach::detach(st, target, engine)?;
-            if let Some(ut) = ut.as_deref() {
-                recheck_stepping(st, ut);
-            }
             if in_flight && !current_in_callback(st, engine) {
                 return Err(einprogress());
             }

@@ -9,7 +9,7 @@
 use crate::compat::ARef;
 use crate::engine::Engine;
 use crate::engine_list::ListWriter;
-use crate::events;
+use crate::events::{self, action};
 use crate::release::{self, Step};
 use crate::shim;
 use crate::state::{self, State};
@@ -104,7 +104,8 @@ pub(crate) fn detach_where(
 
 /// What follows marking and unlinking (a detach, or the old engine of a
 /// handoff): the engine's stop and held signals no longer hold the task,
-/// and its attached reference goes after a grace period.
+/// the task looks again whether anyone still steps it, and the engine's
+/// attached reference goes after a grace period.
 pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
     match target {
         Target::Task(ut) => {
@@ -115,6 +116,7 @@ pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
             if engine.events() & events::SIGNAL_ALL != 0 {
                 release_suspended(ut);
             }
+            recheck_stepping(st, ut);
         }
         // A global SIGNAL_CORE engine may have suspended any process.
         Target::Global if engine.events() & events::SIGNAL_CORE != 0 => {
@@ -123,6 +125,17 @@ pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
         Target::Global => {}
     }
     finish_detach(st, engine);
+}
+
+/// An engine of `ut` went, by whatever path (DETACH, handoff, a module's
+/// release, a session's close): if utrace-rs steps the task, have it look
+/// again whether anyone still does, before its next instruction (its work
+/// runs before it returns to user mode, where the next step's trap, or a
+/// syscall's exit trap, would come with no engine left to take it).
+fn recheck_stepping(st: &State, ut: &UTask) {
+    if ut.stepping.load(core::sync::atomic::Ordering::SeqCst) {
+        ut.queue(&st.work, |inner| inner.pending.ask_resume(action::RESUME));
+    }
 }
 
 /// Delivers the signals suspended for `ut`'s task by continuing its process

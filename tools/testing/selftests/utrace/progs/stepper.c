@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stepper single|block|long: after a byte on stdin, run a known instruction
+ * stepper single|block|long|read: after a byte on stdin, run a known instruction
  * sequence between two getppid() markers (first argument STEP_START, then
  * STEP_END), which utrace_test.ko's "step" command steps through, counting
  * the traps before the end marker's syscall instruction:
@@ -11,6 +11,9 @@
  *           instructions, 2 of them taken branches.
  *   long:   a loop of 10 million rounds (20 million instructions), far
  *           more than a test lets it step: its engine goes mid-loop.
+ *   read:   a read(0, buf, 2) between the markers (C, through the C
+ *           library): the test lets its engine go while the stepped task
+ *           sleeps in it.
  *
  * Prints "done" afterwards (the task survived its traps).
  */
@@ -72,6 +75,16 @@ static void longloop(void)
 		     : "rcx", "r11", "memory");
 }
 
+static void readstep(void)
+{
+	char buf[2];
+
+	syscall(NR_GETPPID, STEP_START);
+	if (read(0, buf, 2) < 0)
+		die("read");
+	syscall(NR_GETPPID, STEP_END);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
@@ -83,6 +96,8 @@ int main(int argc, char **argv)
 		block();
 	else if (!strcmp(argv[1], "long"))
 		longloop();
+	else if (!strcmp(argv[1], "read"))
+		readstep();
 	else
 		return 2;
 	printf("done\n");

@@ -132,3 +132,21 @@ expect_eq "unloaded mid-step: output" "$(cat /tmp/t49.out)" "done"
 steps=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1 | sed -n 's/.* steps=\([0-9]*\).*/\1/p')
 echo "unloaded after $steps single steps"
 [ "${steps:-0}" -gt 100 ] || fail "unloaded after ${steps:-no} steps: not mid-step"
+
+# --- the same while the stepped task sleeps in a read(): the read's
+# syscall-exit trap (TRAP_BRKPT) must not reach the program either
+rm -f /tmp/t49.go
+mkfifo /tmp/t49.go
+stepper read </tmp/t49.go >/tmp/t49.out &
+pid=$!
+exec 3>/tmp/t49.go
+load utrace_api_rs pid=$pid step=1
+printf g >&3
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 60 '[ "$(cut -d" " -f1,4 /proc/$pid/syscall 2>/dev/null)" = "0 0x2" ]'
+unload utrace_api_rs
+printf gg >&3
+exec 3>&-
+wait $pid
+expect_eq "unloaded in a stepped read: exit status" "$?" 0
+expect_eq "unloaded in a stepped read: output" "$(cat /tmp/t49.out)" "done"
