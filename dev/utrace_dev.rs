@@ -1336,8 +1336,8 @@ impl Session {
         if a.flags & !ATTACH_FLAGS != 0 || a.reserved != [0; 2] || a.engine_id != 0 {
             return Err(EINVAL);
         }
-        let _ctl = self.ctl.lock();
         if a.flags & uapi::ATTACH_F_GLOBAL != 0 {
+            let _ctl = self.ctl.lock();
             return self.attach_global(arg, a);
         }
         if a.events & !TASK_EVENTS != 0 {
@@ -1375,6 +1375,9 @@ impl Session {
             );
             return Err(e);
         }
+        // After the check, which may wait for an exec of the task to
+        // finish: the session's other calls do not wait with it.
+        let ctl = self.ctl.lock();
         let threads = if thread_only {
             let mut v = KVec::new();
             v.push(task.clone(), GFP_KERNEL)?;
@@ -1474,6 +1477,25 @@ impl Session {
                 task.pid()
             );
             return Err(ESRCH);
+        }
+        drop(ctl);
+        // The check ran before the engines were linked: an exec in between
+        // (of a setuid program, say) was reported to none of them, so the
+        // session's own EXEC check (`exec`) did not run for it. Judged
+        // again now that they are linked: an exec from here on is
+        // reported to them.
+        if let Err(e) = device::may_ptrace(&task) {
+            let _ctl = self.ctl.lock();
+            self.detach_id(id);
+            if e != ERESTARTNOINTR {
+                refusal!(
+                    "uid {}: attach to tid {} refused: {} (it exec'd during the attach)\n",
+                    self.uid,
+                    task.pid(),
+                    ptrace_check_says(e)
+                );
+            }
+            return Err(e);
         }
         a.engine_id = id;
         arg.write_struct(&a)?;
