@@ -193,6 +193,18 @@ impl Pending {
     }
 }
 
+/// What a task past its last task_work could not be given
+/// ([`UTask::queue_locked`]): dropped, and the work's count ended, once the
+/// task's lock is released.
+pub(crate) struct Lost(Pending);
+
+impl Lost {
+    pub(crate) fn finish(self, work: &WorkCounter) {
+        drop(self.0);
+        work.end();
+    }
+}
+
 pub(crate) struct Inner {
     pub(crate) pending: Pending,
     work_queued: bool,
@@ -556,8 +568,30 @@ impl UTask {
 
     /// Recomputes the union of the engines' masks. Called with `inner` held
     /// after any change to the list or a mask.
-    pub(crate) fn update_events(&self, list: &ListWriter<'_>) {
+    ///
+    /// If utrace-rs steps the task and no engine is left that could take a
+    /// step's trap (SIGNAL or SIGNAL_CORE events), the task's work is
+    /// queued to turn the stepping off, before the new union shows: a trap
+    /// sent once it shows is not held for any engine, and the work must
+    /// then be on the task's list already, so that `get_signal()` runs it
+    /// (and it takes the trap back) before it dequeues the trap. What
+    /// could not be queued is returned, to finish once `inner` is released.
+    pub(crate) fn update_events(
+        &self,
+        list: &ListWriter<'_>,
+        inner: &mut Inner,
+        work: &WorkCounter,
+    ) -> Option<Lost> {
         let union = list.iter().fold(0, |acc, e| acc | e.events());
+        let takes_traps = crate::events::SIGNAL | crate::events::SIGNAL_CORE;
+        let mut lost = None;
+        if self.stepping.load(SeqCst)
+            && union & takes_traps == 0
+            && self.events() & takes_traps != 0
+        {
+            inner.pending.ask_resume(crate::events::action::RESUME);
+            lost = self.queue_locked(work, inner);
+        }
         let follow = list.iter().fold(0, |acc, e| acc | e.follow_events());
         self.follow_events.store(follow, SeqCst);
         // The syscall probes' filter counts the task while its union has a
@@ -578,6 +612,7 @@ impl UTask {
             .iter()
             .any(|e| e.events() & crate::events::SYSCALL_ENTRY != 0 && e.sleepable_entry());
         self.sleepable_entry.store(sleepable, SeqCst);
+        lost
     }
 
     /// Whether syscall entry is reported from the task's work, where
@@ -593,6 +628,18 @@ impl UTask {
     pub(crate) fn queue<R>(&self, work: &WorkCounter, fill: impl FnOnce(&mut Inner) -> R) -> R {
         let mut inner = self.inner.lock();
         let ret = fill(&mut inner);
+        let lost = self.queue_locked(work, &mut inner);
+        drop(inner);
+        if let Some(lost) = lost {
+            lost.finish(work);
+        }
+        ret
+    }
+
+    /// [`UTask::queue`] once `fill` ran, under the lock (`inner`). What
+    /// can no longer be reported (the task is past its last task_work) is
+    /// returned, for the caller to finish once the lock is released.
+    fn queue_locked(&self, work: &WorkCounter, inner: &mut Inner) -> Option<Lost> {
         // Before `asked` (a stopped task woken for it steals what was
         // recorded).
         self.recorded.store(true, SeqCst);
@@ -607,12 +654,12 @@ impl UTask {
             inner.pending.signals != 0 || inner.pending.jctl != 0 || inner.pending.interrupt;
         if inner.work_queued {
             if notify_signal {
-                self.kick(work, &mut inner);
+                self.kick(work, inner);
             }
-            return ret;
+            return None;
         }
         if inner.pending.is_empty() && !inner.gated {
-            return ret;
+            return None;
         }
         work.begin();
         // SAFETY: `work` is this `UTask`'s and not queued (`work_queued` is
@@ -620,18 +667,17 @@ impl UTask {
         // table's reference is only dropped at reap, after the task ran its
         // last task_work.
         match unsafe { shim::task_work_add(self.task_ptr(), self.work.get(), notify_signal) } {
-            Ok(()) => inner.work_queued = true,
+            Ok(()) => {
+                inner.work_queued = true;
+                None
+            }
             Err(_) => {
                 // Past exit_task_work(): nothing runs in its context any more,
                 // so what was pending cannot be reported.
-                let lost = core::mem::take(&mut inner.pending);
                 inner.gated = false;
-                drop(inner);
-                drop(lost);
-                work.end();
+                Some(Lost(core::mem::take(&mut inner.pending)))
             }
         }
-        ret
     }
 
     /// Makes the task run its queued work promptly: an empty work queued
@@ -969,30 +1015,39 @@ impl UTask {
     /// work (which then runs next, in the same `task_work_run()`).
     pub(crate) fn signals_arrived(&self, work: &WorkCounter, seq: u64) {
         self.sig_work_queued.store(false, SeqCst);
+        let any = self.incoming_signals.load(SeqCst) != 0
+            || self.incoming_jctl.load(SeqCst) != 0
+            || self.handler_pending.load(SeqCst);
+        if any {
+            self.queue(work, |inner| self.take_incoming(&mut inner.pending, seq));
+        }
+    }
+
+    /// Moves what the signal probes recorded into `into`. Also called by
+    /// the task's work as it begins, into the buffer it took `pending`
+    /// into: `task_work_run()` runs the work queued last first, so a work
+    /// queued after `sig_work` (a detach's look at the stepping, a STOP)
+    /// would otherwise run, and apply its resume action, before the
+    /// signals held earlier were recorded for it (a step's trap, reported
+    /// only once the stepping was off, went to no engine and was
+    /// delivered). `sig_work` stays queued then (its flag is left alone:
+    /// it is on the task's list) and finds nothing, or what came since.
+    pub(crate) fn take_incoming(&self, into: &mut Pending, seq: u64) {
         let signals = self.incoming_signals.swap(0, SeqCst);
         let jctl = self.incoming_jctl.swap(0, SeqCst);
-        let handler = self
-            .handler_pending
-            .swap(false, SeqCst)
-            .then(|| HandlerReport {
+        into.signals |= signals;
+        into.jctl |= jctl;
+        if signals != 0 {
+            into.signal_seq = seq;
+        }
+        if self.handler_pending.swap(false, SeqCst) {
+            into.handler = Some(HandlerReport {
                 // SAFETY: Written by `queue_handler` before `handler_pending`
                 // was set; only the task itself (this) touches it.
                 info: unsafe { self.handler_info.get().read() },
                 seq,
             });
-        if signals == 0 && jctl == 0 && handler.is_none() {
-            return;
         }
-        self.queue(work, |inner| {
-            inner.pending.signals |= signals;
-            inner.pending.jctl |= jctl;
-            if signals != 0 {
-                inner.pending.signal_seq = seq;
-            }
-            if handler.is_some() {
-                inner.pending.handler = handler;
-            }
-        });
     }
 
     /// The `UTask` whose `sig_work` is `head`.

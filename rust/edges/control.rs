@@ -174,6 +174,10 @@ pub(crate) fn handoff(
             return Err(e);
         }
     };
+    // Before `from` is unlinked (see there).
+    if let Some(ut) = ut.as_deref() {
+        detach::recheck_stepping(st, ut);
+    }
     let swapped = target.locked(st, |list| {
         if from.is_detached() || ut.as_deref().is_some_and(|ut| ut.state() & REAP_BEGUN != 0) {
             return Err(ESRCH);

@@ -17,6 +17,7 @@ use crate::task;
 use crate::utask::UTask;
 use core::ffi::c_void;
 use core::ptr;
+use core::sync::atomic::Ordering::SeqCst;
 use kernel::bindings;
 use kernel::prelude::*;
 
@@ -41,12 +42,19 @@ impl Target<'_> {
     pub(crate) fn locked<R>(self, st: &State, f: impl FnOnce(&ListWriter<'_>) -> R) -> R {
         match self {
             Target::Task(ut) => {
-                let _guard = ut.inner.lock();
-                // SAFETY: `inner`'s lock is the writer lock of the task's
-                // list; `_guard` holds it until the writer is gone.
-                let list = unsafe { ListWriter::new(&ut.engines) };
-                let ret = f(&list);
-                ut.update_events(&list);
+                let mut guard = ut.inner.lock();
+                let (ret, lost) = {
+                    // SAFETY: `inner`'s lock is the writer lock of the
+                    // task's list; `guard` holds it until the writer is
+                    // gone, at the end of this block.
+                    let list = unsafe { ListWriter::new(&ut.engines) };
+                    let ret = f(&list);
+                    (ret, ut.update_events(&list, &mut guard, &st.work))
+                };
+                drop(guard);
+                if let Some(lost) = lost {
+                    lost.finish(&st.work);
+                }
                 ret
             }
             Target::Global => {
@@ -64,6 +72,9 @@ impl Target<'_> {
 /// Detaches `engine` from `target`: no new callback starts once this returns.
 /// `Ok(true)` if a callback may still be in flight (`-EINPROGRESS`).
 pub(crate) fn detach(st: &State, target: Target<'_>, engine: &Engine) -> Result<bool> {
+    if let Target::Task(ut) = target {
+        recheck_stepping(st, ut);
+    }
     let won = target.locked(st, |list| {
         if !engine.mark_detached() {
             return false;
@@ -85,6 +96,12 @@ pub(crate) fn detach_where(
     target: Target<'_>,
     wanted: &dyn Fn(&Engine) -> bool,
 ) -> bool {
+    if let Target::Task(ut) = target {
+        // Before the unlink (see there), for a task that is stepped.
+        if ut.stepping.load(SeqCst) && target.locked(st, |list| list.iter().any(wanted)) {
+            recheck_stepping(st, ut);
+        }
+    }
     let found = target.locked(st, |list| {
         let engine = list.iter().find(|e| wanted(e))?;
         engine.mark_detached();
@@ -104,8 +121,7 @@ pub(crate) fn detach_where(
 
 /// What follows marking and unlinking (a detach, or the old engine of a
 /// handoff): the engine's stop and held signals no longer hold the task,
-/// the task looks again whether anyone still steps it, and the engine's
-/// attached reference goes after a grace period.
+/// and the engine's attached reference goes after a grace period.
 pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
     match target {
         Target::Task(ut) => {
@@ -116,7 +132,6 @@ pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
             if engine.events() & events::SIGNAL_ALL != 0 {
                 release_suspended(ut);
             }
-            recheck_stepping(st, ut);
         }
         // A global SIGNAL_CORE engine may have suspended any process.
         Target::Global if engine.events() & events::SIGNAL_CORE != 0 => {
@@ -127,13 +142,19 @@ pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
     finish_detach(st, engine);
 }
 
-/// An engine of `ut` went, by whatever path (DETACH, handoff, a module's
-/// release, a session's close): if utrace-rs steps the task, have it look
-/// again whether anyone still does, before its next instruction (its work
-/// runs before it returns to user mode, where the next step's trap, or a
-/// syscall's exit trap, would come with no engine left to take it).
-fn recheck_stepping(st: &State, ut: &UTask) {
-    if ut.stepping.load(core::sync::atomic::Ordering::SeqCst) {
+/// An engine of `ut` is about to go, by whatever path (DETACH, handoff, a
+/// module's release, a session's close): if utrace-rs steps the task, have
+/// it look again whether anyone still does, before its next instruction
+/// (its work runs before it returns to user mode, where the next step's
+/// trap, or a syscall's exit trap, would come with no engine left to take
+/// it). Called before the engine is unlinked: a trap sent while the
+/// engine is linked is held for it and reported (and discarded if nobody
+/// takes it, `report_signal`); one sent once the task's events no longer
+/// show the engine finds this work queued already, and the work, run
+/// first in `get_signal()`, turns the stepping off and takes the trap
+/// back from the kernel's queue.
+pub(crate) fn recheck_stepping(st: &State, ut: &UTask) {
+    if ut.stepping.load(SeqCst) {
         ut.queue(&st.work, |inner| inner.pending.ask_resume(action::RESUME));
     }
 }

@@ -178,9 +178,20 @@ fn run_work(st: &State, ut: &UTask, pending: &mut Pending) {
 
 /// Steps the task (SINGLESTEP, BLOCKSTEP) or stops stepping it if
 /// utrace-rs had set it stepping. `current` is `ut`'s task.
+///
+/// A step needs an engine that can take its trap (SIGNAL or SIGNAL_CORE
+/// events, the classes a forced SIGTRAP has): a step asked for by an engine
+/// that detached meanwhile (its module unloaded while the report ran) would
+/// leave the trap to the kernel, whose default action dumps core; without
+/// such an engine the task resumes unstepped. The task's union of events
+/// loses the engine's before the detach queues its look at the stepping,
+/// so a detach either shows here or comes with that look.
 fn apply_resume(ut: &UTask, resume: u32) {
     match resume {
-        action::SINGLESTEP | action::BLOCKSTEP if !task::is_exiting(ut.task()) => {
+        action::SINGLESTEP | action::BLOCKSTEP
+            if !task::is_exiting(ut.task())
+                && ut.events() & (events::SIGNAL | events::SIGNAL_CORE) != 0 =>
+        {
             let ours = shim::step::enable(resume == action::BLOCKSTEP);
             ut.stepping.store(ours, SeqCst);
         }
@@ -388,6 +399,8 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     };
     let mut pending = Pending::default();
     ut.take_pending(&mut pending);
+    // The signals held before this run are reported in it (see there).
+    ut.take_incoming(&mut pending, st.seq_now());
     // A new child: its return from fork (its `sys_exit` probe left it to
     // us), after the CLONE reports.
     pending.fork_return = ut.entry_restart.take_fork_return();

@@ -127,6 +127,14 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
         }
         ret
     });
+    if !told && ut.stepping.load(SeqCst) && is_step_trap(&info) {
+        // The trap of a step whose engine detached after the trap came
+        // (the look at the stepping that the detach queued runs after this
+        // report): utrace-rs set the trap flag, so the trap is its own,
+        // never the program's, and goes with no engine left to take it.
+        ut.sig.release(sig, true);
+        return Instance::Done;
+    }
     if result & signal::SUSPEND != 0
         && with_siglock(ut.task(), |lk| ut.sig.suspend(lk, bit)) == Some(true)
     {
@@ -167,6 +175,14 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
     }
     ut.sig.release(sig, false);
     Instance::Done
+}
+
+/// Whether `info` is a single step's trap: the SIGTRAP the kernel sends
+/// for the trap flag (`TRAP_TRACE`; `TRAP_BRKPT` after a stepped syscall).
+fn is_step_trap(info: &bindings::kernel_siginfo) -> bool {
+    let i = &info.__bindgen_anon_1;
+    i.si_signo == bindings::SIGTRAP as i32
+        && (i.si_code == bindings::TRAP_TRACE as i32 || i.si_code == bindings::TRAP_BRKPT as i32)
 }
 
 /// Queues a JCTL report (`what`) in every thread of `lk`'s task's group
