@@ -1411,8 +1411,11 @@ impl Session {
             st.started = true;
         }
         let id = core.state.lock().new_id();
-        let events = Events::from_bits(a.events).or(INTERNAL);
         let mut attached = 0;
+        // Linked with the session's own events only (an exec, a new thread,
+        // the reap), no record, no followed child, until the check below
+        // admits them: the check ran before, and the task may have exec'd a
+        // program the caller may not trace since.
         for t in threads.iter() {
             // The entry first, so that the engine's first events find it.
             {
@@ -1423,9 +1426,9 @@ impl Session {
                     Thread {
                         key: key(t),
                         engine_id: id,
-                        events: a.events,
+                        events: 0,
                         process: !thread_only,
-                        follow: a.flags & uapi::ATTACH_F_FOLLOW != 0,
+                        follow: false,
                         stop: false,
                         lossless: a.flags & uapi::ATTACH_F_LOSSLESS != 0,
                         blocked: false,
@@ -1441,7 +1444,7 @@ impl Session {
                     GFP_ATOMIC,
                 );
             }
-            match self.tracer.attach_exclusive(t, events) {
+            match self.tracer.attach_exclusive(t, INTERNAL) {
                 Ok(e) => {
                     let mut st = core.state.lock();
                     if let Some(th) = st.find_mut(key(t)) {
@@ -1478,18 +1481,17 @@ impl Session {
             );
             return Err(ESRCH);
         }
-        drop(ctl);
         // The check ran before the engines were linked: an exec in between
         // (of a setuid program, say) was reported to none of them, so the
         // session's own EXEC check (`exec`) did not run for it. Judged
-        // again now that they are linked: an exec from here on is
-        // reported to them.
+        // again now that they are linked (an exec from here on is reported
+        // to them), with `ctl` held: no control call reaches them before
+        // they are admitted.
         if let Err(e) = device::may_ptrace(&task) {
-            let _ctl = self.ctl.lock();
             self.detach_id(id);
             if e != ERESTARTNOINTR {
                 refusal!(
-                    "uid {}: attach to tid {} refused: {} (it exec'd during the attach)\n",
+                    "uid {}: attach to tid {} refused: {} (the second look, once linked)\n",
                     self.uid,
                     task.pid(),
                     ptrace_check_says(e)
@@ -1497,9 +1499,49 @@ impl Session {
             }
             return Err(e);
         }
+        if let Err(e) = self.admit(id, a.events, a.flags & uapi::ATTACH_F_FOLLOW != 0) {
+            self.detach_id(id);
+            return Err(e);
+        }
+        drop(ctl);
         a.engine_id = id;
         arg.write_struct(&a)?;
         Ok(0)
+    }
+
+    /// Gives the threads of engine `id`, linked with the session's own
+    /// events only, the caller's `events` and `follow`. New threads take
+    /// them from their entry's from here on; the engines linked already
+    /// get the mask. May sleep (the mask may put hooks in).
+    fn admit(&self, id: u64, events: u64, follow: bool) -> Result {
+        let core = self.core();
+        let n = {
+            let mut st = core.state.lock();
+            let mut n = 0;
+            for t in st.threads.iter_mut().filter(|t| t.engine_id == id) {
+                t.events = events;
+                t.follow = follow;
+                n += 1;
+            }
+            n
+        };
+        // Room for them, made outside the lock; a thread made since (which
+        // has its engine's mask from its entry already) may need more.
+        let mut engines = KVec::with_capacity(n, GFP_KERNEL)?;
+        {
+            let st = core.state.lock();
+            for t in st.threads.iter().filter(|t| t.engine_id == id) {
+                if let Some(e) = &t.engine {
+                    engines.push(e.clone(), GFP_ATOMIC)?;
+                }
+            }
+        }
+        let mask = Events::from_bits(events).or(INTERNAL);
+        for e in engines.iter() {
+            // ESRCH: the thread exited meanwhile.
+            let _ = e.set_events(mask);
+        }
+        Ok(())
     }
 
     fn attach_global(&self, arg: UserArg, mut a: uapi::Attach) -> Result<isize> {
