@@ -193,18 +193,6 @@ impl Pending {
     }
 }
 
-/// What a task past its last task_work could not be given
-/// ([`UTask::queue_locked`]): dropped, and the work's count ended, once the
-/// task's lock is released.
-pub(crate) struct Lost(Pending);
-
-impl Lost {
-    pub(crate) fn finish(self, work: &WorkCounter) {
-        drop(self.0);
-        work.end();
-    }
-}
-
 pub(crate) struct Inner {
     pub(crate) pending: Pending,
     work_queued: bool,
@@ -574,23 +562,24 @@ impl UTask {
     /// queued to turn the stepping off, before the new union shows: a trap
     /// sent once it shows is not held for any engine, and the work must
     /// then be on the task's list already, so that `get_signal()` runs it
-    /// (and it takes the trap back) before it dequeues the trap. What
-    /// could not be queued is returned, to finish once `inner` is released.
+    /// (and it takes the trap back) before it dequeues the trap. False if
+    /// it could not be queued: the caller calls [`UTask::drop_lost`] once
+    /// `inner` is released.
     pub(crate) fn update_events(
         &self,
         list: &ListWriter<'_>,
         inner: &mut Inner,
         work: &WorkCounter,
-    ) -> Option<Lost> {
+    ) -> bool {
         let union = list.iter().fold(0, |acc, e| acc | e.events());
         let takes_traps = crate::events::SIGNAL | crate::events::SIGNAL_CORE;
-        let mut lost = None;
+        let mut queued = true;
         if self.stepping.load(SeqCst)
             && union & takes_traps == 0
             && self.events() & takes_traps != 0
         {
             inner.pending.ask_resume(crate::events::action::RESUME);
-            lost = self.queue_locked(work, inner);
+            queued = self.queue_locked(work, inner);
         }
         let follow = list.iter().fold(0, |acc, e| acc | e.follow_events());
         self.follow_events.store(follow, SeqCst);
@@ -612,7 +601,7 @@ impl UTask {
             .iter()
             .any(|e| e.events() & crate::events::SYSCALL_ENTRY != 0 && e.sleepable_entry());
         self.sleepable_entry.store(sleepable, SeqCst);
-        lost
+        queued
     }
 
     /// Whether syscall entry is reported from the task's work, where
@@ -628,18 +617,20 @@ impl UTask {
     pub(crate) fn queue<R>(&self, work: &WorkCounter, fill: impl FnOnce(&mut Inner) -> R) -> R {
         let mut inner = self.inner.lock();
         let ret = fill(&mut inner);
-        let lost = self.queue_locked(work, &mut inner);
+        let queued = self.queue_locked(work, &mut inner);
         drop(inner);
-        if let Some(lost) = lost {
-            lost.finish(work);
+        if !queued {
+            self.drop_lost(work);
         }
         ret
     }
 
-    /// [`UTask::queue`] once `fill` ran, under the lock (`inner`). What
-    /// can no longer be reported (the task is past its last task_work) is
-    /// returned, for the caller to finish once the lock is released.
-    fn queue_locked(&self, work: &WorkCounter, inner: &mut Inner) -> Option<Lost> {
+    /// [`UTask::queue`] once `fill` ran, under the lock (`inner`). False if
+    /// the task is past its last task_work: what is pending can no longer
+    /// be reported, and the caller calls [`UTask::drop_lost`] once it has
+    /// released the lock.
+    #[inline(always)]
+    fn queue_locked(&self, work: &WorkCounter, inner: &mut Inner) -> bool {
         // Before `asked` (a stopped task woken for it steals what was
         // recorded).
         self.recorded.store(true, SeqCst);
@@ -656,10 +647,10 @@ impl UTask {
             if notify_signal {
                 self.kick(work, inner);
             }
-            return None;
+            return true;
         }
         if inner.pending.is_empty() && !inner.gated {
-            return None;
+            return true;
         }
         work.begin();
         // SAFETY: `work` is this `UTask`'s and not queued (`work_queued` is
@@ -669,15 +660,24 @@ impl UTask {
         match unsafe { shim::task_work_add(self.task_ptr(), self.work.get(), notify_signal) } {
             Ok(()) => {
                 inner.work_queued = true;
-                None
+                true
             }
             Err(_) => {
-                // Past exit_task_work(): nothing runs in its context any more,
-                // so what was pending cannot be reported.
                 inner.gated = false;
-                Some(Lost(core::mem::take(&mut inner.pending)))
+                false
             }
         }
+    }
+
+    /// Past exit_task_work() nothing runs in the task's context any more,
+    /// so what was pending cannot be reported: dropped (without the lock:
+    /// it may hold another `UTask`'s gate), and the count of the work that
+    /// could not be queued ended.
+    #[cold]
+    pub(crate) fn drop_lost(&self, work: &WorkCounter) {
+        let lost = core::mem::take(&mut self.inner.lock().pending);
+        drop(lost);
+        work.end();
     }
 
     /// Makes the task run its queued work promptly: an empty work queued

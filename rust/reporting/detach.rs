@@ -43,7 +43,7 @@ impl Target<'_> {
         match self {
             Target::Task(ut) => {
                 let mut guard = ut.inner.lock();
-                let (ret, lost) = {
+                let (ret, queued) = {
                     // SAFETY: `inner`'s lock is the writer lock of the
                     // task's list; `guard` holds it until the writer is
                     // gone, at the end of this block.
@@ -52,8 +52,8 @@ impl Target<'_> {
                     (ret, ut.update_events(&list, &mut guard, &st.work))
                 };
                 drop(guard);
-                if let Some(lost) = lost {
-                    lost.finish(&st.work);
+                if !queued {
+                    ut.drop_lost(&st.work);
                 }
                 ret
             }

@@ -179,27 +179,33 @@ fn run_work(st: &State, ut: &UTask, pending: &mut Pending) {
 /// Steps the task (SINGLESTEP, BLOCKSTEP) or stops stepping it if
 /// utrace-rs had set it stepping. `current` is `ut`'s task.
 ///
-/// A step needs an engine that can take its trap (SIGNAL or SIGNAL_CORE
-/// events, the classes a forced SIGTRAP has): a step asked for by an engine
-/// that detached meanwhile (its module unloaded while the report ran) would
-/// leave the trap to the kernel, whose default action dumps core; without
-/// such an engine the task resumes unstepped. The task's union of events
-/// loses the engine's before the detach queues its look at the stepping,
-/// so a detach either shows here or comes with that look.
+/// A step needs an engine that can take its trap (SIGNAL_CORE events for a
+/// SIGTRAP at its default action, SIGNAL for one the program handles): a
+/// step asked for by an engine that detached meanwhile (its module
+/// unloaded while the report ran) would leave the trap to the kernel,
+/// whose default action dumps core; without such an engine the task
+/// resumes unstepped. The look at the events and the stepping's start are
+/// made under the task's lock, under which a detach's
+/// `UTask::update_events` looks at the stepping before it changes the
+/// events: one of the two sees the other.
 fn apply_resume(ut: &UTask, resume: u32) {
-    match resume {
-        action::SINGLESTEP | action::BLOCKSTEP
-            if !task::is_exiting(ut.task())
-                && ut.events() & (events::SIGNAL | events::SIGNAL_CORE) != 0 =>
-        {
+    if matches!(resume, action::SINGLESTEP | action::BLOCKSTEP) && !task::is_exiting(ut.task()) {
+        // The class the trap will have: a handler's, else its default's
+        // (the kernel un-ignores a forced SIGTRAP).
+        let class = shim::signal::class_current(bindings::SIGTRAP as i32);
+        let takes = match events::signal::event_of(class) {
+            events::SIGNAL => events::SIGNAL,
+            _ => events::SIGNAL_CORE,
+        };
+        let _guard = ut.inner.lock();
+        if ut.events() & takes != 0 {
             let ours = shim::step::enable(resume == action::BLOCKSTEP);
             ut.stepping.store(ours, SeqCst);
+            return;
         }
-        _ => {
-            if ut.stepping.swap(false, SeqCst) {
-                shim::step::disable();
-            }
-        }
+    }
+    if ut.stepping.swap(false, SeqCst) {
+        shim::step::disable();
     }
 }
 
