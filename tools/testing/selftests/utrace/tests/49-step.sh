@@ -15,12 +15,36 @@
 . /utrace/selftests/lib.sh
 setup_engine
 
-step_run() { # MODE-NAME MODE
-	utctl reset >/dev/null
+# start_stepper MODE: stepper MODE in the background (pid in $pid), waiting
+# for its go on the FIFO /tmp/t49.go.
+start_stepper() {
 	rm -f /tmp/t49.go
 	mkfifo /tmp/t49.go
 	stepper "$1" </tmp/t49.go >/tmp/t49.out &
 	pid=$!
+}
+
+# rust_steps: the steps utrace_api_rs counted, from its line at unload
+# (since the last mark).
+rust_steps() {
+	dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1 | sed -n 's/.* steps=\([0-9]*\).*/\1/p'
+}
+
+# unloaded WHAT MIN: once utrace_api_rs was unloaded WHAT, stepper ($pid)
+# exits 0 having printed "done" (no trap reached it), and the module had
+# stepped it more than MIN times.
+unloaded() {
+	wait $pid
+	expect_eq "unloaded $1: exit status" "$?" 0
+	expect_eq "unloaded $1: output" "$(cat /tmp/t49.out)" "done"
+	steps=$(rust_steps)
+	echo "unloaded $1 after $steps single steps"
+	[ "${steps:-0}" -gt "$2" ] || fail "unloaded $1 after ${steps:-no} steps: not while stepped"
+}
+
+step_run() { # MODE-NAME MODE
+	utctl reset >/dev/null
+	start_stepper "$1"
 	expect_ut "attach" 0 attach 0 $pid $A_CREATE
 	expect_ut "QUIESCE|SYSCALL|SIGNAL_CORE (the traps)" 0 events 0 \
 		$((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT | EV_SIGNAL_CORE))
@@ -77,10 +101,7 @@ esac
 # --- the stepping engine detaches at its 5th trap: stepping ends with it
 # (an unconsumed trap would kill the program with SIGTRAP's core dump)
 utctl reset >/dev/null
-rm -f /tmp/t49.go
-mkfifo /tmp/t49.go
-stepper single </tmp/t49.go >/tmp/t49.out &
-pid=$!
+start_stepper single
 expect_ut "attach" 0 attach 0 $pid $A_CREATE
 expect_ut "QUIESCE|SYSCALL|SIGNAL_CORE (the traps)" 0 events 0 \
 	$((EV_QUIESCE | EV_SYSCALL_ENTRY | EV_SYSCALL_EXIT | EV_SIGNAL_CORE))
@@ -95,10 +116,7 @@ utctl cleanup >/dev/null
 
 # --- the safe Rust API: Action::SingleStep from a syscall callback, then
 # Control::SingleStep from each trap's signal callback (utrace_api_rs step=1)
-rm -f /tmp/t49.go
-mkfifo /tmp/t49.go
-stepper single </tmp/t49.go >/tmp/t49.out &
-pid=$!
+start_stepper single
 mark
 load utrace_api_rs pid=$pid step=1
 echo go >/tmp/t49.go
@@ -119,30 +137,19 @@ expect_eq "Rust: the end marker's syscall-exit trap, consumed" \
 # Five rounds, each unloading at another moment: a trap that came just
 # before the release killed the program in about one round in six.
 for round in 1 2 3 4 5; do
-	rm -f /tmp/t49.go
-	mkfifo /tmp/t49.go
-	stepper long </tmp/t49.go >/tmp/t49.out &
-	pid=$!
+	start_stepper long
 	mark
 	load utrace_api_rs pid=$pid step=1
 	echo go >/tmp/t49.go
 	# Stepping 20 million instructions takes far longer than this.
 	sleep 0.$((round + 2))
 	unload utrace_api_rs
-	wait $pid
-	expect_eq "unloaded mid-step (round $round): exit status" "$?" 0
-	expect_eq "unloaded mid-step (round $round): output" "$(cat /tmp/t49.out)" "done"
-	steps=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1 | sed -n 's/.* steps=\([0-9]*\).*/\1/p')
-	echo "round $round: unloaded after $steps single steps"
-	[ "${steps:-0}" -gt 100 ] || fail "unloaded after ${steps:-no} steps: not mid-step"
+	unloaded "mid-step (round $round)" 100
 done
 
 # --- the same while the stepped task sleeps in a read(): the read's
 # syscall-exit trap (TRAP_BRKPT) must not reach the program either
-rm -f /tmp/t49.go
-mkfifo /tmp/t49.go
-stepper read </tmp/t49.go >/tmp/t49.out &
-pid=$!
+start_stepper read
 exec 3>/tmp/t49.go
 mark
 load utrace_api_rs pid=$pid step=1
@@ -152,9 +159,5 @@ wait_until 60 '[ "$(cut -d" " -f1,4 /proc/$pid/syscall 2>/dev/null)" = "0 0x2" ]
 unload utrace_api_rs
 printf gg >&3
 exec 3>&-
-wait $pid
-expect_eq "unloaded in a stepped read: exit status" "$?" 0
-expect_eq "unloaded in a stepped read: output" "$(cat /tmp/t49.out)" "done"
-steps=$(dmesg_since_mark | grep 'utrace_api_rs: entries=' | tail -n 1 | sed -n 's/.* steps=\([0-9]*\).*/\1/p')
-echo "stepped read: unloaded after $steps single steps (the C library's way into read())"
-[ "${steps:-0}" -gt 0 ] || fail "no single step before the read: the task was not stepped"
+# (Its steps: the C library's way into read().)
+unloaded "in a stepped read" 0
