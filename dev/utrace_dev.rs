@@ -595,7 +595,7 @@ impl Core {
         let Ok(engine) = cx.attach(child, Events::from_bits(events).or(INTERNAL)) else {
             return false;
         };
-        let t = Thread {
+        let mut t = Thread {
             key: key(child),
             engine_id,
             events,
@@ -613,8 +613,20 @@ impl Core {
             parent_id,
             ids: Ids::NONE,
         };
-        {
+        let widen = {
             let mut st = self.state.lock();
+            // A new thread of an engine that an attach admitted since its
+            // parent's entry was read (`admit`, which may have looked
+            // before this entry was in): the parent's mask and follow now.
+            let widen = st
+                .find(key(cx.task()))
+                .filter(|p| p.engine_id == engine_id && p.events != events)
+                .map(|p| (p.events, p.follow));
+            if let Some((ev, fo)) = widen {
+                t.events = ev;
+                t.follow = fo;
+            }
+            let widen = widen.map(|(ev, _)| (ev, engine.clone()));
             if st.threads.reserve(1, GFP_ATOMIC).is_ok() {
                 // Within the capacity: does not allocate.
                 let _ = st.threads.push(
@@ -629,6 +641,12 @@ impl Core {
                 let _ = engine.control(Control::Detach);
                 return false;
             }
+            widen
+        };
+        if let Some((ev, e)) = widen {
+            // ESRCH: it exited meanwhile; another failure leaves it with
+            // the session's own events, as a failed SET_EVENTS would.
+            let _ = e.set_events(Events::from_bits(ev).or(INTERNAL));
         }
         let mut rec = Record::new(uapi::REC_ATTACHED);
         let (_, ptid) = self.file.ids(cx.task());
@@ -1538,8 +1556,16 @@ impl Session {
         }
         let mask = Events::from_bits(events).or(INTERNAL);
         for e in engines.iter() {
-            // ESRCH: the thread exited meanwhile.
-            let _ = e.set_events(mask);
+            match e.set_events(mask) {
+                // The thread exited meanwhile (EALREADY: past its exit
+                // hook, for exit events).
+                Err(err) if err == ESRCH || err == device::errno(kernel::bindings::EALREADY) => {}
+                // The mask's hooks could not be put in (EOPNOTSUPP for
+                // SIGNAL_TERM or SIGNAL_IGN without the signal kprobe,
+                // ENOMEM): the attach fails, as it did when the engines
+                // were linked with the whole mask.
+                r => r?,
+            }
         }
         Ok(())
     }
