@@ -24,55 +24,45 @@
 #define STEP_END 0x5354455031UL
 #define NR_GETPPID 110
 
+/*
+ * The start marker's syscall, the instructions BODY (a string of them),
+ * then the two movs that set up the end marker and its syscall.
+ */
+#define BETWEEN_MARKERS(body)								\
+	do {										\
+		long nr = NR_GETPPID;							\
+											\
+		asm volatile("syscall\n\t" body						\
+			     "mov %%rsi, %%rdi\n\t"					\
+			     "mov %[nr], %%eax\n\t"					\
+			     "syscall\n\t"						\
+			     : "+a"(nr)							\
+			     : "D"(STEP_START), "S"(STEP_END), [nr] "i"(NR_GETPPID)	\
+			     : "rcx", "r11", "memory");					\
+	} while (0)
+
 static void single(void)
 {
-	long nr = NR_GETPPID;
-
-	asm volatile("syscall\n\t"
-		     ".rept 10\n\tnop\n\t.endr\n\t"
-		     "mov %%rsi, %%rdi\n\t"
-		     "mov %[nr], %%eax\n\t"
-		     "syscall\n\t"
-		     : "+a"(nr)
-		     : "D"(STEP_START), "S"(STEP_END), [nr] "i"(NR_GETPPID)
-		     : "rcx", "r11", "memory");
+	BETWEEN_MARKERS(".rept 10\n\tnop\n\t.endr\n\t");
 }
 
 static void block(void)
 {
-	long nr = NR_GETPPID;
-
-	asm volatile("syscall\n\t"
-		     "nop\n\tnop\n\tnop\n\t"
-		     "jmp 1f\n"
-		     "1:\n\t"
-		     "nop\n\tnop\n\tnop\n\t"
-		     "jmp 2f\n"
-		     "2:\n\t"
-		     "nop\n\tnop\n\tnop\n\t"
-		     "mov %%rsi, %%rdi\n\t"
-		     "mov %[nr], %%eax\n\t"
-		     "syscall\n\t"
-		     : "+a"(nr)
-		     : "D"(STEP_START), "S"(STEP_END), [nr] "i"(NR_GETPPID)
-		     : "rcx", "r11", "memory");
+	BETWEEN_MARKERS("nop\n\tnop\n\tnop\n\t"
+			"jmp 1f\n"
+			"1:\n\t"
+			"nop\n\tnop\n\tnop\n\t"
+			"jmp 2f\n"
+			"2:\n\t"
+			"nop\n\tnop\n\tnop\n\t");
 }
 
 static void longloop(void)
 {
-	long nr = NR_GETPPID;
-
-	asm volatile("syscall\n\t"
-		     "mov $10000000, %%ecx\n"
-		     "1:\n\t"
-		     "dec %%ecx\n\t"
-		     "jnz 1b\n\t"
-		     "mov %%rsi, %%rdi\n\t"
-		     "mov %[nr], %%eax\n\t"
-		     "syscall\n\t"
-		     : "+a"(nr)
-		     : "D"(STEP_START), "S"(STEP_END), [nr] "i"(NR_GETPPID)
-		     : "rcx", "r11", "memory");
+	BETWEEN_MARKERS("mov $10000000, %%ecx\n"
+			"1:\n\t"
+			"dec %%ecx\n\t"
+			"jnz 1b\n\t");
 }
 
 static void readstep(void)
