@@ -20,9 +20,7 @@
 
 use crate::utrace::device::{self, UserArg};
 use crate::utrace::uapi::{self, Record};
-use crate::utrace::{
-    Context, Control, Signal, SignalReport, SyscallContext, SyscallEntry, SyscallRegs,
-};
+use crate::utrace::{Context, Signal, SignalReport, SyscallContext, SyscallEntry, SyscallRegs};
 use crate::{key, ARefTask, Core, Session, Thread};
 use kernel::prelude::*;
 use kernel::task::Task;
@@ -484,7 +482,9 @@ impl Session {
             });
             t.waiting = None;
             t.stop |= stop;
-            (stop, !t.stop && !t.blocked)
+            // A STOP verdict ends a step under way (as a session STOP).
+            t.stepping &= !stop;
+            (stop, (!t.stop && !t.blocked).then(|| t.resume_control()))
         };
         if stop {
             // As a session STOP that finds the thread stopped.
@@ -492,8 +492,8 @@ impl Session {
                 rec.h.flags |= uapi::REC_F_STOPPED;
             });
         }
-        if resume {
-            let _ = engine.control(Control::Resume);
+        if let Some(ctl) = resume {
+            let _ = engine.control(ctl);
         }
         Ok(0)
     }

@@ -29,8 +29,8 @@ const EXAMINE_TRIES: u32 = 3;
 
 /// A thread of one of the session's engines that the session holds in its
 /// stop, and that has reached it.
-struct Held {
-    engine: EngineRef<Core>,
+pub(crate) struct Held {
+    pub(crate) engine: EngineRef<Core>,
 }
 
 /// `f` on the thread of `engine` between the safe API's examine bounds;
@@ -71,7 +71,7 @@ impl Session {
     /// does not hold it stopped; `EAGAIN`: not in its stop after
     /// [`REACH_TRIES`] milliseconds (a STOP it has not reached yet, a
     /// thread in a blocking syscall). May sleep.
-    fn held(&self, engine_id: u64, tid: i32, what: &str) -> Result<Held> {
+    pub(crate) fn held(&self, engine_id: u64, tid: i32, what: &str) -> Result<Held> {
         let core = self.core();
         let (task, stop) = {
             let st = core.state.lock();

@@ -437,6 +437,7 @@ impl Session {
                     process: m.process,
                     follow: m.follow,
                     stop: false,
+                    stepping: false,
                     lossless: m.lossless,
                     blocked: false,
                     pending: None,

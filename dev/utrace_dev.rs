@@ -155,10 +155,7 @@ fn ptrace_check_says(e: kernel::error::Error) -> &'static str {
 // After `refusal!`, which it uses.
 mod examine;
 mod handoff;
-
-fn eopnotsupp() -> kernel::error::Error {
-    device::errno(kernel::bindings::EOPNOTSUPP)
-}
+mod step;
 
 fn param_usize(p: &utrace::IntParam) -> usize {
     usize::try_from(p.get()).unwrap_or(0)
@@ -177,6 +174,9 @@ struct Thread {
     follow: bool,
     /// The session wants it stopped.
     stop: bool,
+    /// It runs one instruction for `UTRACE_CTL_SINGLESTEP`, then stops
+    /// (`stop` false meanwhile; `step.rs`).
+    stepping: bool,
     /// Lossless: a record that finds the ring full waits in `pending`, the
     /// thread stopped (`blocked`) until a read makes room.
     lossless: bool,
@@ -230,6 +230,18 @@ impl Thread {
     /// room (lossless) or for a decision.
     fn holds(&self) -> bool {
         self.stop || self.blocked || self.deciding()
+    }
+
+    /// What a callback of its engine returns: a hold stays in force (any
+    /// other action would drop it), a step under way stays asked for.
+    fn action(&self) -> Action {
+        if self.holds() {
+            Action::Stop
+        } else if self.stepping {
+            Action::SingleStep
+        } else {
+            Action::Resume
+        }
     }
 }
 
@@ -602,6 +614,7 @@ impl Core {
             process,
             follow,
             stop: false,
+            stepping: false,
             lossless,
             blocked: false,
             pending: None,
@@ -657,15 +670,12 @@ impl Core {
 }
 
 impl Core {
-    /// What a callback returns: a stop the session asked for holds (any
-    /// other action would drop it).
+    /// What a callback returns ([`Thread::action`]).
     fn action(&self, task: &Task) -> Action {
-        let stop = self.state.lock().find(key(task)).is_some_and(Thread::holds);
-        if stop {
-            Action::Stop
-        } else {
-            Action::Resume
-        }
+        self.state
+            .lock()
+            .find(key(task))
+            .map_or(Action::Resume, Thread::action)
     }
 }
 
@@ -674,7 +684,7 @@ impl utrace::Engine for Core {
         if cx.is_global() {
             return Action::Resume;
         }
-        let (id, stop, report, blocked) = {
+        let (id, stop, report, blocked, act) = {
             let st = self.state.lock();
             match st.find(key(cx.task())) {
                 Some(t) => (
@@ -682,6 +692,7 @@ impl utrace::Engine for Core {
                     t.stop,
                     t.events & Events::QUIESCE.bits() != 0,
                     t.blocked || t.deciding(),
+                    t.action(),
                 ),
                 None => return Action::Resume,
             }
@@ -698,11 +709,7 @@ impl utrace::Engine for Core {
                 }
             });
         }
-        if stop {
-            Action::Stop
-        } else {
-            Action::Resume
-        }
+        act
     }
 
     fn cloned(&self, cx: &Context<'_, Self>, child: &Task, flags: CloneFlags) -> Action {
@@ -839,6 +846,21 @@ impl utrace::Engine for Core {
             SignalClass::Stop | SignalClass::Tstp => (Events::SIGNAL_STOP, uapi::SIGCLASS_STOP),
             SignalClass::Report => return Signal::Keep,
         };
+        if sig.is_step_trap() {
+            // Not the program's: utrace-rs set the trap flag. Neither
+            // recorded nor delivered.
+            return if cx.is_global() {
+                Signal::Keep
+            } else {
+                self.step_trap(cx.task())
+            };
+        }
+        if !cx.is_global() && self.stepping(cx.task()) {
+            // A signal's report while the thread steps (its handler's
+            // first instruction is then the step): asked again, as the
+            // answer below is the last word of the report.
+            let _ = cx.control(Control::SingleStep);
+        }
         if sig.class() == SignalClass::Handler {
             // The frame for a signal reported before: not a new event. A
             // session stop stays in force (Keep's RESUME would end it
@@ -940,11 +962,7 @@ impl Core {
         let mut st = self.state.lock();
         let recorded = st.syscalls.records(exit, regs.arch(), regs.nr());
         let t = st.find_mut(key(task))?;
-        let action = if t.holds() {
-            Action::Stop
-        } else {
-            Action::Resume
-        };
+        let action = t.action();
         if t.events & event.bits() == 0 || !recorded {
             return Some(action);
         }
@@ -1000,6 +1018,9 @@ impl utrace::SyscallEngine for Core {
     fn syscall_entry(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
         // The answer to a decision on it (after a stop before it).
         if let Some(entry) = self.syscall_decided(cx, regs) {
+            if entry == SyscallEntry::Run && self.stepping(cx.task()) {
+                return SyscallEntry::Step;
+            }
             return entry;
         }
         // A resumed entry (after a stop before it) was recorded already.
@@ -1016,12 +1037,9 @@ impl utrace::SyscallEngine for Core {
             }
             self.action(cx.task())
         });
-        // Run would drop a session stop: stop before the syscall instead.
-        if act == Action::Stop {
-            SyscallEntry::Stop
-        } else {
-            SyscallEntry::Run
-        }
+        // Run would drop a session stop (stop before the syscall instead)
+        // or a step.
+        step::entry_answer(act)
     }
 
     fn syscall_exit(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
@@ -1448,6 +1466,7 @@ impl Session {
                         process: !thread_only,
                         follow: false,
                         stop: false,
+                        stepping: false,
                         lossless: a.flags & uapi::ATTACH_F_LOSSLESS != 0,
                         blocked: false,
                         pending: None,
@@ -1680,7 +1699,7 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
             uapi::CTL_RESUME => (false, Some(Control::Resume)),
             uapi::CTL_INTERRUPT => (false, Some(Control::Interrupt)),
             uapi::CTL_SET_EVENTS => (false, None),
-            uapi::CTL_SINGLESTEP => return Err(eopnotsupp()),
+            uapi::CTL_SINGLESTEP => return self.singlestep(&c),
             _ => return Err(EINVAL),
         };
         let mut lists = self.ctl.lock();
@@ -1735,7 +1754,9 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
                             if c.action == uapi::CTL_SET_EVENTS {
                                 t.events = c.events;
                             } else {
+                                // STOP, RESUME and INTERRUPT end a step.
                                 t.stop = stop;
+                                t.stepping = false;
                             }
                             t.engine.clone()
                         }
@@ -1757,9 +1778,14 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
                 mask = Events::from_bits(c.events).or(INTERNAL);
             }
             let Some(ctl) = ctl else {
-                // A held thread keeps QUIESCE, with which its stop began.
-                let held = core.action(task) == Action::Stop;
-                let _ = engine.set_events(if held { mask.or(Events::QUIESCE) } else { mask });
+                // A held thread keeps QUIESCE, with which its stop began;
+                // a stepping one what its step needs.
+                let extra = core
+                    .state
+                    .lock()
+                    .find(key(task))
+                    .map_or(Events::NONE, Thread::extra_events);
+                let _ = engine.set_events(mask.or(extra));
                 continue;
             };
             if stop {
@@ -1885,9 +1911,9 @@ CLONE, EXEC, EXIT, DEATH and SIGNAL_CORE only\n",
                 .state
                 .lock()
                 .find(key(&task))
-                .is_some_and(|t| !t.blocked && !t.stop);
-            if free {
-                let _ = engine.control(Control::Resume);
+                .and_then(|t| (!t.blocked && !t.stop).then(|| t.resume_control()));
+            if let Some(ctl) = free {
+                let _ = engine.control(ctl);
             }
         }
     }

@@ -191,6 +191,15 @@ static inline enum utrace_signal_action utrace_signal_action(u32 action)
 #define UTRACE_SIGNAL_SUSPEND	0x200
 
 /*
+ * In report_signal's @action only (utrace-rs): this SIGTRAP is the trap of
+ * a step utrace-rs made (UTRACE_SINGLESTEP, UTRACE_BLOCKSTEP), not the
+ * program's own: utrace-rs had set the trap flag. An engine that did not
+ * ask for the step should leave it to the one that did (or ignore it); no
+ * engine should deliver it.
+ */
+#define UTRACE_SIGNAL_STEP	0x400
+
+/*
  * Or'd into report_syscall_entry's return: do not run the syscall. Its
  * return value is what the registers hold (-ENOSYS unless the callback set
  * one with syscall_set_return_value()).

@@ -102,6 +102,12 @@ enum utrace_rec_type {
  * with the user memory UTRACE_IOC_CAPTURE asked for.
  */
 #define UTRACE_REC_F_CAPTURE	(1U << 5)
+/*
+ * QUIESCE with UTRACE_REC_F_STOPPED: the stop after a UTRACE_CTL_SINGLESTEP,
+ * the thread having run one instruction (a syscall instruction: the whole
+ * syscall).
+ */
+#define UTRACE_REC_F_STEP	(1U << 6)
 
 struct utrace_rec_header {
 	__u16 type;		/* enum utrace_rec_type */
@@ -361,7 +367,7 @@ enum utrace_ctl_action {
 	UTRACE_CTL_STOP		= 1,	/* stop at the next safe point */
 	UTRACE_CTL_RESUME	= 2,	/* drop this engine's stop */
 	UTRACE_CTL_INTERRUPT	= 3,	/* resume and report soon, interrupting a blocked syscall */
-	UTRACE_CTL_SINGLESTEP	= 4,	/* run one instruction (needs QUIESCE) */
+	UTRACE_CTL_SINGLESTEP	= 4,	/* one thread the session holds stopped: one instruction, stop again */
 	UTRACE_CTL_SET_EVENTS	= 5,	/* replace the engine's mask by events */
 };
 

@@ -178,6 +178,11 @@ pub(crate) enum SyscallEntry {
     /// Do not run it (as [`SyscallEntry::Abort`]) and stop the task when it
     /// returns to user mode.
     AbortAndStop,
+    /// Let it run, and keep the task stepping
+    /// ([`Action::SingleStep`]): for an engine that steps the task, whose
+    /// step a plain [`SyscallEntry::Run`] (a RESUME) would end when it is
+    /// the last word before the task returns to user mode.
+    Step,
     /// Let it run and detach this engine.
     Detach,
 }
@@ -189,6 +194,7 @@ impl SyscallEntry {
             SyscallEntry::Abort => raw::UTRACE_RESUME | raw::UTRACE_SYSCALL_ABORT,
             SyscallEntry::Stop => raw::UTRACE_STOP,
             SyscallEntry::AbortAndStop => raw::UTRACE_STOP | raw::UTRACE_SYSCALL_ABORT,
+            SyscallEntry::Step => raw::UTRACE_SINGLESTEP,
             SyscallEntry::Detach => raw::UTRACE_DETACH,
         }
     }

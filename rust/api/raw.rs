@@ -30,6 +30,7 @@ pub(super) const UTRACE_SIGNAL_HANDLER: u32 = 0x70;
 pub(super) const UTRACE_SIGNAL_MASK: u32 = 0xf0;
 pub(super) const UTRACE_SIGNAL_HOLD: u32 = 0x100;
 pub(super) const UTRACE_SIGNAL_SUSPEND: u32 = 0x200;
+pub(super) const UTRACE_SIGNAL_STEP: u32 = 0x400;
 pub(super) const UTRACE_SYSCALL_ABORT: u32 = 0x10;
 pub(super) const UTRACE_SYSCALL_RESUMED: u32 = 0x100;
 pub(super) const UTRACE_ATTACH_MATCH_OPS: i32 = 0x0001;

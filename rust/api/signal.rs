@@ -77,6 +77,10 @@ pub(crate) enum Signal {
     /// not reported again. For an engine that holds the task stopped
     /// across a signal report (a [`Signal::Keep`] would end its stop).
     KeepStopped,
+    /// Discard it and stop the task (utrace's `UTRACE_STOP |
+    /// UTRACE_SIGNAL_IGN`), until this engine resumes it: for an engine
+    /// that stops after its own step's trap.
+    IgnoreStopped,
     /// Push it back and stop the task (utrace's `UTRACE_STOP |
     /// UTRACE_SIGNAL_HOLD`): it is reported again once every engine that
     /// stopped the task resumed it ([`Control::Resume`](super::Control)).
@@ -98,6 +102,7 @@ impl Signal {
             }
             Signal::Deliver => raw::UTRACE_SIGNAL_DELIVER | resume,
             Signal::Ignore => raw::UTRACE_SIGNAL_IGN | resume,
+            Signal::IgnoreStopped => raw::UTRACE_SIGNAL_IGN | raw::UTRACE_STOP,
             Signal::Term => raw::UTRACE_SIGNAL_TERM | resume,
             Signal::Core => raw::UTRACE_SIGNAL_CORE | resume,
             Signal::Stop => raw::UTRACE_SIGNAL_STOP | resume,
@@ -133,6 +138,15 @@ impl SignalReport<'_> {
     /// The signal number.
     pub(crate) fn signo(&self) -> i32 {
         self.info.__bindgen_anon_1.si_signo
+    }
+
+    /// Whether it is the trap of a step utrace-rs made
+    /// ([`Action::SingleStep`](super::Action), [`Control::SingleStep`](super::Control),
+    /// or the block steps; `UTRACE_SIGNAL_STEP`): utrace-rs had set the
+    /// trap flag, not the program. An engine that did not ask for a step
+    /// leaves it to the one that did, or ignores it; none delivers it.
+    pub(crate) fn is_step_trap(&self) -> bool {
+        self.action & raw::UTRACE_SIGNAL_STEP != 0
     }
 
     /// `si_code`: why it was sent (`SI_USER`, `SEGV_MAPERR`, ...).

@@ -30,6 +30,7 @@ pub(crate) const REC_F_TRUNCATED: u32 = 1 << 2;
 pub(crate) const REC_F_NO_PID: u32 = 1 << 3;
 pub(crate) const REC_F_HANDOFF: u32 = 1 << 4;
 pub(crate) const REC_F_CAPTURE: u32 = 1 << 5;
+pub(crate) const REC_F_STEP: u32 = 1 << 6;
 
 pub(crate) const DETACH_REQUESTED: u32 = 1;
 pub(crate) const DETACH_REAPED: u32 = 2;

@@ -76,6 +76,9 @@ pub(crate) mod signal {
     pub(crate) const HOLD: u32 = 0x100;
     /// `UTRACE_SIGNAL_SUSPEND`: keep it queued in a group stop until SIGCONT.
     pub(crate) const SUSPEND: u32 = 0x200;
+    /// `UTRACE_SIGNAL_STEP`, in `@action` only: the trap of a step
+    /// utrace-rs made.
+    pub(crate) const STEP: u32 = 0x400;
 
     /// The event that reports a signal of class `class`.
     pub(crate) fn event_of(class: u32) -> super::Events {

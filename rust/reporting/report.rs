@@ -163,9 +163,16 @@ fn run_work(st: &State, ut: &UTask, pending: &mut Pending) {
             }
         }
         // What was asked before the stop is stale; a resume from it may
-        // have asked for a report or a step.
+        // have asked for a report or a step. A step asked for before
+        // another engine's stop is asked again: a QUIESCE report after the
+        // stop, in which an engine that still steps says so (utrace: the
+        // last report decides).
+        let restep = matches!(resume, action::SINGLESTEP | action::BLOCKSTEP);
         resume = action::RESUME;
         ut.steal_pending(pending);
+        if restep {
+            pending.quiesce = true;
+        }
         fresh = true;
     }
     if acted {

@@ -111,9 +111,16 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
     // The signal action (and flags) the last engine left.
     let mut result = class;
     let mut told = false;
+    // The trap of a step utrace-rs made: told to the engines, so that one
+    // that did not ask for the step leaves it alone.
+    let ours = if ut.stepping.load(SeqCst) && is_step_trap(&info) {
+        signal::STEP
+    } else {
+        0
+    };
     report(st, Some(ut), ut, signal::event_of(class), seq, |e, act| {
         let ret = e.call_signal(
-            act | result,
+            act | result | ours,
             regs,
             &mut info,
             Some((&orig_ka, &mut return_ka)),

@@ -64,6 +64,10 @@ impl Header {
     pub fn stopped(&self) -> bool {
         self.flags & uapi::REC_F_STOPPED != 0
     }
+    /// A stop after one instruction (`UTRACE_CTL_SINGLESTEP`).
+    pub fn stepped(&self) -> bool {
+        self.flags & uapi::REC_F_STEP != 0
+    }
     /// Whether a string of the payload was cut.
     pub fn truncated(&self) -> bool {
         self.flags & uapi::REC_F_TRUNCATED != 0

@@ -9,8 +9,19 @@
  *                  the syscall, rax the read's 1, orig_rax SYS_read, rsp
  *                  what the child itself reports later. SETREGS makes the
  *                  read return 42 (the child sees 42); a bad segment
- *                  selector is refused and changes nothing; SINGLESTEP is
- *                  EOPNOTSUPP. Every misuse gets its errno.
+ *                  selector is refused and changes nothing. Two
+ *                  SINGLESTEPs run one instruction each (a QUIESCE record
+ *                  with STOPPED and STEP after each; rip at the next
+ *                  label, the second one's movabs done). Every misuse
+ *                  gets its errno.
+ *   utregs steps   the kernel as the oracle of SINGLESTEP: two children
+ *                  run the same instructions after a read() (one of them
+ *                  a getppid() syscall instruction, one a jump); one is
+ *                  stepped by a session (STOP, then SINGLESTEP), the other
+ *                  by ptrace (PTRACE_SYSCALL to the read's exit, then
+ *                  PTRACE_SINGLESTEP). The rip after each step and the
+ *                  syscall's rax must be the same, and both children see
+ *                  getppid() return their parent.
  *
  * Prints "ok: ..." lines, "FAIL: ..." and exits 1 when a check fails.
  */
@@ -19,6 +30,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -64,6 +76,41 @@ static __attribute__((noinline)) void marker(int fd, char *buf, struct report *r
 	rep->ret = ret;
 	rep->sp = sp;
 	rep->r10 = r10;
+}
+
+/*
+ * seq_start: the instructions both steppers of `utregs steps` step
+ * through, after a read(fd, buf, 1): SEQ_STEPS of them up to seq_end, the
+ * third a getppid() syscall instruction (a step runs the whole syscall), the
+ * fifth a taken jump. Returns the getppid() result.
+ */
+extern char seq_start[], seq_end[];
+#define SEQ_STEPS 7
+
+static __attribute__((noinline)) long stepped_seq(int fd, char *buf)
+{
+	long ret;
+
+	asm volatile("syscall\n"
+		     ".globl seq_start\n"
+		     "seq_start:\n\t"
+		     "nop\n\t"
+		     "mov %[ppid], %%eax\n\t"
+		     "syscall\n\t"
+		     "nop\n\t"
+		     "jmp 1f\n\t"
+		     "ud2\n"
+		     "1:\n\t"
+		     "mov %%rax, %%r10\n\t"
+		     "nop\n"
+		     ".globl seq_end\n"
+		     "seq_end:\n\t"
+		     "mov %%r10, %%rax\n"
+		     : "=a"(ret)
+		     : "a"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(1L),
+		       [ppid] "i"(SYS_getppid)
+		     : "rcx", "r11", "r10", "memory");
+	return ret;
 }
 
 static int fd;
@@ -127,6 +174,30 @@ static int wait_stopped_record(void)
 			die("read record");
 		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
 			CHECK(r.h.tid == child, "QUIESCE of tid %d", r.h.tid);
+			alarm(0);
+			return others;
+		}
+		others++;
+	}
+}
+
+/*
+ * Reads records until a QUIESCE with UTRACE_REC_F_STOPPED, which must
+ * have UTRACE_REC_F_STEP; how many others.
+ */
+static int wait_step_record(void)
+{
+	struct utrace_record r;
+	int others = 0;
+
+	alarm(30);
+	for (;;) {
+		if (read(fd, &r, sizeof(r)) != sizeof(r))
+			die("read record");
+		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
+			CHECK(r.h.tid == child, "QUIESCE of tid %d", r.h.tid);
+			CHECK(r.h.flags & UTRACE_REC_F_STEP, "a STOPPED record without STEP (flags %#x)",
+			      r.h.flags);
 			alarm(0);
 			return others;
 		}
@@ -301,8 +372,36 @@ static int cmd_regs(void)
 	       "SETREGS rax = 42");
 	CHECK(len == sizeof(again), "SETREGS len out %llu", (unsigned long long)len);
 
-	/* Not in this version (sessions.rst says why). */
-	expect(control(UTRACE_CTL_SINGLESTEP, 0), EOPNOTSUPP, "SINGLESTEP of the stopped child");
+	/* One instruction each: the nop, then the movabs. */
+	extra = drain();
+	expect(control(UTRACE_CTL_SINGLESTEP, child), 0, "SINGLESTEP of the stopped child");
+	phase = "the QUIESCE record of the first SINGLESTEP";
+	CHECK(wait_step_record() == 0, "records other than the step's before its stop");
+	getregs(&again);
+	CHECK(again.rip == (unsigned long)step1, "after one step rip %#llx, want step1 %p",
+	      again.rip, (void *)step1);
+	CHECK(again.rax == 42, "after one step rax %lld, want the SETREGS's 42", again.rax);
+	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP again");
+	phase = "the QUIESCE record of the second SINGLESTEP";
+	wait_step_record();
+	getregs(&again);
+	CHECK(again.rip == (unsigned long)step2, "after two steps rip %#llx, want step2 %p",
+	      again.rip, (void *)step2);
+	CHECK(again.r10 == MOVABS_VALUE, "after the movabs r10 %#llx", again.r10);
+	if (again.rip == (unsigned long)step2 && again.r10 == MOVABS_VALUE)
+		printf("ok: two SINGLESTEPs: rip at step1, then step2, r10 set by the movabs\n");
+	expect(control(UTRACE_CTL_SINGLESTEP, 99999), ESRCH, "SINGLESTEP of a tid the engine lacks");
+	{
+		struct utrace_control c = { .size = sizeof(c), .action = UTRACE_CTL_SINGLESTEP,
+					    .engine_id = 999 };
+
+		expect(ioctl(fd, UTRACE_IOC_CONTROL, &c) ? errno : 0, ENOENT,
+		       "SINGLESTEP of an unknown engine");
+		c.engine_id = id;
+		c.events = 1;
+		expect(ioctl(fd, UTRACE_IOC_CONTROL, &c) ? errno : 0, EINVAL,
+		       "SINGLESTEP with events");
+	}
 	extra = drain();
 	if (extra)
 		printf("note: %d more STOPPED QUIESCE records than stops\n", extra);
@@ -319,6 +418,7 @@ static int cmd_regs(void)
 	alarm(0);
 	/* Running again (blocked in its second read). */
 	expect(getregs(&again), EBUSY, "GETREGS after RESUME");
+	expect(control(UTRACE_CTL_SINGLESTEP, 0), EBUSY, "SINGLESTEP of a running thread");
 
 	close(go[1]);
 	waitpid(child, &status, 0);
@@ -328,10 +428,187 @@ static int cmd_regs(void)
 	return fails ? 1 : 0;
 }
 
+/* The rips after each step, and rax after the syscall's step. */
+struct trail {
+	unsigned long long rip[SEQ_STEPS];
+	unsigned long long rax;
+};
+
+/*
+ * A child that runs stepped_seq() on @in (after PTRACE_TRACEME and a
+ * SIGSTOP if @traced) and reports its getppid() result on @out.
+ */
+static pid_t seq_child(int in, int out, int traced)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		long ret;
+
+		if (traced) {
+			if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+				_exit(5);
+			raise(SIGSTOP);
+		}
+		ret = stepped_seq(in, &c);
+		if (write(out, &ret, sizeof(ret)) != sizeof(ret))
+			_exit(3);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The session's steps of a child blocked in stepped_seq()'s read(). */
+static void session_steps(struct trail *t, int wr)
+{
+	struct utrace_attach a = { .size = sizeof(a), .events = 0 };
+	struct user_regs_struct regs;
+
+	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die(UTRACE_DEV_PATH);
+	a.pid = child;
+	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
+		die("attach");
+	id = a.engine_id;
+	for (int i = 0; i < 1000 && !in_read(child); i++)
+		usleep(10000);
+	expect(control(UTRACE_CTL_STOP, 0), 0, "session: STOP");
+	if (write(wr, "y", 1) != 1)
+		die("write");
+	phase = "session: the QUIESCE record of the STOP";
+	wait_stopped_record();
+	getregs(&regs);
+	CHECK(regs.rip == (unsigned long)seq_start, "session: stopped at %#llx, want seq_start %p",
+	      regs.rip, (void *)seq_start);
+	for (int i = 0; i < SEQ_STEPS; i++) {
+		expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "session: SINGLESTEP");
+		phase = "session: a step's QUIESCE record";
+		wait_step_record();
+		getregs(&regs);
+		t->rip[i] = regs.rip;
+		if (i == 2)
+			t->rax = regs.rax;
+	}
+	expect(control(UTRACE_CTL_RESUME, 0), 0, "session: RESUME");
+}
+
+/* ptrace's steps of the same code: PTRACE_SYSCALL to the read's exit. */
+static void ptrace_steps(struct trail *t, int in, int wr)
+{
+	struct user_regs_struct regs;
+	int status, entered = 0;
+
+	if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
+		die("ptrace: the child's SIGSTOP");
+	if (ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
+		die("PTRACE_SETOPTIONS");
+	phase = "ptrace: the read's syscall stops";
+	alarm(30);
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, child, 0, 0))
+			die("PTRACE_SYSCALL");
+		if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
+			die("ptrace: a syscall stop");
+		if (WSTOPSIG(status) != (SIGTRAP | 0x80))
+			continue;
+		if (ptrace(PTRACE_GETREGS, child, 0, &regs))
+			die("PTRACE_GETREGS");
+		/* rax is -ENOSYS at a syscall-entry stop. */
+		if ((long)regs.rax == -ENOSYS && regs.orig_rax == SYS_read &&
+		    regs.rdi == (unsigned long)in) {
+			entered = 1;
+			if (write(wr, "y", 1) != 1)
+				die("write");
+		} else if (entered && regs.orig_rax == SYS_read) {
+			break;
+		}
+	}
+	CHECK(regs.rip == (unsigned long)seq_start, "ptrace: stopped at %#llx, want seq_start %p",
+	      regs.rip, (void *)seq_start);
+	for (int i = 0; i < SEQ_STEPS; i++) {
+		if (ptrace(PTRACE_SINGLESTEP, child, 0, 0))
+			die("PTRACE_SINGLESTEP");
+		if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status) ||
+		    WSTOPSIG(status) != SIGTRAP)
+			die("ptrace: a step's SIGTRAP");
+		if (ptrace(PTRACE_GETREGS, child, 0, &regs))
+			die("PTRACE_GETREGS");
+		t->rip[i] = regs.rip;
+		if (i == 2)
+			t->rax = regs.rax;
+	}
+	alarm(0);
+	if (ptrace(PTRACE_DETACH, child, 0, 0))
+		die("PTRACE_DETACH");
+}
+
+/* One child stepped by a session (!@traced) or by ptrace; its getppid(). */
+static long stepped(struct trail *t, int traced)
+{
+	int in[2], out[2], status;
+	long ret = 0;
+
+	if (pipe(in) || pipe(out))
+		die("pipe");
+	child = seq_child(in[0], out[1], traced);
+	close(in[0]);
+	close(out[1]);
+	if (traced)
+		ptrace_steps(t, in[0], in[1]);
+	else
+		session_steps(t, in[1]);
+	phase = "the child's report";
+	alarm(30);
+	if (read(out[0], &ret, sizeof(ret)) != sizeof(ret))
+		die("report");
+	alarm(0);
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s child status %#x",
+	      traced ? "ptrace's" : "the session's", status);
+	if (!traced)
+		close(fd);
+	close(in[1]);
+	close(out[0]);
+	return ret;
+}
+
+static int cmd_steps(void)
+{
+	struct trail ours, theirs;
+	long r1, r2;
+
+	memset(&ours, 0, sizeof(ours));
+	memset(&theirs, 0, sizeof(theirs));
+	signal(SIGALRM, timed_out);
+	r1 = stepped(&ours, 0);
+	r2 = stepped(&theirs, 1);
+	for (int i = 0; i < SEQ_STEPS; i++) {
+		printf("step %d: session rip %#llx, ptrace rip %#llx\n", i + 1, ours.rip[i],
+		       theirs.rip[i]);
+		CHECK(ours.rip[i] == theirs.rip[i], "step %d: the session's rip %#llx, ptrace's %#llx",
+		      i + 1, ours.rip[i], theirs.rip[i]);
+	}
+	CHECK(ours.rip[SEQ_STEPS - 1] == (unsigned long)seq_end, "after %d steps rip %#llx, want seq_end %p",
+	      SEQ_STEPS, ours.rip[SEQ_STEPS - 1], (void *)seq_end);
+	CHECK(ours.rax == theirs.rax && ours.rax == (unsigned long long)getpid(),
+	      "rax after the stepped getppid(): session %lld, ptrace %lld, want %d", ours.rax,
+	      theirs.rax, getpid());
+	CHECK(r1 == getpid() && r2 == getpid(), "the children's getppid(): %ld and %ld, want %d", r1,
+	      r2, getpid());
+	printf("steps: %s\n", fails ? "some checks failed" : "the session's steps are ptrace's");
+	return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "regs"))
 		return cmd_regs();
+	if (argc > 1 && !strcmp(argv[1], "steps"))
+		return cmd_steps();
 	return 2;
 }
