@@ -22,7 +22,7 @@
 //! the program.
 
 use crate::utrace::uapi;
-use crate::utrace::{Control, Events, Signal, SyscallEntry};
+use crate::utrace::{Action, Control, Events, Signal, SyscallEntry};
 use crate::{key, log_allowed, Core, Session, Thread, INTERNAL};
 use kernel::prelude::*;
 use kernel::task::Task;
@@ -60,10 +60,10 @@ impl Thread {
 
 /// A syscall entry callback's answer for `act` ([`Core::action`]): the
 /// step kept, a session stop taken before the syscall.
-pub(crate) fn entry_answer(act: crate::utrace::Action) -> SyscallEntry {
+pub(crate) fn entry_answer(act: Action) -> SyscallEntry {
     match act {
-        crate::utrace::Action::Stop => SyscallEntry::Stop,
-        crate::utrace::Action::SingleStep => SyscallEntry::Step,
+        Action::Stop => SyscallEntry::Stop,
+        Action::SingleStep => SyscallEntry::Step,
         _ => SyscallEntry::Run,
     }
 }
@@ -82,30 +82,42 @@ impl Core {
     /// made), or a trap the session did not ask for or no longer waits
     /// for, discarded with the thread's stop kept if it holds one.
     pub(crate) fn step_trap(&self, task: &Task) -> Signal {
-        let (id, stepped, holds) = {
-            let mut st = self.state.lock();
-            let Some(t) = st.find_mut(key(task)) else {
-                return Signal::Ignore;
-            };
-            let stepped = t.stepping;
-            if stepped {
-                // INVARIANT: a thread that is not stepping does not ask for
-                // a step (`Thread::action`), and the session holds it.
-                t.stepping = false;
-                t.stop = true;
-            }
-            (t.engine_id, stepped, t.holds())
-        };
-        if stepped {
-            self.emit_new(task, id, uapi::REC_QUIESCE, true, |rec| {
-                rec.h.flags |= uapi::REC_F_STOPPED | uapi::REC_F_STEP;
-            });
-        }
-        if holds {
+        if self.step_end(task) || self.action(task) == Action::Stop {
             Signal::IgnoreStopped
         } else {
             Signal::Ignore
         }
+    }
+
+    /// The HANDLER report of a signal delivered while `task` steps: as
+    /// with ptrace, the step ends at the handler's first instruction (the
+    /// kernel ended the stepping as it set up the frame); the signal's
+    /// decision is kept. `None` if the thread does not step.
+    pub(crate) fn step_into_handler(&self, task: &Task) -> Option<Signal> {
+        self.step_end(task).then_some(Signal::KeepStopped)
+    }
+
+    /// Ends `task`'s step, if it takes one: the session holds it stopped
+    /// again, and its QUIESCE record (`STOPPED | STEP`) wakes the reader
+    /// once it sleeps in the stop. Whether it was stepping.
+    fn step_end(&self, task: &Task) -> bool {
+        let id = {
+            let mut st = self.state.lock();
+            match st.find_mut(key(task)) {
+                Some(t) if t.stepping => {
+                    // INVARIANT: a thread that is not stepping does not ask
+                    // for a step (`Thread::action`).
+                    t.stepping = false;
+                    t.stop = true;
+                    t.engine_id
+                }
+                _ => return false,
+            }
+        };
+        self.emit_new(task, id, uapi::REC_QUIESCE, true, |rec| {
+            rec.h.flags |= uapi::REC_F_STOPPED | uapi::REC_F_STEP;
+        });
+        true
     }
 }
 

@@ -856,9 +856,13 @@ impl utrace::Engine for Core {
             };
         }
         if !cx.is_global() && self.stepping(cx.task()) {
-            // A signal's report while the thread steps (its handler's
-            // first instruction is then the step): asked again, as the
-            // answer below is the last word of the report.
+            if sig.class() == SignalClass::Handler {
+                if let Some(end) = self.step_into_handler(cx.task()) {
+                    return end;
+                }
+            }
+            // A signal's report while the thread steps: asked again, as
+            // the answer below is the last word of the report.
             let _ = cx.control(Control::SingleStep);
         }
         if sig.class() == SignalClass::Handler {

@@ -91,7 +91,7 @@ mod ffi {
             cb: *mut bindings::callback_head,
         ) -> bool;
         pub(super) fn utrace_shim_blockstep_supported() -> bool;
-        pub(super) fn utrace_shim_step_enable(block: bool) -> bool;
+        pub(super) fn utrace_shim_step_enable(block: bool);
         pub(super) fn utrace_shim_step_disable();
         pub(super) fn utrace_shim_ka_kind(ka: *const bindings::k_sigaction) -> c_int;
         pub(super) fn utrace_shim_send_self(sig: c_int, info: *mut bindings::kernel_siginfo);

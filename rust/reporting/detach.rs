@@ -155,12 +155,7 @@ pub(crate) fn after_detach(st: &State, target: Target<'_>, engine: &Engine) {
 /// back from the kernel's queue.
 pub(crate) fn recheck_stepping(st: &State, ut: &UTask) {
     if ut.stepping.load(SeqCst) {
-        // With a QUIESCE report, in which an engine that still steps asks
-        // again.
-        ut.queue(&st.work, |inner| {
-            inner.pending.ask_resume(action::RESUME);
-            inner.pending.quiesce = true;
-        });
+        ut.queue(&st.work, |inner| inner.pending.ask_resume(action::RESUME));
     }
 }
 

@@ -163,11 +163,17 @@ fn run_work(st: &State, ut: &UTask, pending: &mut Pending) {
             }
         }
         // What was asked before the stop is stale; a resume from it may
-        // have asked for a report or a step. A step asked for before
-        // another engine's stop is asked again: a QUIESCE report after the
-        // stop, in which an engine that still steps says so (utrace: the
-        // last report decides).
-        let restep = matches!(resume, action::SINGLESTEP | action::BLOCKSTEP);
+        // have asked for a report or a step. A step asked for before the
+        // stop, or under way as it came (another engine stopped the task
+        // in a stepped syscall, or won a report with STOP), is asked
+        // again: a QUIESCE report after the stop, in which an engine that
+        // still steps says so (utrace: the last report decides). Only as
+        // the task leaves its stops: a stop it is woken from only to stop
+        // again (a report asked meanwhile, a detach) keeps its engines'
+        // word, and its report would announce the stop again.
+        let restep = (matches!(resume, action::SINGLESTEP | action::BLOCKSTEP)
+            || ut.stepping.load(SeqCst))
+            && !ut.stop_wanted();
         resume = action::RESUME;
         ut.steal_pending(pending);
         if restep {
@@ -206,8 +212,8 @@ fn apply_resume(ut: &UTask, resume: u32) {
         };
         let _guard = ut.inner.lock();
         if ut.events() & takes != 0 {
-            let ours = shim::step::enable(resume == action::BLOCKSTEP);
-            ut.stepping.store(ours, SeqCst);
+            shim::step::enable(resume == action::BLOCKSTEP);
+            ut.stepping.store(true, SeqCst);
             return;
         }
     }

@@ -182,7 +182,7 @@ bool utrace_rs_defer_wake(struct utrace_chrdev_file *file);
 
 /* step.c: single-step and block-step of current (see there). */
 bool utrace_shim_blockstep_supported(void);
-bool utrace_shim_step_enable(bool block);
+void utrace_shim_step_enable(bool block);
 void utrace_shim_step_disable(void);
 
 #endif /* _UTRACE_SHIM_H */

@@ -110,10 +110,12 @@ bool utrace_shim_blockstep_supported(void)
 
 /*
  * Step current once it returns to user mode: one instruction, or with @block
- * up to the next taken branch (enable_step()). Returns false if TF is the
- * program's own (then utrace-rs does not clear it later either).
+ * up to the next taken branch (enable_step()). Where TF is the program's own
+ * (set before, or by the instruction stepped: popf, iret), the step is still
+ * utrace-rs's (TIF_SINGLESTEP, the syscall-exit trap), but TF is left to the
+ * program when the stepping ends (no TIF_FORCED_TF).
  */
-bool utrace_shim_step_enable(bool block)
+void utrace_shim_step_enable(bool block)
 {
 	struct task_struct *t = current;
 	struct pt_regs *regs = task_pt_regs(t);
@@ -140,7 +142,6 @@ bool utrace_shim_step_enable(bool block)
 		set_blockstep(true);
 	else if (test_thread_flag(TIF_BLOCKSTEP))
 		set_blockstep(false);
-	return ours;
 }
 
 /*

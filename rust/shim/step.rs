@@ -9,9 +9,9 @@ pub(crate) fn block_supported() -> bool {
 }
 
 /// Steps `current` (one instruction, or one block) once it returns to
-/// user mode; false if the trap flag is the program's own. In
-/// `current`'s task work.
-pub(crate) fn enable(block: bool) -> bool {
+/// user mode (a trap flag the program set itself stays when [`disable`]
+/// ends the stepping). In `current`'s task work.
+pub(crate) fn enable(block: bool) {
     // SAFETY: Acts on `current`, in its own context.
     unsafe { ffi::utrace_shim_step_enable(block) }
 }

@@ -22,6 +22,14 @@
  *                  PTRACE_SINGLESTEP). The rip after each step and the
  *                  syscall's rax must be the same, and both children see
  *                  getppid() return their parent.
+ *   utregs stepmore  SINGLESTEP with a second session and a signal: a
+ *                  step asked while another session also holds the thread
+ *                  waits for that session's RESUME, then is taken; a
+ *                  stepped read() blocks, another session closes, the
+ *                  read returns and the step ends after it; a step with a
+ *                  handled SIGUSR1 pending ends at the handler's first
+ *                  instruction (as with ptrace), and the program then runs
+ *                  as without the session.
  *
  * Prints "ok: ..." lines, "FAIL: ..." and exits 1 when a check fails.
  */
@@ -196,8 +204,10 @@ static int wait_step_record(void)
 			die("read record");
 		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
 			CHECK(r.h.tid == child, "QUIESCE of tid %d", r.h.tid);
-			CHECK(r.h.flags & UTRACE_REC_F_STEP, "a STOPPED record without STEP (flags %#x)",
-			      r.h.flags);
+			CHECK(r.h.flags & UTRACE_REC_F_STEP,
+			      "a STOPPED record without STEP (flags %#x, event %#llx, seq %llu)",
+			      r.h.flags, (unsigned long long)r.quiesce.event,
+			      (unsigned long long)r.h.seq);
 			alarm(0);
 			return others;
 		}
@@ -603,6 +613,194 @@ static int cmd_steps(void)
 	return fails ? 1 : 0;
 }
 
+/*
+ * stepmore's child code: read(fd_a) (the stop point), two movs that set up
+ * read(fd_b), its syscall instruction at sb_call; sb_after follows it.
+ * Returns read(fd_b)'s result.
+ */
+extern char sa_after[], sa_mov2[], sb_call[], sb_after[];
+
+static __attribute__((noinline)) long two_reads(int fd_a, int fd_b, char *buf)
+{
+	register long r8 asm("r8") = SYS_read;
+	register long r9 asm("r9") = fd_b;
+	long ret;
+
+	asm volatile("syscall\n"
+		     ".globl sa_after\n"
+		     "sa_after:\n\t"
+		     "mov %%r8, %%rax\n"
+		     ".globl sa_mov2\n"
+		     "sa_mov2:\n\t"
+		     "mov %%r9, %%rdi\n"
+		     ".globl sb_call\n"
+		     "sb_call:\n\t"
+		     "syscall\n"
+		     ".globl sb_after\n"
+		     "sb_after:\n\t"
+		     "nop\n"
+		     : "=a"(ret)
+		     : "a"((long)SYS_read), "D"((long)fd_a), "S"(buf), "d"(1L), "r"(r8), "r"(r9)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_seen++;
+}
+
+/* A second session on the child, with its own engine; its fd. */
+static int second_session(__u64 *id2)
+{
+	struct utrace_attach a = { .size = sizeof(a), .events = 0 };
+	int f = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	if (f < 0)
+		die(UTRACE_DEV_PATH);
+	a.pid = child;
+	if (ioctl(f, UTRACE_IOC_ATTACH, &a))
+		die("attach (second session)");
+	*id2 = a.engine_id;
+	return f;
+}
+
+static int control_of(int f, __u64 engine, __u32 action)
+{
+	struct utrace_control c = { .size = sizeof(c), .action = action, .engine_id = engine };
+
+	return ioctl(f, UTRACE_IOC_CONTROL, &c) ? errno : 0;
+}
+
+/* Whether a record is queued on @f now. */
+static int queued(int f)
+{
+	struct pollfd p = { .fd = f, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/* One SINGLESTEP and its stop; the registers there. */
+static void step(struct user_regs_struct *regs, const char *what)
+{
+	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, what);
+	phase = what;
+	wait_step_record();
+	getregs(regs);
+}
+
+static int cmd_stepmore(void)
+{
+	int a[2], b[2], out[2], fd2, status;
+	struct utrace_attach at = { .size = sizeof(at), .events = 0 };
+	struct user_regs_struct regs;
+	__u64 id2;
+	char c;
+
+	if (pipe(a) || pipe(b) || pipe(out))
+		die("pipe");
+	signal(SIGALRM, timed_out);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+		long ret[2];
+
+		sigaction(SIGUSR1, &sa, NULL);
+		ret[0] = two_reads(a[0], b[0], &c);
+		ret[1] = usr1_seen;
+		if (write(out[1], ret, sizeof(ret)) != sizeof(ret))
+			_exit(3);
+		_exit(0);
+	}
+	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die(UTRACE_DEV_PATH);
+	at.pid = child;
+	if (ioctl(fd, UTRACE_IOC_ATTACH, &at))
+		die("attach");
+	id = at.engine_id;
+	for (int i = 0; i < 1000 && !in_read(child); i++)
+		usleep(10000);
+	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP");
+	if (write(a[1], "y", 1) != 1)
+		die("write");
+	phase = "the QUIESCE record of the STOP";
+	wait_stopped_record();
+
+	/* A step while a second session also holds the thread. */
+	fd2 = second_session(&id2);
+	expect(control_of(fd2, id2, UTRACE_CTL_STOP), 0, "second session: STOP");
+	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP while the second session holds it");
+	usleep(200000);
+	CHECK(!queued(fd), "a step record while the second session holds the thread");
+	expect(control_of(fd2, id2, UTRACE_CTL_RESUME), 0, "second session: RESUME");
+	phase = "the step's record after the second session's RESUME";
+	wait_step_record();
+	getregs(&regs);
+	CHECK(regs.rip == (unsigned long)sa_mov2, "after the held step rip %#llx, want %p", regs.rip,
+	      (void *)sa_mov2);
+	if (regs.rip == (unsigned long)sa_mov2)
+		printf("ok: a step asked while another session held the thread ran once it resumed\n");
+	close(fd2);
+	step(&regs, "SINGLESTEP to the second read's syscall instruction");
+	CHECK(regs.rip == (unsigned long)sb_call, "rip %#llx, want sb_call %p", regs.rip,
+	      (void *)sb_call);
+
+	/* The stepped read() blocks; a second session closes meanwhile. */
+	fd2 = second_session(&id2);
+	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP of the read's syscall instruction");
+	for (int i = 0; i < 1000 && !in_read(child); i++)
+		usleep(10000);
+	CHECK(in_read(child), "the stepped read() does not block");
+	close(fd2);
+	usleep(100000);
+	CHECK(!queued(fd), "a step record while the stepped read() blocks");
+	if (write(b[1], "z", 1) != 1)
+		die("write");
+	phase = "the step's record after the read";
+	wait_step_record();
+	getregs(&regs);
+	CHECK(regs.rip == (unsigned long)sb_after && regs.rax == 1,
+	      "after the stepped read(): rip %#llx (want sb_after %p), rax %lld (want 1)", regs.rip,
+	      (void *)sb_after, regs.rax);
+	if (regs.rip == (unsigned long)sb_after && regs.rax == 1)
+		printf("ok: the stepped read() returned 1 and the step ended after it, the other session closed meanwhile\n");
+
+	/* A signal that comes in the stop is delivered by the step. */
+	kill(child, SIGUSR1);
+	usleep(100000);
+	step(&regs, "SINGLESTEP with a SIGUSR1 pending");
+	CHECK(regs.rip == (unsigned long)on_usr1, "the step into the handler: rip %#llx, want %p",
+	      regs.rip, (void *)on_usr1);
+	if (regs.rip == (unsigned long)on_usr1)
+		printf("ok: a step with a handled signal pending ends at the handler's entry\n");
+	expect(control(UTRACE_CTL_RESUME, 0), 0, "RESUME");
+	{
+		long ret[2];
+
+		phase = "the child's report";
+		alarm(30);
+		if (read(out[0], ret, sizeof(ret)) != sizeof(ret))
+			die("report");
+		alarm(0);
+		CHECK(ret[0] == 1 && ret[1] == 1,
+		      "the child's read() %ld (want 1), SIGUSR1 handled %ld times (want 1)", ret[0],
+		      ret[1]);
+		if (ret[0] == 1 && ret[1] == 1)
+			printf("ok: the child saw its read() return 1 and handled SIGUSR1 once\n");
+	}
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	close(fd);
+	printf("stepmore: %s\n", fails ? "some checks failed" : "all checks passed");
+	return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -610,5 +808,7 @@ int main(int argc, char **argv)
 		return cmd_regs();
 	if (argc > 1 && !strcmp(argv[1], "steps"))
 		return cmd_steps();
+	if (argc > 1 && !strcmp(argv[1], "stepmore"))
+		return cmd_stepmore();
 	return 2;
 }

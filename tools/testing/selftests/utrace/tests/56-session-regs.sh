@@ -20,6 +20,8 @@ out=$(runas $NOBODY /utrace/bin/utregs regs) || fail "utregs regs: $out"
 echo "$out"
 out=$(runas $NOBODY /utrace/bin/utregs steps) || fail "utregs steps: $out"
 echo "$out"
+out=$(runas $NOBODY /utrace/bin/utregs stepmore) || fail "utregs stepmore: $out"
+echo "$out"
 ! dmesg_since_mark | grep -Eq "$SPLAT_RE" || fail "kernel splat during the register test"
 dmesg_has "GETREGS of tid [0-9]+ refused: the session does not hold it stopped" ||
 	fail "no log line says why GETREGS of a running thread was refused"
