@@ -268,6 +268,11 @@ pub(crate) struct UTask {
     /// utrace-rs set the task stepping (single or block); only the task
     /// itself changes it.
     pub(crate) stepping: AtomicBool,
+    /// This run of the task's work restarts a skipped syscall while
+    /// utrace-rs steps the task: the step's trap at the skipped pass's exit
+    /// (`TRAP_BRKPT`) is not a step's end, the restart traps again
+    /// (`report_signal`). Read and written by the task's work only.
+    pub(crate) skipped_trap: AtomicBool,
     /// A report or a resume action was asked of the task's work and not
     /// yet taken: it ends a stop for the report (which may stop again).
     asked: AtomicBool,
@@ -466,6 +471,7 @@ impl UTask {
                 sleepable_entry: AtomicBool::new(false),
                 entry_restart: EntryRestart::new(),
                 stepping: AtomicBool::new(false),
+                skipped_trap: AtomicBool::new(false),
                 asked: AtomicBool::new(false),
                 recorded: AtomicBool::new(false),
                 work: Opaque::uninit(),

@@ -426,6 +426,8 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     // A syscall entry skipped to be restarted: its registers are shown as
     // at entry until the restart, after the stop.
     let mut skipped = ut.entry_restart.begin();
+    ut.skipped_trap
+        .store(skipped.is_some() && ut.stepping.load(SeqCst), SeqCst);
     let (mut stopped, mut aborted) = (true, false);
     if let Some(sk) = skipped.as_mut().filter(|sk| sk.report) {
         // Its entry report, where callbacks may sleep.
@@ -447,6 +449,7 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     ut.in_work.store(true, SeqCst);
     run_work(st, ut, &mut pending);
     ut.in_work.store(false, SeqCst);
+    ut.skipped_trap.store(false, SeqCst);
     if let Some(reader) = ut.take_stop_wake() {
         reader.wake();
     }

@@ -106,6 +106,16 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
         return Instance::Done;
     };
     let orig_info = info;
+    if is_step_trap(&info)
+        && info.__bindgen_anon_1.si_code == bindings::TRAP_BRKPT as i32
+        && ut.skipped_trap.swap(false, SeqCst)
+    {
+        // The exit trap of a syscall skipped to be restarted (a stop
+        // before it) while utrace-rs steps the task: the restart is the
+        // stepped syscall, and traps again at its exit.
+        ut.sig.release(sig, true);
+        return Instance::Done;
+    }
     let mut return_ka = orig_ka;
     let regs = shim::user_regs();
     // The signal action (and flags) the last engine left.

@@ -122,8 +122,11 @@ void utrace_shim_step_enable(bool block)
 	unsigned long oflags;
 	bool ours;
 
-	/* Stepped into a syscall: the entry cleared TF; it was still ours. */
-	if (test_thread_flag(TIF_SINGLESTEP))
+	/*
+	 * Stepped into a syscall: the entry cleared TF; it was still ours
+	 * (not after a stepped popf: TF is then what the popf loaded).
+	 */
+	if (test_thread_flag(TIF_SINGLESTEP) && test_thread_flag(TIF_FORCED_TF))
 		regs->flags |= X86_EFLAGS_TF;
 	set_thread_flag(TIF_SINGLESTEP);
 	set_task_syscall_work(t, SYSCALL_EXIT_TRAP);

@@ -19,17 +19,18 @@
  *                  a getppid() syscall instruction, one a jump); one is
  *                  stepped by a session (STOP, then SINGLESTEP), the other
  *                  by ptrace (PTRACE_SYSCALL to the read's exit, then
- *                  PTRACE_SINGLESTEP). The rip after each step and the
- *                  syscall's rax must be the same, and both children see
- *                  getppid() return their parent.
+ *                  PTRACE_SINGLESTEP); a popf among them. The rip after
+ *                  each step and the syscall's rax must be the same, and
+ *                  both children see getppid() return their parent.
  *   utregs stepmore  SINGLESTEP with a second session and a signal: a
  *                  step asked while another session also holds the thread
  *                  waits for that session's RESUME, then is taken; a
- *                  stepped read() blocks, another session closes, the
- *                  read returns and the step ends after it; a step with a
- *                  handled SIGUSR1 pending ends at the handler's first
- *                  instruction (as with ptrace), and the program then runs
- *                  as without the session.
+ *                  stepped read() is stopped at its entry by another
+ *                  session's decision (RUN), blocks, that session closes,
+ *                  the read returns and the step ends after it; a step
+ *                  with a handled SIGUSR1 pending ends at the handler's
+ *                  first instruction (as with ptrace), and the program
+ *                  then runs as without the session.
  *
  * Prints "ok: ..." lines, "FAIL: ..." and exits 1 when a check fails.
  */
@@ -90,10 +91,13 @@ static __attribute__((noinline)) void marker(int fd, char *buf, struct report *r
  * seq_start: the instructions both steppers of `utregs steps` step
  * through, after a read(fd, buf, 1): SEQ_STEPS of them up to seq_end, the
  * third a getppid() syscall instruction (a step runs the whole syscall), the
- * fifth a taken jump. Returns the getppid() result.
+ * fifth a taken jump, the eighth a popf of flags without TF (the kernel
+ * takes a popf as the program's own setting of the trap flag: the step's
+ * trap is still the stepper's; a pushf under a step would push TF, for
+ * ptrace as well). Returns the getppid() result.
  */
 extern char seq_start[], seq_end[];
-#define SEQ_STEPS 7
+#define SEQ_STEPS 9
 
 static __attribute__((noinline)) long stepped_seq(int fd, char *buf)
 {
@@ -110,6 +114,8 @@ static __attribute__((noinline)) long stepped_seq(int fd, char *buf)
 		     "ud2\n"
 		     "1:\n\t"
 		     "mov %%rax, %%r10\n\t"
+		     "pushq $0x202\n\t"
+		     "popfq\n\t"
 		     "nop\n"
 		     ".globl seq_end\n"
 		     "seq_end:\n\t"
@@ -574,9 +580,18 @@ static long stepped(struct trail *t, int traced)
 	phase = "the child's report";
 	alarm(30);
 	if (read(out[0], &ret, sizeof(ret)) != sizeof(ret))
-		die("report");
+		ret = 0;
 	alarm(0);
 	waitpid(child, &status, 0);
+	if (traced && WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) {
+		/*
+		 * The kernel's own ptrace step of a popf leaves the trap flag
+		 * to the program (arch/x86/kernel/step.c: TIF_FORCED_TF is
+		 * cleared for it), which then traps once detached.
+		 */
+		printf("note: ptrace's child died of SIGTRAP after PTRACE_DETACH (the stepped popf)\n");
+		return -1;
+	}
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s child status %#x",
 	      traced ? "ptrace's" : "the session's", status);
 	if (!traced)
@@ -607,8 +622,8 @@ static int cmd_steps(void)
 	CHECK(ours.rax == theirs.rax && ours.rax == (unsigned long long)getpid(),
 	      "rax after the stepped getppid(): session %lld, ptrace %lld, want %d", ours.rax,
 	      theirs.rax, getpid());
-	CHECK(r1 == getpid() && r2 == getpid(), "the children's getppid(): %ld and %ld, want %d", r1,
-	      r2, getpid());
+	CHECK(r1 == getpid() && (r2 == getpid() || r2 == -1),
+	      "the children's getppid(): %ld and %ld, want %d", r1, r2, getpid());
 	printf("steps: %s\n", fails ? "some checks failed" : "the session's steps are ptrace's");
 	return fails ? 1 : 0;
 }
@@ -653,8 +668,11 @@ static void on_usr1(int sig)
 	usr1_seen++;
 }
 
-/* A second session on the child, with its own engine; its fd. */
-static int second_session(__u64 *id2)
+/*
+ * A second session on the child, with its own engine (deciding syscall
+ * entries if @decide); its fd.
+ */
+static int second_session(__u64 *id2, int decide)
 {
 	struct utrace_attach a = { .size = sizeof(a), .events = 0 };
 	int f = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
@@ -662,6 +680,10 @@ static int second_session(__u64 *id2)
 	if (f < 0)
 		die(UTRACE_DEV_PATH);
 	a.pid = child;
+	if (decide) {
+		a.flags = UTRACE_ATTACH_F_DECIDE_SYSCALL;
+		a.events = UTRACE_EV_SYSCALL_ENTRY;
+	}
 	if (ioctl(f, UTRACE_IOC_ATTACH, &a))
 		die("attach (second session)");
 	*id2 = a.engine_id;
@@ -733,7 +755,7 @@ static int cmd_stepmore(void)
 	wait_stopped_record();
 
 	/* A step while a second session also holds the thread. */
-	fd2 = second_session(&id2);
+	fd2 = second_session(&id2, 0);
 	expect(control_of(fd2, id2, UTRACE_CTL_STOP), 0, "second session: STOP");
 	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP while the second session holds it");
 	usleep(200000);
@@ -751,12 +773,39 @@ static int cmd_stepmore(void)
 	CHECK(regs.rip == (unsigned long)sb_call, "rip %#llx, want sb_call %p", regs.rip,
 	      (void *)sb_call);
 
-	/* The stepped read() blocks; a second session closes meanwhile. */
-	fd2 = second_session(&id2);
+	/*
+	 * The stepped read(): a second session stops it at its entry for a
+	 * decision, answers RUN, the read blocks, the session closes.
+	 */
+	fd2 = second_session(&id2, 1);
 	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "SINGLESTEP of the read's syscall instruction");
-	for (int i = 0; i < 1000 && !in_read(child); i++)
-		usleep(10000);
-	CHECK(in_read(child), "the stepped read() does not block");
+	{
+		struct utrace_record r;
+		struct utrace_decide d = { .size = sizeof(d), .verdict = UTRACE_VERDICT_RUN,
+					   .engine_id = id2 };
+
+		phase = "the second session's decision record of the stepped read()";
+		alarm(30);
+		do {
+			if (read(fd2, &r, sizeof(r)) != sizeof(r))
+				die("read record (second session)");
+		} while (!(r.h.flags & UTRACE_REC_F_DECIDE));
+		alarm(0);
+		CHECK(r.h.type == UTRACE_REC_SYSCALL_ENTRY && r.syscall.nr == SYS_read,
+		      "the decision record: type %d nr %d", r.h.type, r.syscall.nr);
+		usleep(100000);
+		CHECK(!queued(fd), "a step record while the second session decides");
+		d.seq = r.h.seq;
+		expect(ioctl(fd2, UTRACE_IOC_DECIDE, &d) ? errno : 0, 0,
+		       "second session: RUN the stepped read()");
+	}
+	{
+		int blocked = 0;
+
+		for (int i = 0; i < 1000 && !(blocked = in_read(child)); i++)
+			usleep(10000);
+		CHECK(blocked, "the stepped read() does not block");
+	}
 	close(fd2);
 	usleep(100000);
 	CHECK(!queued(fd), "a step record while the stepped read() blocks");
@@ -769,7 +818,7 @@ static int cmd_stepmore(void)
 	      "after the stepped read(): rip %#llx (want sb_after %p), rax %lld (want 1)", regs.rip,
 	      (void *)sb_after, regs.rax);
 	if (regs.rip == (unsigned long)sb_after && regs.rax == 1)
-		printf("ok: the stepped read() returned 1 and the step ended after it, the other session closed meanwhile\n");
+		printf("ok: the stepped read() returned 1 and the step ended after it (another session decided its entry, then closed)\n");
 
 	/* A signal that comes in the stop is delivered by the step. */
 	kill(child, SIGUSR1);
