@@ -109,16 +109,31 @@ impl Session {
             return Err(EBUSY);
         }
         let engine = self.tracer.lookup(&task).map_err(|_| ESRCH)?;
+        let mut last = EAGAIN;
         for _ in 0..REACH_TRIES {
             match engine.examine(|_| ()) {
                 Ok(()) => return Ok(Held { engine }),
-                Err(e) if e == EAGAIN => utrace::msleep(1),
-                // The engine's stop is not in force (a SET_EVENTS resumed it).
-                Err(e) if e == EINVAL => return Err(EBUSY),
+                Err(e) if e == EAGAIN => {}
+                // The engine's stop is not in force: not yet (the callback
+                // that made the record, a signal's report outside the
+                // task's work, has not returned its Stop), or no longer
+                // (a SET_EVENTS resumed it).
+                Err(e) if e == EINVAL => {
+                    let stop = core
+                        .state
+                        .lock()
+                        .find(crate::key(&task))
+                        .is_some_and(|t| t.stop);
+                    if !stop {
+                        return Err(EBUSY);
+                    }
+                    last = EBUSY;
+                }
                 Err(e) => return Err(e),
             }
+            utrace::msleep(1);
         }
-        Err(EAGAIN)
+        Err(last)
     }
 
     /// `UTRACE_IOC_GETREGS`: copies the start of the regset to `buf`, at

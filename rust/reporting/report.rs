@@ -19,7 +19,7 @@ use crate::task;
 use crate::utask::{Pending, UTask, WorkFns, DEATH_BEGUN, JCTL_CONT, JCTL_STOP};
 use crate::utask::{JCTL_CONT_NOTIFY, JCTL_HOLD, JCTL_STOP_NOTIFY};
 use crate::wait;
-use core::sync::atomic::Ordering::SeqCst;
+use core::sync::atomic::Ordering::{Relaxed, SeqCst};
 use kernel::alloc::Flags;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -426,8 +426,11 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     // A syscall entry skipped to be restarted: its registers are shown as
     // at entry until the restart, after the stop.
     let mut skipped = ut.entry_restart.begin();
-    ut.skipped_trap
-        .store(skipped.is_some() && ut.stepping.load(SeqCst), SeqCst);
+    // Its exit trap, if utrace-rs steps the task, is not a step's end.
+    let skipped_trap = skipped.is_some() && ut.stepping.load(SeqCst);
+    if skipped_trap {
+        ut.skipped_trap.store(true, Relaxed);
+    }
     let (mut stopped, mut aborted) = (true, false);
     if let Some(sk) = skipped.as_mut().filter(|sk| sk.report) {
         // Its entry report, where callbacks may sleep.
@@ -449,7 +452,9 @@ unsafe extern "C" fn utask_work(head: *mut bindings::callback_head) {
     ut.in_work.store(true, SeqCst);
     run_work(st, ut, &mut pending);
     ut.in_work.store(false, SeqCst);
-    ut.skipped_trap.store(false, SeqCst);
+    if skipped_trap {
+        ut.skipped_trap.store(false, Relaxed);
+    }
     if let Some(reader) = ut.take_stop_wake() {
         reader.wake();
     }

@@ -16,7 +16,7 @@ use crate::task;
 use crate::utask::{
     HandlerReport, UTask, JCTL_CONT_NOTIFY, JCTL_HOLD, JCTL_STOP, JCTL_STOP_NOTIFY,
 };
-use core::sync::atomic::Ordering::SeqCst;
+use core::sync::atomic::Ordering::{Relaxed, SeqCst};
 use kernel::bindings;
 
 /// SIGNAL_*: each held signal goes to the engines that want its class,
@@ -108,7 +108,7 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
     let orig_info = info;
     if is_step_trap(&info)
         && info.__bindgen_anon_1.si_code == bindings::TRAP_BRKPT as i32
-        && ut.skipped_trap.swap(false, SeqCst)
+        && ut.skipped_trap.swap(false, Relaxed)
     {
         // The exit trap of a syscall skipped to be restarted (a stop
         // before it) while utrace-rs steps the task: the restart is the

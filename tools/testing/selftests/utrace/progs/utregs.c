@@ -504,7 +504,7 @@ static void session_steps(struct trail *t, int wr)
 		expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, "session: SINGLESTEP");
 		phase = "session: a step's QUIESCE record";
 		wait_step_record();
-		getregs(&regs);
+		CHECK(!getregs(&regs), "session: GETREGS after step %d", i + 1);
 		t->rip[i] = regs.rip;
 		if (i == 2)
 			t->rax = regs.rax;
@@ -711,7 +711,7 @@ static void step(struct user_regs_struct *regs, const char *what)
 	expect(control(UTRACE_CTL_SINGLESTEP, 0), 0, what);
 	phase = what;
 	wait_step_record();
-	getregs(regs);
+	CHECK(!getregs(regs), "GETREGS after %s", what);
 }
 
 static int cmd_stepmore(void)
