@@ -176,30 +176,11 @@ static int control(__u32 action, pid_t tid)
 	return ioctl(fd, UTRACE_IOC_CONTROL, &c) ? errno : 0;
 }
 
-/* Reads records until a QUIESCE with UTRACE_REC_F_STOPPED; how many others. */
-static int wait_stopped_record(void)
-{
-	struct utrace_record r;
-	int others = 0;
-
-	alarm(30);
-	for (;;) {
-		if (read(fd, &r, sizeof(r)) != sizeof(r))
-			die("read record");
-		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
-			CHECK(r.h.tid == child, "QUIESCE of tid %d", r.h.tid);
-			alarm(0);
-			return others;
-		}
-		others++;
-	}
-}
-
 /*
- * Reads records until a QUIESCE with UTRACE_REC_F_STOPPED, which must
- * have UTRACE_REC_F_STEP; how many others.
+ * Reads records until a QUIESCE with UTRACE_REC_F_STOPPED, which must have
+ * UTRACE_REC_F_STEP if @step; how many others.
  */
-static int wait_step_record(void)
+static int wait_stop(int step)
 {
 	struct utrace_record r;
 	int others = 0;
@@ -210,7 +191,7 @@ static int wait_step_record(void)
 			die("read record");
 		if (r.h.type == UTRACE_REC_QUIESCE && (r.h.flags & UTRACE_REC_F_STOPPED)) {
 			CHECK(r.h.tid == child, "QUIESCE of tid %d", r.h.tid);
-			CHECK(r.h.flags & UTRACE_REC_F_STEP,
+			CHECK(!step || (r.h.flags & UTRACE_REC_F_STEP),
 			      "a STOPPED record without STEP (flags %#x, event %#llx, seq %llu)",
 			      r.h.flags, (unsigned long long)r.quiesce.event,
 			      (unsigned long long)r.h.seq);
@@ -219,6 +200,16 @@ static int wait_step_record(void)
 		}
 		others++;
 	}
+}
+
+static int wait_stopped_record(void)
+{
+	return wait_stop(0);
+}
+
+static int wait_step_record(void)
+{
+	return wait_stop(1);
 }
 
 /*
@@ -477,11 +468,13 @@ static pid_t seq_child(int in, int out, int traced)
 	return pid;
 }
 
-/* The session's steps of a child blocked in stepped_seq()'s read(). */
-static void session_steps(struct trail *t, int wr)
+/*
+ * A session on the child, blocked in a read() of the pipe @wr writes to:
+ * attached, STOPped, the read given its byte, the thread in its stop.
+ */
+static void stop_after_read(int wr)
 {
 	struct utrace_attach a = { .size = sizeof(a), .events = 0 };
-	struct user_regs_struct regs;
 
 	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -492,11 +485,19 @@ static void session_steps(struct trail *t, int wr)
 	id = a.engine_id;
 	for (int i = 0; i < 1000 && !in_read(child); i++)
 		usleep(10000);
-	expect(control(UTRACE_CTL_STOP, 0), 0, "session: STOP");
+	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP");
 	if (write(wr, "y", 1) != 1)
 		die("write");
-	phase = "session: the QUIESCE record of the STOP";
+	phase = "the QUIESCE record of the STOP";
 	wait_stopped_record();
+}
+
+/* The session's steps of a child blocked in stepped_seq()'s read(). */
+static void session_steps(struct trail *t, int wr)
+{
+	struct user_regs_struct regs;
+
+	stop_after_read(wr);
 	getregs(&regs);
 	CHECK(regs.rip == (unsigned long)seq_start, "session: stopped at %#llx, want seq_start %p",
 	      regs.rip, (void *)seq_start);
@@ -717,7 +718,6 @@ static void step(struct user_regs_struct *regs, const char *what)
 static int cmd_stepmore(void)
 {
 	int a[2], b[2], out[2], fd2, status;
-	struct utrace_attach at = { .size = sizeof(at), .events = 0 };
 	struct user_regs_struct regs;
 	__u64 id2;
 	char c;
@@ -739,20 +739,7 @@ static int cmd_stepmore(void)
 			_exit(3);
 		_exit(0);
 	}
-	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die(UTRACE_DEV_PATH);
-	at.pid = child;
-	if (ioctl(fd, UTRACE_IOC_ATTACH, &at))
-		die("attach");
-	id = at.engine_id;
-	for (int i = 0; i < 1000 && !in_read(child); i++)
-		usleep(10000);
-	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP");
-	if (write(a[1], "y", 1) != 1)
-		die("write");
-	phase = "the QUIESCE record of the STOP";
-	wait_stopped_record();
+	stop_after_read(a[1]);
 
 	/* A step while a second session also holds the thread. */
 	fd2 = second_session(&id2, 0);
