@@ -145,7 +145,9 @@ impl Session {
             }
             t.stop = false;
             t.stepping = true;
-            Events::from_bits(t.events).or(INTERNAL).or(STEP_EVENTS)
+            Events::from_bits(t.events)
+                .or(INTERNAL)
+                .or(t.extra_events())
         };
         // Back in the stop, as before the call.
         let undo = |e: Error| -> Error {
@@ -161,10 +163,7 @@ impl Session {
         // A callback in flight (a signal's report made from the stop) may
         // have read the stop before this call cleared it: its Stop must
         // land before the step is asked for.
-        match engine.barrier() {
-            Ok(()) => {}
-            Err(e) => return Err(undo(e)),
-        }
+        engine.barrier().map_err(undo)?;
         engine.control(Control::SingleStep).map_err(undo)?;
         Ok(0)
     }

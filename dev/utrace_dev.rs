@@ -855,15 +855,16 @@ impl utrace::Engine for Core {
                 self.step_trap(cx.task())
             };
         }
-        if !cx.is_global() && self.stepping(cx.task()) {
+        if !cx.is_global() {
             if sig.class() == SignalClass::Handler {
                 if let Some(end) = self.step_into_handler(cx.task()) {
                     return end;
                 }
+            } else if self.stepping(cx.task()) {
+                // A signal's report while the thread steps: asked again,
+                // as the answer below is the last word of the report.
+                let _ = cx.control(Control::SingleStep);
             }
-            // A signal's report while the thread steps: asked again, as
-            // the answer below is the last word of the report.
-            let _ = cx.control(Control::SingleStep);
         }
         if sig.class() == SignalClass::Handler {
             // The frame for a signal reported before: not a new event. A

@@ -106,7 +106,20 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
         return Instance::Done;
     };
     let orig_info = info;
-    if is_step_trap(&info)
+    let mut return_ka = orig_ka;
+    let regs = shim::user_regs();
+    // The signal action (and flags) the last engine left.
+    let mut result = class;
+    let mut told = false;
+    // The trap of a step utrace-rs made: told to the engines, so that one
+    // that did not ask for the step leaves it alone. (Only the task itself
+    // changes its stepping, after its reports: it holds for this one.)
+    let ours = if ut.stepping.load(SeqCst) && is_step_trap(&info) {
+        signal::STEP
+    } else {
+        0
+    };
+    if ours != 0
         && info.__bindgen_anon_1.si_code == bindings::TRAP_BRKPT as i32
         && ut.skipped_trap.swap(false, Relaxed)
     {
@@ -116,18 +129,6 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
         ut.sig.release(sig, true);
         return Instance::Done;
     }
-    let mut return_ka = orig_ka;
-    let regs = shim::user_regs();
-    // The signal action (and flags) the last engine left.
-    let mut result = class;
-    let mut told = false;
-    // The trap of a step utrace-rs made: told to the engines, so that one
-    // that did not ask for the step leaves it alone.
-    let ours = if ut.stepping.load(SeqCst) && is_step_trap(&info) {
-        signal::STEP
-    } else {
-        0
-    };
     report(st, Some(ut), ut, signal::event_of(class), seq, |e, act| {
         let ret = e.call_signal(
             act | result | ours,
@@ -144,7 +145,7 @@ fn report_instance(st: &State, ut: &UTask, sig: i32, nth: u32, first: bool, seq:
         }
         ret
     });
-    if !told && ut.stepping.load(SeqCst) && is_step_trap(&info) {
+    if !told && ours != 0 {
         // The trap of a step whose engine detached after the trap came
         // (the look at the stepping that the detach queued runs after this
         // report): utrace-rs set the trap flag, so the trap is its own,

@@ -255,10 +255,43 @@ static void expect(int got, int want, const char *what)
 		printf("ok: %s: %s\n", what, errname(want));
 }
 
+/*
+ * A session on the child, which is to block in a read(): attached, the
+ * read waited for. Whether the child blocks in it.
+ */
+static int attach_blocked(void)
+{
+	struct utrace_attach a = { .size = sizeof(a), .events = 0 };
+	int blocked = 0;
+
+	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die(UTRACE_DEV_PATH);
+	a.pid = child;
+	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
+		die("attach");
+	id = a.engine_id;
+	for (int i = 0; i < 1000 && !(blocked = in_read(child)); i++)
+		usleep(10000);
+	return blocked;
+}
+
+/*
+ * STOP of the child blocked in its read() of the pipe @wr writes to; the
+ * read given its byte, the thread in its stop.
+ */
+static void stop_after_read(int wr)
+{
+	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP");
+	if (write(wr, "y", 1) != 1)
+		die("write");
+	phase = "the QUIESCE record of the STOP";
+	wait_stopped_record();
+}
+
 static int cmd_regs(void)
 {
 	int in[2], out[2], go[2], status;
-	struct utrace_attach a = { .size = sizeof(a), .events = 0 };
 	struct user_regs_struct regs, again;
 	unsigned char fp[512], big[4096];
 	struct report rep;
@@ -288,26 +321,13 @@ static int cmd_regs(void)
 	close(in[0]);
 	close(out[1]);
 	close(go[0]);
-	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die(UTRACE_DEV_PATH);
-	a.pid = child;
-	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
-		die("attach");
-	id = a.engine_id;
-	for (int i = 0; i < 1000 && !in_read(child); i++)
-		usleep(10000);
-	CHECK(in_read(child), "the child does not block in its read()");
+	CHECK(attach_blocked(), "the child does not block in its read()");
 
 	/* Not stopped yet: refused. */
 	expect(getregs(&regs), EBUSY, "GETREGS of a running thread");
 
 	/* STOP while it blocks; the read returns, it stops before user mode. */
-	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP");
-	if (write(in[1], "y", 1) != 1)
-		die("write");
-	phase = "the QUIESCE record of the STOP";
-	wait_stopped_record();
+	stop_after_read(in[1]);
 	expect(getregs(&regs), 0, "GETREGS NT_PRSTATUS of the stopped child");
 	CHECK(regs.rip == (unsigned long)after_read, "rip %#llx, the label after the syscall is %p",
 	      regs.rip, (void *)after_read);
@@ -468,35 +488,12 @@ static pid_t seq_child(int in, int out, int traced)
 	return pid;
 }
 
-/*
- * A session on the child, blocked in a read() of the pipe @wr writes to:
- * attached, STOPped, the read given its byte, the thread in its stop.
- */
-static void stop_after_read(int wr)
-{
-	struct utrace_attach a = { .size = sizeof(a), .events = 0 };
-
-	fd = open(UTRACE_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die(UTRACE_DEV_PATH);
-	a.pid = child;
-	if (ioctl(fd, UTRACE_IOC_ATTACH, &a))
-		die("attach");
-	id = a.engine_id;
-	for (int i = 0; i < 1000 && !in_read(child); i++)
-		usleep(10000);
-	expect(control(UTRACE_CTL_STOP, 0), 0, "STOP");
-	if (write(wr, "y", 1) != 1)
-		die("write");
-	phase = "the QUIESCE record of the STOP";
-	wait_stopped_record();
-}
-
 /* The session's steps of a child blocked in stepped_seq()'s read(). */
 static void session_steps(struct trail *t, int wr)
 {
 	struct user_regs_struct regs;
 
+	attach_blocked();
 	stop_after_read(wr);
 	getregs(&regs);
 	CHECK(regs.rip == (unsigned long)seq_start, "session: stopped at %#llx, want seq_start %p",
@@ -739,6 +736,7 @@ static int cmd_stepmore(void)
 			_exit(3);
 		_exit(0);
 	}
+	attach_blocked();
 	stop_after_read(a[1]);
 
 	/* A step while a second session also holds the thread. */
