@@ -16,6 +16,13 @@ FAIL_TAG=PROFILE
 # The modules' symbols for the host, while they are loaded (the kernel's
 # are System.map's: nokaslr).
 syms() { sed -n 's/^\([0-9a-f]*\) [tTwW] \(.*\[.*\)/SYM \1 \2/p' /proc/kallsyms; }
+# The pid of a child of process $1.
+child_of() {
+	for s in /proc/[0-9]*/stat; do
+		read -r pid _ _ ppid _ 2>/dev/null <"$s" || continue
+		[ "$ppid" = "$1" ] && echo "$pid" && return
+	done
+}
 ready() {
 	syms
 	echo "PROFILE-READY $1"
@@ -31,22 +38,30 @@ syscall() {
 	sys_untraced) untraced_on ;;
 	sys_traced*)
 		utrace_on ;;
-	sys_session)
+	sys_session*)
 		{ insmod $M/utrace_rs.ko && insmod $M/utrace_dev.ko; } || fail load ;;
 	esac
-	if [ "$1" = sys_session ]; then
+	case $1 in sys_session*)
 		# The kernel side of a session, as make bench's session row: a
 		# plain reader (sessread: lossy, every entry and exit) on the
 		# loop; it drains every 2 ms, so an iteration is the traced
-		# task's own work.
-		/utrace/bin/sessread /utrace/bin/bench getppid 2000000000 >/dev/null 2>&1 &
+		# task's own work. sys_session_exit: exits only, one record a
+		# call (make bench's session_exit row).
+		exits=0
+		[ "$1" = sys_session_exit ] && exits=1
+		SESSREAD_EXIT=$exits /utrace/bin/sessread /utrace/bin/bench getppid 2000000000 >/dev/null 2>&1 &
 		SLEEPER=$!
 		sleep 1
-		B=$(pgrep -P $SLEEPER)
-	else
+		# The traced loop (the image has no pgrep): left running, it
+		# would be stepped in the next scenario's place.
+		B=$(child_of $SLEEPER)
+		[ -n "$B" ] || fail "sessread started no workload"
+		;;
+	*)
 		bench getppid 2000000000 >/dev/null &
 		B=$!
-	fi
+		;;
+	esac
 	case $1 in
 	sys_traced*)
 		# sys_tracedK: K genuinely no-op engines (utrace_test's ops n, as
@@ -142,7 +157,7 @@ echo "PROFILE-BEGIN"
 # System.map the host does not have (Debian's: `make bench-profile-distro`).
 [ "${PROFILE_KSYMS:-0}" = 1 ] && sed -n 's/^\([0-9a-f]*\) [tT] \([^ []*\)$/KSYM \1 \2/p' /proc/kallsyms
 # PROFILE_SCENARIOS (kernel command line, comma-separated) picks some.
-all="sys_base sys_floor sys_untraced sys_traced sys_traced2 sys_traced_test sys_traced_test2 sys_session
+all="sys_base sys_floor sys_untraced sys_traced sys_traced2 sys_traced_test sys_traced_test2 sys_session sys_session_exit
 fork_base fork_global
 fork_gtrace_reader exec_base exec_global files_base files_systrace attach stop stop_barrier"
 for s in $(echo "${PROFILE_SCENARIOS:-$all}" | tr , ' '); do
