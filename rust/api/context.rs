@@ -237,6 +237,13 @@ impl<'a> SyscallRegs<'a> {
             arch: SyscallArch::current(),
         }
     }
+
+    /// [`SyscallRegs::new`] where the caller has `current` already.
+    pub(super) fn of_current(regs: &'a mut bindings::pt_regs, current: &Task) -> Self {
+        // SAFETY: `current` is the task running this code.
+        let arch = unsafe { SyscallArch::of(super::task::task_ptr(current)) };
+        SyscallRegs { regs, arch }
+    }
 }
 
 impl SyscallRegs<'_> {

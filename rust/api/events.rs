@@ -76,42 +76,36 @@ impl core::ops::BitOr for Events {
 
 /// What a callback asks for once it returns.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u32)]
 pub(crate) enum Action {
     /// Keep going.
-    Resume,
+    Resume = raw::UTRACE_RESUME,
     /// Detach this engine from the task (or, for a global engine, from all).
-    Detach,
+    Detach = raw::UTRACE_DETACH,
     /// Stop the task at its next safe point (or keep it stopped) until this
     /// engine resumes it (any other [`Action`] from a later callback, or a
     /// [`Control`] other than `Stop`) or detaches. Only `Stop` is sticky:
     /// returning anything else drops this engine's stop.
-    Stop,
+    Stop = raw::UTRACE_STOP,
     /// Keep going, with a QUIESCE report before the task returns to user
     /// mode.
-    Report,
+    Report = raw::UTRACE_REPORT,
     /// Keep going, with INTERRUPT's report ([`Engine::interrupt`](super::Engine::interrupt))
     /// soon, interrupting a blocked syscall (it restarts unless a signal is
     /// delivered).
-    Interrupt,
+    Interrupt = raw::UTRACE_INTERRUPT,
     /// Keep going for one user instruction: its trap comes as a SIGTRAP
     /// [`Engine::signal`](super::Engine::signal) report.
-    SingleStep,
+    SingleStep = raw::UTRACE_SINGLESTEP,
     /// Keep going up to the next taken branch (single steps where the CPU
     /// has no block step).
-    BlockStep,
+    BlockStep = raw::UTRACE_BLOCKSTEP,
 }
 
 impl Action {
+    /// Its `enum utrace_resume_action` value (the discriminant: no table).
     pub(super) fn raw(self) -> u32 {
-        match self {
-            Action::Resume => raw::UTRACE_RESUME,
-            Action::Detach => raw::UTRACE_DETACH,
-            Action::Stop => raw::UTRACE_STOP,
-            Action::Report => raw::UTRACE_REPORT,
-            Action::Interrupt => raw::UTRACE_INTERRUPT,
-            Action::SingleStep => raw::UTRACE_SINGLESTEP,
-            Action::BlockStep => raw::UTRACE_BLOCKSTEP,
-        }
+        self as u32
     }
 }
 
@@ -158,14 +152,15 @@ impl Control {
 /// What [`SyscallEngine::syscall_entry`](super::SyscallEngine::syscall_entry)
 /// decides.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u32)]
 pub(crate) enum SyscallEntry {
     /// Let the syscall run.
-    Run,
+    Run = raw::UTRACE_RESUME,
     /// Do not run it; it returns what [`SyscallRegs::set_return_value`]
     /// set (`-ENOSYS` if nothing).
     ///
     /// [`SyscallRegs::set_return_value`]: super::SyscallRegs::set_return_value
-    Abort,
+    Abort = raw::UTRACE_RESUME | raw::UTRACE_SYSCALL_ABORT,
     /// Stop the task before the syscall runs, until this engine resumes it
     /// ([`Control::Resume`]) or detaches; meanwhile its registers are as at
     /// entry and may be changed ([`EngineRef::examine`]). Then the syscall
@@ -174,28 +169,23 @@ pub(crate) enum SyscallEntry {
     ///
     /// [`EngineRef::examine`]: super::EngineRef::examine
     /// [`SyscallContext::resumed`]: super::SyscallContext::resumed
-    Stop,
+    Stop = raw::UTRACE_STOP,
     /// Do not run it (as [`SyscallEntry::Abort`]) and stop the task when it
     /// returns to user mode.
-    AbortAndStop,
+    AbortAndStop = raw::UTRACE_STOP | raw::UTRACE_SYSCALL_ABORT,
     /// Let it run, and keep the task stepping
     /// ([`Action::SingleStep`]): for an engine that steps the task, whose
     /// step a plain [`SyscallEntry::Run`] (a RESUME) would end when it is
     /// the last word before the task returns to user mode.
-    Step,
+    Step = raw::UTRACE_SINGLESTEP,
     /// Let it run and detach this engine.
-    Detach,
+    Detach = raw::UTRACE_DETACH,
 }
 
 impl SyscallEntry {
+    /// Its `enum utrace_resume_action` value with `UTRACE_SYSCALL_ABORT`
+    /// for an abort (the discriminant: no table).
     pub(super) fn raw(self) -> u32 {
-        match self {
-            SyscallEntry::Run => raw::UTRACE_RESUME,
-            SyscallEntry::Abort => raw::UTRACE_RESUME | raw::UTRACE_SYSCALL_ABORT,
-            SyscallEntry::Stop => raw::UTRACE_STOP,
-            SyscallEntry::AbortAndStop => raw::UTRACE_STOP | raw::UTRACE_SYSCALL_ABORT,
-            SyscallEntry::Step => raw::UTRACE_SINGLESTEP,
-            SyscallEntry::Detach => raw::UTRACE_DETACH,
-        }
+        self as u32
     }
 }

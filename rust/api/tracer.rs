@@ -748,7 +748,8 @@ unsafe fn syscall_cb<E: SyscallEngine>(
         resumed,
         _not_send: PhantomData,
     };
-    call(&shared.engine, &cx, &mut SyscallRegs::new(regs))
+    let mut regs = SyscallRegs::of_current(regs, cx.task);
+    call(&shared.engine, &cx, &mut regs)
 }
 
 /// # Safety
