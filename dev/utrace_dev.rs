@@ -23,7 +23,7 @@ mod decide;
 mod filter;
 
 use utrace::device::{self, DeviceHandler, FileHandle, SessionHandler, UserArg, UserOut};
-use utrace::uapi::{self, Record};
+use utrace::uapi::{self, RecHeader, Record};
 use utrace::{
     Action, CloneFlags, Context, Control, EngineRef, Events, JctlReport, Signal, SignalClass,
     SignalReport, SyscallArch, SyscallContext, SyscallEntry, SyscallRegs, Tracer,
@@ -302,7 +302,8 @@ impl State {
     /// The ring index after the last record (`head` and `count` are below
     /// the number of slots: no division).
     fn tail(&self) -> usize {
-        let i = self.head + self.count;
+        // Both below the number of slots: no overflow.
+        let i = self.head.wrapping_add(self.count);
         if i >= self.slots() {
             i - self.slots()
         } else {
@@ -346,6 +347,26 @@ impl State {
         rec.h.seq = seq;
         self.seq += 1;
         self.count += 1;
+        Some(rec)
+    }
+
+    /// [`State::slot_in_place`] for a syscall record whose header is `h`
+    /// (its `seq` set here) and whose first [`uapi::SYSCALL_SIZE`] payload
+    /// bytes the caller writes whole ([`fill_syscall`]): the per-syscall
+    /// path, with no zeroing of bytes about to be written.
+    #[inline(always)]
+    fn syscall_slot(&mut self, mut h: RecHeader) -> Option<&mut Record> {
+        if self.count >= self.slots() || self.lost > 0 || !self.kept.is_empty() {
+            return None;
+        }
+        let i = self.tail();
+        h.seq = self.seq;
+        let rec = self.ring.get_mut(i)?;
+        rec.reset_syscall(h);
+        // INVARIANT: `count` stays at most the number of slots (below it,
+        // checked above); `seq` is a u64 counted from 1, never wrapping.
+        self.seq = self.seq.wrapping_add(1);
+        self.count = self.count.wrapping_add(1);
         Some(rec)
     }
 
@@ -932,7 +953,9 @@ fn syscall_type(exit: bool) -> u16 {
     }
 }
 
-/// The payload of a syscall record (`rec` zeroed).
+/// The payload of a syscall record, its first [`uapi::SYSCALL_SIZE`] bytes
+/// written whole (an entry's return value 0).
+#[inline(always)]
 fn fill_syscall(rec: &mut Record, regs: &SyscallRegs<'_>, exit: bool) {
     rec.put_u32(uapi::SYSCALL_NR, regs.nr() as u32);
     rec.put_u32(uapi::SYSCALL_ABI, abi_of(regs.arch()));
@@ -941,9 +964,8 @@ fn fill_syscall(rec: &mut Record, regs: &SyscallRegs<'_>, exit: bool) {
         to.copy_from_slice(&a.to_ne_bytes());
     }
     rec.put(uapi::SYSCALL_ARGS, &args);
-    if exit {
-        rec.put_u64(uapi::SYSCALL_RET, regs.return_value() as u64);
-    }
+    let ret = if exit { regs.return_value() as u64 } else { 0 };
+    rec.put_u64(uapi::SYSCALL_RET, ret);
 }
 
 impl Core {
@@ -956,6 +978,7 @@ impl Core {
     /// was room, so a record in place changed nothing it reads), or `None`,
     /// having done nothing, when it is not the common case (the caller goes
     /// the general way).
+    #[inline(always)]
     fn syscall_in_place(
         &self,
         cx: &SyscallContext<'_>,
@@ -978,8 +1001,9 @@ impl Core {
         let (pid, tid) = t.ids(&self.file, task);
         let items = st.capture.get(regs.arch(), regs.nr());
         let decide_incomplete = !exit && st.capture.decide;
-        let rec = st.slot_in_place(syscall_type(exit))?;
-        set_header(rec, pid, tid, engine_id);
+        let time_ns = utrace::ktime_get_ns() as u64;
+        let h = RecHeader::with(syscall_type(exit), engine_id, 0, time_ns, pid, tid);
+        let rec = st.syscall_slot(h)?;
         fill_syscall(rec, regs, exit);
         if let Some(items) = items {
             if !capture::fill(rec, cx, regs, &items, exit) && decide_incomplete {
@@ -1047,10 +1071,23 @@ impl utrace::SyscallEngine for Core {
         step::entry_answer(act)
     }
 
+    // Into the framework's callback: one frame a record.
+    #[inline(always)]
     fn syscall_exit(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> Action {
-        if let Some(act) = self.syscall_in_place(cx, Events::SYSCALL_EXIT, regs, true) {
-            return act;
+        match self.syscall_in_place(cx, Events::SYSCALL_EXIT, regs, true) {
+            Some(act) => act,
+            None => self.syscall_exit_general(cx, regs),
         }
+    }
+}
+
+impl Core {
+    /// [`Core::syscall_exit`] where [`Core::syscall_in_place`] did not
+    /// make the record: out of line, so that the common case's frame has
+    /// no record on the stack.
+    #[cold]
+    #[inline(never)]
+    fn syscall_exit_general(&self, cx: &SyscallContext<'_>, regs: &SyscallRegs<'_>) -> Action {
         if let Some(id) = self.wants_syscall(cx.task(), regs, true) {
             let (rec, _) = self.syscall_record(cx, regs, true);
             self.emit(cx.task(), id, rec);

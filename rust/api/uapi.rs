@@ -105,6 +105,29 @@ impl RecHeader {
             ..RecHeader::default()
         }
     }
+
+    /// The header of a whole record of `type_` with its other fields;
+    /// `REC_F_NO_PID` set if `tid` is 0 (not visible to the reader).
+    #[inline(always)]
+    pub(crate) fn with(
+        type_: u16,
+        engine_id: u64,
+        seq: u64,
+        time_ns: u64,
+        pid: i32,
+        tid: i32,
+    ) -> RecHeader {
+        RecHeader {
+            type_,
+            size: REC_SIZE as u16,
+            flags: if tid == 0 { REC_F_NO_PID } else { 0 },
+            engine_id,
+            seq,
+            time_ns,
+            pid,
+            tid,
+        }
+    }
 }
 
 /// The offset of `size` in the header.
@@ -134,26 +157,49 @@ impl Record {
     /// Makes `self` what [`Record::new`] gives, in place (a ring slot: no
     /// record on the stack to copy in).
     pub(crate) fn reset(&mut self, type_: u16) {
-        // A record has only zeros past its compact length (the header's
-        // promise to compact readers: each writer puts its bytes inside
-        // it, and zeroes what a capture read past a string's end), so
-        // zeroing up to that length zeroes the payload: for a syscall
-        // record 64 bytes, not 216. An unknown type's length is the whole
-        // record.
-        let used = self.compact_len().saturating_sub(size_of::<RecHeader>());
         // The first 64 bytes (a syscall record without captures), a
         // constant length, are a few stores where a variable length calls
         // memset(), which costs more than the bytes; only longer records
         // (captures, EXEC, SIGNAL) call it for the rest.
+        self.zero_past(0);
         if let Some(p) = self.payload.first_chunk_mut::<64>() {
             *p = [0; 64];
         }
-        if used > 64 {
-            if let Some(p) = self.payload.get_mut(64..used) {
+        self.h = RecHeader::of(type_);
+    }
+
+    /// Zeroes the payload from `from` on, where `self` (a ring slot) may
+    /// hold bytes of the record it had (from 64 only: the caller writes or
+    /// zeroes the first 64). A record has only zeros past its compact length
+    /// (the header's promise to compact readers: each writer puts its bytes
+    /// inside it, and zeroes what a capture read past a string's end), so
+    /// zeroing up to that length zeroes the payload: for a syscall record
+    /// without captures, the commonest, nothing.
+    #[inline(always)]
+    fn zero_past(&mut self, from: usize) {
+        let h = &self.h;
+        let plain_syscall =
+            matches!(h.type_, REC_SYSCALL_ENTRY | REC_SYSCALL_EXIT) && h.flags & REC_F_CAPTURE == 0;
+        if plain_syscall {
+            return;
+        }
+        let used = self.compact_len().saturating_sub(size_of::<RecHeader>());
+        let from = from.max(SYSCALL_SIZE);
+        if used > from {
+            if let Some(p) = self.payload.get_mut(from..used) {
                 p.fill(0);
             }
         }
-        self.h = RecHeader::of(type_);
+    }
+
+    /// Makes `self` (a ring slot) a syscall record with header `h` whose
+    /// payload's first [`SYSCALL_SIZE`] bytes the caller writes whole
+    /// (`struct utrace_rec_syscall`), the rest zero: the ring's fast path,
+    /// with no zeroing of bytes about to be written.
+    #[inline(always)]
+    pub(crate) fn reset_syscall(&mut self, h: RecHeader) {
+        self.zero_past(SYSCALL_SIZE);
+        self.h = h;
     }
 
     /// Writes `v` at payload offset `off` (cut at the end of the record).
