@@ -1044,31 +1044,18 @@ impl Core {
 }
 
 impl utrace::SyscallEngine for Core {
+    // Into the framework's callback: one frame a record.
+    #[inline(always)]
     fn syscall_entry(&self, cx: &SyscallContext<'_>, regs: &mut SyscallRegs<'_>) -> SyscallEntry {
-        // The answer to a decision on it (after a stop before it).
-        if let Some(entry) = self.syscall_decided(cx, regs) {
-            if entry == SyscallEntry::Run && self.stepping(cx.task()) {
-                return SyscallEntry::Step;
-            }
-            return entry;
-        }
         // A resumed entry (after a stop before it) was recorded already.
-        let fast = if cx.resumed() {
-            None
-        } else {
-            self.syscall_in_place(cx, Events::SYSCALL_ENTRY, regs, false)
-        };
-        let act = fast.unwrap_or_else(|| {
-            let id = self.wants_syscall(cx.task(), regs, false);
-            if let Some(id) = id.filter(|_| !cx.resumed()) {
-                let (rec, incomplete) = self.syscall_record(cx, regs, false);
-                self.emit_syscall_entry(cx.task(), id, rec, incomplete);
+        if !cx.resumed() {
+            if let Some(act) = self.syscall_in_place(cx, Events::SYSCALL_ENTRY, regs, false) {
+                // Run would drop a session stop (stop before the syscall
+                // instead) or a step.
+                return step::entry_answer(act);
             }
-            self.action(cx.task())
-        });
-        // Run would drop a session stop (stop before the syscall instead)
-        // or a step.
-        step::entry_answer(act)
+        }
+        self.syscall_entry_general(cx, regs)
     }
 
     // Into the framework's callback: one frame a record.
@@ -1082,6 +1069,33 @@ impl utrace::SyscallEngine for Core {
 }
 
 impl Core {
+    /// [`Core::syscall_entry`] after a stop before it, or where
+    /// [`Core::syscall_in_place`] did not make the record: out of line, as
+    /// [`Core::syscall_exit_general`].
+    #[cold]
+    #[inline(never)]
+    fn syscall_entry_general(
+        &self,
+        cx: &SyscallContext<'_>,
+        regs: &mut SyscallRegs<'_>,
+    ) -> SyscallEntry {
+        // The answer to a decision on it (after a stop before it).
+        if let Some(entry) = self.syscall_decided(cx, regs) {
+            if entry == SyscallEntry::Run && self.stepping(cx.task()) {
+                return SyscallEntry::Step;
+            }
+            return entry;
+        }
+        // A resumed entry was recorded already.
+        if !cx.resumed() {
+            if let Some(id) = self.wants_syscall(cx.task(), regs, false) {
+                let (rec, incomplete) = self.syscall_record(cx, regs, false);
+                self.emit_syscall_entry(cx.task(), id, rec, incomplete);
+            }
+        }
+        step::entry_answer(self.action(cx.task()))
+    }
+
     /// [`Core::syscall_exit`] where [`Core::syscall_in_place`] did not
     /// make the record: out of line, so that the common case's frame has
     /// no record on the stack.
