@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sessread CMD [ARGS]: runs CMD under a /dev/utrace session that records
- * its syscall entries and exits (lossy, a 1 MiB buffer, compact records,
+ * its syscall entries and exits (lossy, a 4 MiB buffer, compact records,
  * as utrace's reader has them) and reads the
  * records in batches of up to 1,024 (256 KiB a read()), counting them
  * (after a read of fewer than 64 it lets 2 ms pass, as utrace's reader
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (getenv("SESSREAD_EXIT") && !strcmp(getenv("SESSREAD_EXIT"), "1"))
 		a.events = UTRACE_EV_SYSCALL_EXIT | UTRACE_EV_DEATH;
-	fd = sess_open_compact(1 << 20);
+	fd = sess_open_compact(4 << 20);
 	pid = fork_gated(&gate, 126);
 	if (pid == 0) {
 		execv(argv[1], argv + 1);
