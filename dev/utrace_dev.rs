@@ -370,7 +370,7 @@ impl State {
         Some(rec)
     }
 
-    /// Takes back the slot [`State::slot_in_place`] just gave (nothing
+    /// Takes back the slot [`State::syscall_slot`] just gave (nothing
     /// else changed the ring since).
     fn unslot(&mut self) {
         self.seq -= 1;
