@@ -205,12 +205,6 @@ impl SyscallArch {
         }
     }
 
-    /// The ABI of the syscall `current` is in.
-    fn current() -> Self {
-        // SAFETY: `current` is always valid, and it is `current`.
-        unsafe { Self::of(bindings::get_current()) }
-    }
-
     /// Its `AUDIT_ARCH_*` value, as `syscall_get_arch()` returns it and
     /// seccomp's `struct seccomp_data` carries it.
     pub(crate) fn audit_arch(self) -> u32 {
@@ -230,17 +224,14 @@ pub(crate) struct SyscallRegs<'a> {
 }
 
 impl<'a> SyscallRegs<'a> {
-    /// The registers of `current`'s syscall, in a syscall callback.
-    pub(super) fn new(regs: &'a mut bindings::pt_regs) -> Self {
-        SyscallRegs {
-            regs,
-            arch: SyscallArch::current(),
-        }
-    }
-
-    /// [`SyscallRegs::new`] where the caller has `current` already.
-    pub(super) fn of_current(regs: &'a mut bindings::pt_regs, current: &Task) -> Self {
-        // SAFETY: `current` is the task running this code.
+    /// The registers `regs` of the syscall of `current`, in a syscall
+    /// callback (which has `current` already: its context's task).
+    ///
+    /// # Safety
+    ///
+    /// `current` is the task running this code.
+    pub(super) unsafe fn new(regs: &'a mut bindings::pt_regs, current: &Task) -> Self {
+        // SAFETY: By the function's safety requirements.
         let arch = unsafe { SyscallArch::of(super::task::task_ptr(current)) };
         SyscallRegs { regs, arch }
     }

@@ -748,7 +748,8 @@ unsafe fn syscall_cb<E: SyscallEngine>(
         resumed,
         _not_send: PhantomData,
     };
-    let mut regs = SyscallRegs::of_current(regs, cx.task);
+    // SAFETY: `cx.task` is `current`.
+    let mut regs = unsafe { SyscallRegs::new(regs, cx.task) };
     call(&shared.engine, &cx, &mut regs)
 }
 
@@ -783,8 +784,9 @@ unsafe extern "C" fn syscall_entry_sleepable_cb<E: SyscallEngine>(
         cx: unsafe { context::<E, false>(engine, current()) },
         resumed: action & raw::UTRACE_SYSCALL_RESUMED != 0,
     };
-    // SAFETY: `regs` is valid and ours for the callback.
-    let mut regs = SyscallRegs::new(unsafe { &mut *regs });
+    // SAFETY: `regs` is valid and ours for the callback; the context's
+    // task is `current`.
+    let mut regs = unsafe { SyscallRegs::new(&mut *regs, cx.cx.task()) };
     cx.cx
         .shared
         .engine
