@@ -161,22 +161,22 @@ impl Record {
         // constant length, are a few stores where a variable length calls
         // memset(), which costs more than the bytes; only longer records
         // (captures, EXEC, SIGNAL) call it for the rest.
-        self.zero_past(0);
+        self.zero_past_syscall();
         if let Some(p) = self.payload.first_chunk_mut::<64>() {
             *p = [0; 64];
         }
         self.h = RecHeader::of(type_);
     }
 
-    /// Zeroes the payload from `from` on, where `self` (a ring slot) may
-    /// hold bytes of the record it had (from 64 only: the caller writes or
-    /// zeroes the first 64). A record has only zeros past its compact length
-    /// (the header's promise to compact readers: each writer puts its bytes
-    /// inside it, and zeroes what a capture read past a string's end), so
-    /// zeroing up to that length zeroes the payload: for a syscall record
-    /// without captures, the commonest, nothing.
+    /// Zeroes the payload past its first [`SYSCALL_SIZE`] bytes (which the
+    /// caller writes or zeroes), where `self` (a ring slot) may hold bytes
+    /// of the record it had. A record has only zeros past its compact
+    /// length (the header's promise to compact readers: each writer puts
+    /// its bytes inside it, and zeroes what a capture read past a string's
+    /// end), so zeroing up to that length zeroes the payload: for a syscall
+    /// record without captures, the commonest, nothing.
     #[inline(always)]
-    fn zero_past(&mut self, from: usize) {
+    fn zero_past_syscall(&mut self) {
         let h = &self.h;
         let plain_syscall =
             matches!(h.type_, REC_SYSCALL_ENTRY | REC_SYSCALL_EXIT) && h.flags & REC_F_CAPTURE == 0;
@@ -184,9 +184,8 @@ impl Record {
             return;
         }
         let used = self.compact_len().saturating_sub(size_of::<RecHeader>());
-        let from = from.max(SYSCALL_SIZE);
-        if used > from {
-            if let Some(p) = self.payload.get_mut(from..used) {
+        if used > SYSCALL_SIZE {
+            if let Some(p) = self.payload.get_mut(SYSCALL_SIZE..used) {
                 p.fill(0);
             }
         }
@@ -198,7 +197,7 @@ impl Record {
     /// with no zeroing of bytes about to be written.
     #[inline(always)]
     pub(crate) fn reset_syscall(&mut self, h: RecHeader) {
-        self.zero_past(SYSCALL_SIZE);
+        self.zero_past_syscall();
         self.h = h;
     }
 
