@@ -350,19 +350,20 @@ impl State {
         Some(rec)
     }
 
-    /// [`State::slot_in_place`] for a syscall record whose header is `h`
-    /// (its `seq` set here) and whose first [`uapi::SYSCALL_SIZE`] payload
-    /// bytes the caller writes whole ([`fill_syscall`]): the per-syscall
-    /// path, with no zeroing of bytes about to be written.
+    /// [`State::slot_in_place`] for a syscall record whose header `header`
+    /// makes from the record's seq (called only once there is room), and
+    /// whose first [`uapi::SYSCALL_SIZE`] payload bytes the caller writes
+    /// whole ([`fill_syscall`]): the per-syscall path, with no zeroing of
+    /// bytes about to be written.
     #[inline(always)]
-    fn syscall_slot(&mut self, mut h: RecHeader) -> Option<&mut Record> {
+    fn syscall_slot(&mut self, header: impl FnOnce(u64) -> RecHeader) -> Option<&mut Record> {
         if self.count >= self.slots() || self.lost > 0 || !self.kept.is_empty() {
             return None;
         }
         let i = self.tail();
-        h.seq = self.seq;
+        let seq = self.seq;
         let rec = self.ring.get_mut(i)?;
-        rec.reset_syscall(h);
+        rec.reset_syscall(header(seq));
         // INVARIANT: `count` stays at most the number of slots (below it,
         // checked above); `seq` is a u64 counted from 1, never wrapping.
         self.seq = self.seq.wrapping_add(1);
@@ -1001,9 +1002,10 @@ impl Core {
         let (pid, tid) = t.ids(&self.file, task);
         let items = st.capture.get(regs.arch(), regs.nr());
         let decide_incomplete = !exit && st.capture.decide;
-        let time_ns = utrace::ktime_get_ns() as u64;
-        let h = RecHeader::with(syscall_type(exit), engine_id, 0, time_ns, pid, tid);
-        let rec = st.syscall_slot(h)?;
+        let rec = st.syscall_slot(|seq| {
+            let time_ns = utrace::ktime_get_ns() as u64;
+            RecHeader::with(syscall_type(exit), engine_id, seq, time_ns, pid, tid)
+        })?;
         fill_syscall(rec, regs, exit);
         if let Some(items) = items {
             if !capture::fill(rec, cx, regs, &items, exit) && decide_incomplete {
